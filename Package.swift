@@ -1,0 +1,113 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "weatherd",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "weatherd", targets: ["weatherd"]),
+        .executable(name: "weatherctl", targets: ["weatherctl"]),
+        .executable(name: "owm-replay", targets: ["owm-replay"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
+    ],
+    targets: [
+        // The pure core: search stream, state, lookups, overlays/GeoJSON, config checking,
+        // JSON-RPC dispatch. No NIO, libcurl or libgps here.
+        .target(
+            name: "WeatherCore",
+            dependencies: [
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "TOMLKit", package: "TOMLKit"),
+            ]
+        ),
+        // libcurl, from the system (Debian: libcurl4-openssl-dev).
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
+        // Newline-delimited JSON framing on NIO channels, shared by the daemon and its clients.
+        .target(
+            name: "WeatherWire",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
+        // Adapters at the edge (socket server, libcurl transport, durable city store, logging)
+        // and the assembly of the daemon's services.
+        .target(
+            name: "WeatherDaemon",
+            dependencies: [
+                "WeatherCore",
+                "WeatherWire",
+                "CCurl",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // A client of the daemon's socket, for weatherctl and the tests.
+        .target(
+            name: "WeatherClient",
+            dependencies: [
+                "WeatherWire",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+        .executableTarget(
+            name: "weatherd",
+            dependencies: [
+                "WeatherDaemon",
+                "WeatherCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(
+            name: "weatherctl",
+            dependencies: [
+                "WeatherClient",
+                "WeatherCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        // An offline stand-in for OpenWeatherMap, answering from recorded responses.
+        .executableTarget(
+            name: "owm-replay",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(
+            name: "WeatherCoreTests",
+            dependencies: ["WeatherCore"]
+        ),
+        .testTarget(
+            name: "WeatherDaemonTests",
+            dependencies: [
+                "WeatherDaemon",
+                "WeatherCore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(
+            name: "IntegrationTests",
+            dependencies: [
+                "WeatherClient",
+                "WeatherCore",
+            ]
+        ),
+    ]
+)

@@ -1,0 +1,1 @@
+// The socket client; see ClientConnection.swift.

@@ -1,0 +1,1 @@
+// Adapters; see the files beside this one.

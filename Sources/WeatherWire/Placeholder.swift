@@ -1,0 +1,1 @@
+// Line framing; see JSONLineDecoder.swift.
