@@ -1,0 +1,207 @@
+import Foundation
+
+/// A JSON value, as read from a client or an upstream and as written on the socket.
+///
+/// Objects keep the order in which their members were inserted, so what the daemon writes reads
+/// the same way every time (`"type"` before `"features"`), which matters for a protocol people try
+/// by hand with `socat`.
+public enum JSONValue: Sendable, Hashable {
+    case null
+    case bool(Bool)
+    /// A number written without fraction or exponent that fits in 64 bits.
+    case integer(Int64)
+    case double(Double)
+    case string(String)
+    case array([JSONValue])
+    case object(JSONObject)
+}
+
+/// A JSON object whose members keep their insertion order.
+public struct JSONObject: Sendable, Hashable, ExpressibleByDictionaryLiteral {
+    public private(set) var keys: [String] = []
+    private var storage: [String: JSONValue] = [:]
+
+    public init() {}
+
+    public init(dictionaryLiteral elements: (String, JSONValue)...) {
+        for (key, value) in elements { self[key] = value }
+    }
+
+    public subscript(key: String) -> JSONValue? {
+        get { storage[key] }
+        set {
+            if let newValue {
+                if storage.updateValue(newValue, forKey: key) == nil { keys.append(key) }
+            } else if storage.removeValue(forKey: key) != nil {
+                keys.removeAll { $0 == key }
+            }
+        }
+    }
+
+    /// Members in insertion order.
+    public var members: [(key: String, value: JSONValue)] { keys.map { ($0, storage[$0]!) } }
+    public var isEmpty: Bool { keys.isEmpty }
+
+    public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool { lhs.storage == rhs.storage }
+    public func hash(into hasher: inout Hasher) { hasher.combine(storage) }
+}
+
+// MARK: - Convenience
+
+extension JSONValue {
+    /// A number, or `null` when absent or not finite.
+    public static func number(_ value: Double?) -> JSONValue {
+        guard let value, value.isFinite else { return .null }
+        return .double(value)
+    }
+
+    /// A string, or `null` when absent.
+    public static func string(_ value: String?) -> JSONValue {
+        value.map(JSONValue.string) ?? .null
+    }
+
+    public var objectValue: JSONObject? { if case .object(let o) = self { o } else { nil } }
+    public var arrayValue: [JSONValue]? { if case .array(let a) = self { a } else { nil } }
+    public var stringValue: String? { if case .string(let s) = self { s } else { nil } }
+    public var boolValue: Bool? { if case .bool(let b) = self { b } else { nil } }
+    public var isNull: Bool { self == .null }
+
+    /// The value as a Double when it is a number.
+    public var doubleValue: Double? {
+        switch self {
+        case .integer(let i): Double(i)
+        case .double(let d): d
+        default: nil
+        }
+    }
+
+    /// The value as an Int when it is an integral number.
+    public var intValue: Int? {
+        switch self {
+        case .integer(let i): Int(exactly: i)
+        case .double(let d): Int(exactly: d)
+        default: nil
+        }
+    }
+
+    /// Member `key` of an object; nil for other values or a missing member.
+    public subscript(key: String) -> JSONValue? {
+        objectValue?[key]
+    }
+}
+
+// MARK: - Reading
+
+extension JSONValue: Decodable {
+    public init(from decoder: any Decoder) throws {
+        if var array = try? decoder.unkeyedContainer() {
+            var values: [JSONValue] = []
+            values.reserveCapacity(array.count ?? 0)
+            while !array.isAtEnd { values.append(try array.decode(JSONValue.self)) }
+            self = .array(values)
+            return
+        }
+        if let keyed = try? decoder.container(keyedBy: AnyKey.self) {
+            var object = JSONObject()
+            for key in keyed.allKeys { object[key.stringValue] = try keyed.decode(JSONValue.self, forKey: key) }
+            self = .object(object)
+            return
+        }
+        let single = try decoder.singleValueContainer()
+        if single.decodeNil() {
+            self = .null
+        } else if let b = try? single.decode(Bool.self) {
+            self = .bool(b)
+        } else if let i = try? single.decode(Int64.self) {
+            self = .integer(i)
+        } else if let d = try? single.decode(Double.self) {
+            self = .double(d)
+        } else {
+            self = .string(try single.decode(String.self))
+        }
+    }
+
+    private struct AnyKey: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    /// Parses one JSON text.
+    public static func parse<Bytes: Sequence<UInt8>>(_ bytes: Bytes) throws -> JSONValue {
+        try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
+    }
+}
+
+// MARK: - Writing
+
+extension JSONValue {
+    /// The compact JSON text of this value (no newlines), UTF-8.
+    public var serialized: String {
+        var out = ""
+        write(to: &out)
+        return out
+    }
+
+    /// The compact JSON text as bytes.
+    public var serializedBytes: [UInt8] { Array(serialized.utf8) }
+
+    func write(to out: inout String) {
+        switch self {
+        case .null: out += "null"
+        case .bool(let b): out += b ? "true" : "false"
+        case .integer(let i): out += String(i)
+        case .double(let d): Self.writeNumber(d, to: &out)
+        case .string(let s): Self.writeString(s, to: &out)
+        case .array(let values):
+            out += "["
+            for (index, value) in values.enumerated() {
+                if index > 0 { out += "," }
+                value.write(to: &out)
+            }
+            out += "]"
+        case .object(let object):
+            out += "{"
+            for (index, key) in object.keys.enumerated() {
+                if index > 0 { out += "," }
+                Self.writeString(key, to: &out)
+                out += ":"
+                object[key]!.write(to: &out)
+            }
+            out += "}"
+        }
+    }
+
+    private static func writeNumber(_ d: Double, to out: inout String) {
+        guard d.isFinite else { out += "null"; return }
+        if d == d.rounded(), abs(d) < 9.0e15 {
+            out += String(Int64(d))
+        } else {
+            out += d.description  // shortest representation that round-trips, e.g. 8.94, 1e+20
+        }
+    }
+
+    private static func writeString(_ s: String, to out: inout String) {
+        out += "\""
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case let c where c.value < 0x20 || c == "\u{2028}" || c == "\u{2029}":
+                out += "\\u" + String(repeating: "0", count: 4 - String(c.value, radix: 16).count)
+                    + String(c.value, radix: 16)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        out += "\""
+    }
+}
+
+/// Values that have one JSON form on the socket.
+public protocol JSONRepresentable {
+    var json: JSONValue { get }
+}

@@ -1,0 +1,59 @@
+import Foundation
+
+/// The current weather at one place, as OpenWeatherMap reported it. Values it did not send are nil.
+public struct WeatherObservation: Sendable, Hashable {
+    /// OpenWeatherMap's city id; nil (or 0 upstream) when the point has no city.
+    public var cityID: Int?
+    public var name: String?
+    public var country: String?
+    public var coordinate: Coordinate
+    public var temperature: Double?
+    public var feelsLike: Double?
+    public var tempMin: Double?
+    public var tempMax: Double?
+    public var humidity: Double?
+    public var pressure: Double?
+    public var windSpeed: Double?
+    public var windDeg: Double?
+    public var clouds: Double?
+    /// The primary condition group, e.g. `Clouds`.
+    public var condition: String?
+    /// The primary condition's description, e.g. `overcast clouds`.
+    public var conditionDescription: String?
+    public var icon: String?
+    public var observedAt: Date?
+    public var units: Units
+
+    public init(
+        cityID: Int? = nil, name: String? = nil, country: String? = nil, coordinate: Coordinate,
+        temperature: Double? = nil, feelsLike: Double? = nil, tempMin: Double? = nil, tempMax: Double? = nil,
+        humidity: Double? = nil, pressure: Double? = nil, windSpeed: Double? = nil, windDeg: Double? = nil,
+        clouds: Double? = nil, condition: String? = nil, conditionDescription: String? = nil, icon: String? = nil,
+        observedAt: Date? = nil, units: Units
+    ) {
+        self.cityID = cityID
+        self.name = name
+        self.country = country
+        self.coordinate = coordinate
+        self.temperature = temperature
+        self.feelsLike = feelsLike
+        self.tempMin = tempMin
+        self.tempMax = tempMax
+        self.humidity = humidity
+        self.pressure = pressure
+        self.windSpeed = windSpeed
+        self.windDeg = windDeg
+        self.clouds = clouds
+        self.condition = condition
+        self.conditionDescription = conditionDescription
+        self.icon = icon
+        self.observedAt = observedAt
+        self.units = units
+    }
+
+    /// The GeoJSON feature id: `owm:<id>` or `pt:<lat>,<lon>` with 4 decimals.
+    public var featureID: String {
+        if let cityID, cityID != 0 { return "owm:\(cityID)" }
+        return "pt:" + String(format: "%.4f,%.4f", coordinate.lat, coordinate.lon)
+    }
+}

@@ -1,0 +1,28 @@
+/// JSON-RPC 2.0 envelopes as lines of the socket protocol.
+public enum RPCMessage {
+    /// The protocol version of `version`.
+    public static let protocolVersion = 1
+    /// The longest line a client may send, in bytes without its newline.
+    public static let maxLineBytes = 64 * 1024
+
+    public static func result(id: JSONValue, _ result: JSONValue) -> JSONValue {
+        .object(["jsonrpc": "2.0", "id": id, "result": result])
+    }
+
+    public static func error(id: JSONValue, _ error: WeatherError) -> JSONValue {
+        .object(["jsonrpc": "2.0", "id": id, "error": error.json])
+    }
+
+    public static func notification(method: String, params: JSONValue) -> String {
+        JSONValue.object(["jsonrpc": "2.0", "method": .string(method), "params": params]).serialized
+    }
+
+    public static func request(id: Int, method: String, params: JSONObject = [:]) -> String {
+        JSONValue.object(["jsonrpc": "2.0", "id": .integer(Int64(id)), "method": .string(method), "params": .object(params)]).serialized
+    }
+}
+
+/// The version of weatherd.
+public enum WeatherdVersion {
+    public static let current = "0.1.0"
+}

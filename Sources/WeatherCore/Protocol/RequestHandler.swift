@@ -1,0 +1,205 @@
+import Logging
+
+/// Answers the socket protocol: one handler serves all connections; each connection brings its
+/// own `Outbox`. Pure logic over the engine and the hub, so it is tested without a socket.
+public struct RequestHandler: Sendable {
+    private let engine: SearchEngine
+    private let hub: NotificationHub
+    private let logger: Logger
+
+    public init(engine: SearchEngine, hub: NotificationHub, logger: Logger) {
+        self.engine = engine
+        self.hub = hub
+        self.logger = logger
+    }
+
+    /// What to do after a reply is queued: watch changes must follow their reply.
+    private enum Effect: Sendable {
+        case watch(Set<Outbox.Topic>, replay: Bool)
+        case unwatch
+    }
+
+    private struct Outcome: Sendable {
+        var reply: JSONValue?
+        var effect: Effect?
+    }
+
+    /// Handles one line from a client and queues its reply (if any) in `outbox`.
+    public func handle(line: [UInt8], outbox: Outbox) async {
+        let json: JSONValue
+        do {
+            json = try JSONValue.parse(line)
+        } catch {
+            outbox.send(reply: RPCMessage.error(id: .null, WeatherError(.parseError, "parse error: not valid JSON")).serialized)
+            return
+        }
+        if case .array(let batch) = json {
+            guard !batch.isEmpty else {
+                outbox.send(reply: RPCMessage.error(id: .null, WeatherError(.invalidRequest, "invalid request: empty batch")).serialized)
+                return
+            }
+            let outcomes = await withTaskGroup(of: (Int, Outcome).self) { group in
+                for (index, element) in batch.enumerated() {
+                    group.addTask { (index, await process(element)) }
+                }
+                var outcomes = [Outcome?](repeating: nil, count: batch.count)
+                for await (index, outcome) in group { outcomes[index] = outcome }
+                return outcomes.compactMap { $0 }
+            }
+            let replies = outcomes.compactMap(\.reply)
+            if !replies.isEmpty { outbox.send(reply: JSONValue.array(replies).serialized) }
+            for effect in outcomes.compactMap(\.effect) { apply(effect, to: outbox) }
+        } else {
+            let outcome = await process(json)
+            if let reply = outcome.reply { outbox.send(reply: reply.serialized) }
+            if let effect = outcome.effect { apply(effect, to: outbox) }
+        }
+    }
+
+    /// The connection is gone: its subscription ends.
+    public func disconnected(_ outbox: Outbox) {
+        hub.unwatch(outbox)
+    }
+
+    private func apply(_ effect: Effect, to outbox: Outbox) {
+        switch effect {
+        case .watch(let topics, let replay): hub.watch(outbox, topics: topics, replay: replay)
+        case .unwatch: hub.unwatch(outbox)
+        }
+    }
+
+    private func process(_ message: JSONValue) async -> Outcome {
+        guard let object = message.objectValue else {
+            return Outcome(reply: RPCMessage.error(id: .null, WeatherError(.invalidRequest, "invalid request: expected a JSON-RPC request object")))
+        }
+        let id = object["id"]
+        let replyID: JSONValue
+        switch id {
+        case nil, .null?, .string?, .integer?, .double?: replyID = id ?? .null
+        default:
+            return Outcome(reply: RPCMessage.error(id: .null, WeatherError(.invalidRequest, "invalid request: id must be a string, a number or null")))
+        }
+        guard object["jsonrpc"] == "2.0" else {
+            return Outcome(reply: RPCMessage.error(id: replyID, WeatherError(.invalidRequest, #"invalid request: "jsonrpc" must be "2.0""#)))
+        }
+        guard let method = object["method"]?.stringValue else {
+            return Outcome(reply: RPCMessage.error(id: replyID, WeatherError(.invalidRequest, #"invalid request: "method" must be a string"#)))
+        }
+        let params: JSONObject
+        switch object["params"] {
+        case nil, .null?: params = [:]
+        case .object(let given)?: params = given
+        default:
+            return respond(id, .failure(.invalidParams("invalid params: params must be an object of named params")))
+        }
+        let (result, effect) = await call(method, params)
+        var outcome = respond(id, result)
+        if case .success = result { outcome.effect = effect }
+        return outcome
+    }
+
+    /// A request without `id` is a notification: it is carried out but gets no reply.
+    private func respond(_ id: JSONValue?, _ result: Result<JSONValue, WeatherError>) -> Outcome {
+        guard let id else { return Outcome() }
+        switch result {
+        case .success(let value): return Outcome(reply: RPCMessage.result(id: id, value))
+        case .failure(let error): return Outcome(reply: RPCMessage.error(id: id, error))
+        }
+    }
+
+    private func call(_ method: String, _ params: JSONObject) async -> (Result<JSONValue, WeatherError>, Effect?) {
+        do {
+            switch method {
+            case "search":
+                let p = try Params(params, allowed: ["city"])
+                let city = try p.city()
+                return (.success(try await engine.search(city: city).json), nil)
+            case "overlays":
+                _ = try Params(params, allowed: [])
+                return (.success(await engine.currentOverlays.json), nil)
+            case "state":
+                _ = try Params(params, allowed: [])
+                return (.success(await engine.currentState.json), nil)
+            case "watch":
+                let p = try Params(params, allowed: ["replay", "topics"])
+                let replay = try p.bool("replay") ?? true
+                let topics = try p.topics() ?? Outbox.Topic.allCases
+                return (.success(.object(["topics": .array(topics.map { .string($0.rawValue) })])),
+                        .watch(Set(topics), replay: replay))
+            case "unwatch":
+                _ = try Params(params, allowed: [])
+                return (.success(.object(["topics": .array([])])), .unwatch)
+            case "cities":
+                _ = try Params(params, allowed: [])
+                return (.success(Self.citiesResult(await engine.watchedCities)), nil)
+            case "cities.add":
+                let city = try Params(params, allowed: ["city"]).city()
+                return (.success(Self.citiesResult(try await engine.addCity(city))), nil)
+            case "cities.remove":
+                let city = try Params(params, allowed: ["city"]).city()
+                return (.success(Self.citiesResult(try await engine.removeCity(city))), nil)
+            case "version":
+                _ = try Params(params, allowed: [])
+                return (.success(.object(["version": .string(WeatherdVersion.current), "protocol": .integer(Int64(RPCMessage.protocolVersion))])), nil)
+            default:
+                return (.failure(WeatherError(.methodNotFound, "method not found: \(method)")), nil)
+            }
+        } catch let error as WeatherError {
+            return (.failure(error), nil)
+        } catch is CancellationError {
+            return (.failure(WeatherError(.internalError, "cancelled: the daemon is shutting down")), nil)
+        } catch {
+            logger.error("\(method) failed: \(error)")
+            return (.failure(WeatherError(.internalError, "internal error")), nil)
+        }
+    }
+
+    private static func citiesResult(_ cities: [String]) -> JSONValue {
+        .object(["cities": .array(cities.map(JSONValue.string))])
+    }
+}
+
+/// Named params of one request, checked.
+struct Params {
+    let object: JSONObject
+
+    init(_ object: JSONObject, allowed: Set<String>) throws(WeatherError) {
+        if let unknown = object.keys.first(where: { !allowed.contains($0) }) {
+            throw .invalidParams("invalid params: unknown param \"\(unknown)\"")
+        }
+        self.object = object
+    }
+
+    /// `city`: a non-empty name of at most 200 characters without control characters.
+    func city() throws(WeatherError) -> String {
+        guard let raw = object["city"]?.stringValue else {
+            throw .invalidParams("invalid params: \"city\" must be a string")
+        }
+        let city = raw.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        guard !city.isEmpty, city.count <= 200, !city.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw .invalidParams("invalid params: \"city\" must be a city name (1 to 200 characters)")
+        }
+        return city
+    }
+
+    func bool(_ key: String) throws(WeatherError) -> Bool? {
+        guard let value = object[key], !value.isNull else { return nil }
+        guard let bool = value.boolValue else { throw .invalidParams("invalid params: \"\(key)\" must be true or false") }
+        return bool
+    }
+
+    func topics() throws(WeatherError) -> [Outbox.Topic]? {
+        guard let value = object["topics"], !value.isNull else { return nil }
+        guard let array = value.arrayValue else {
+            throw .invalidParams(#"invalid params: "topics" must be an array of "overlays" and "state""#)
+        }
+        var topics: [Outbox.Topic] = []
+        for element in array {
+            guard let name = element.stringValue, let topic = Outbox.Topic(rawValue: name) else {
+                throw .invalidParams("invalid params: unknown topic \(element.serialized); topics are \"overlays\" and \"state\"")
+            }
+            if !topics.contains(topic) { topics.append(topic) }
+        }
+        return topics
+    }
+}

@@ -1,0 +1,176 @@
+import Logging
+
+/// Answers weather lookups through a cache, shares identical lookups in flight, and keeps to the
+/// request budget and to OpenWeatherMap's `Retry-After`.
+///
+/// Every input of the search stream (watched cities, searches, locations, region grids) goes
+/// through one `LookupService`, so the budget and the cache are shared by all of them.
+public actor LookupService {
+    /// The limits an operator sets (`openweathermap.cache_ttl`, `requests_per_minute`).
+    public struct Limits: Sendable, Equatable {
+        public var cacheTTL: Duration
+        public var requestsPerMinute: Int
+
+        public init(cacheTTL: Duration, requestsPerMinute: Int) {
+            self.cacheTTL = cacheTTL
+            self.requestsPerMinute = requestsPerMinute
+        }
+    }
+
+    private struct CacheEntry {
+        var observation: WeatherObservation
+        var expires: DaemonClock.Instant
+    }
+
+    private enum FlightOutcome {
+        case success(WeatherObservation)
+        case failure(WeatherError)
+        /// The leading lookup was cancelled: a waiter takes the lead.
+        case retry
+    }
+
+    private let upstream: any WeatherUpstream
+    private let clock: DaemonClock
+    private let logger: Logger
+    private var limits: Limits
+    private var cache: [LookupKey: CacheEntry] = [:]
+    private var flights: [LookupKey: [CheckedContinuation<FlightOutcome, Never>]] = [:]
+    /// When each request of the last minute was sent, oldest first.
+    private var sent: [DaemonClock.Instant] = []
+    private var blockedUntil: DaemonClock.Instant?
+
+    /// The cache holds at most this many entries; expired ones go first, then the oldest.
+    static let maxCacheEntries = 4096
+    static let budgetWindow = Duration.seconds(60)
+    static let defaultRetryAfter = Duration.seconds(60)
+
+    public init(upstream: any WeatherUpstream, limits: Limits, clock: DaemonClock, logger: Logger) {
+        self.upstream = upstream
+        self.limits = limits
+        self.clock = clock
+        self.logger = logger
+    }
+
+    /// Applies new limits (configuration reload); cached answers stay.
+    public func update(limits: Limits) {
+        self.limits = limits
+    }
+
+    /// HTTP requests sent in the last minute.
+    public var requestsInLastMinute: Int {
+        pruneBudget(now: clock.now)
+        return sent.count
+    }
+
+    /// The weather for `query`: from the cache, from an identical lookup in flight, or upstream.
+    /// - Throws: `WeatherError` (not_found, unauthorized, rate_limited, upstream_unavailable) or
+    ///   `CancellationError`.
+    public func lookup(_ query: LookupQuery) async throws -> WeatherObservation {
+        let key = query.key
+        while true {
+            try Task.checkCancellation()
+            let now = clock.now
+            if let entry = cache[key] {
+                if now < entry.expires { return entry.observation }
+                cache[key] = nil
+            }
+            if flights[key] != nil {
+                let outcome = await withCheckedContinuation { flights[key]!.append($0) }
+                switch outcome {
+                case .success(let observation): return observation
+                case .failure(let error): throw error
+                case .retry: continue
+                }
+            }
+            return try await lead(query, key: key, now: now)
+        }
+    }
+
+    private func lead(_ query: LookupQuery, key: LookupKey, now: DaemonClock.Instant) async throws -> WeatherObservation {
+        try admit(now: now)
+        flights[key] = []
+        let outcome: FlightOutcome
+        var thrown: (any Error)?
+        do {
+            let observation = try await upstream.fetch(query)
+            outcome = .success(observation)
+            store(observation, for: key)
+        } catch let error as UpstreamError {
+            let weatherError = weatherError(for: error, query: query)
+            outcome = .failure(weatherError)
+            thrown = weatherError
+        } catch {
+            outcome = .retry  // cancelled: a waiter, if any, tries again
+            thrown = error
+        }
+        for waiter in flights.removeValue(forKey: key) ?? [] { waiter.resume(returning: outcome) }
+        if let thrown { throw thrown }
+        guard case .success(let observation) = outcome else { preconditionFailure() }
+        return observation
+    }
+
+    /// Counts one request against the budget, or throws rate_limited.
+    private func admit(now: DaemonClock.Instant) throws {
+        if let blockedUntil, now < blockedUntil {
+            let wait = now.duration(to: blockedUntil).secondsRoundedUp
+            throw WeatherError(
+                .rateLimited, "OpenWeatherMap asked to wait; retry in \(wait) s",
+                details: ["retry_after": .integer(Int64(wait))])
+        }
+        blockedUntil = nil
+        pruneBudget(now: now)
+        if sent.count >= limits.requestsPerMinute {
+            let wait = now.duration(to: sent[0].advanced(by: Self.budgetWindow)).secondsRoundedUp
+            throw WeatherError(
+                .rateLimited,
+                "request budget of \(limits.requestsPerMinute) per minute is spent; retry in \(wait) s",
+                details: ["retry_after": .integer(Int64(wait))])
+        }
+        sent.append(now)
+    }
+
+    private func pruneBudget(now: DaemonClock.Instant) {
+        let windowStart = now.advanced(by: .zero - Self.budgetWindow)
+        if let firstKept = sent.firstIndex(where: { $0 > windowStart }) {
+            sent.removeFirst(firstKept)
+        } else {
+            sent.removeAll()
+        }
+    }
+
+    private func store(_ observation: WeatherObservation, for key: LookupKey) {
+        guard limits.cacheTTL > .zero else { return }
+        let now = clock.now
+        if cache.count >= Self.maxCacheEntries {
+            cache = cache.filter { now < $0.value.expires }
+            if cache.count >= Self.maxCacheEntries,
+               let oldest = cache.min(by: { $0.value.expires < $1.value.expires })?.key {
+                cache[oldest] = nil
+            }
+        }
+        cache[key] = CacheEntry(observation: observation, expires: now.advanced(by: limits.cacheTTL))
+    }
+
+    private func weatherError(for error: UpstreamError, query: LookupQuery) -> WeatherError {
+        switch error {
+        case .notFound:
+            switch query {
+            case .city(let name): return .notFound(name)
+            case .coordinate(let c): return WeatherError(.notFound, "no weather known at \(c)")
+            }
+        case .unauthorized:
+            logger.error("OpenWeatherMap rejected the API key (HTTP 401); check the key's source and that it is active")
+            return WeatherError(.unauthorized, "OpenWeatherMap rejected the API key")
+        case .rateLimited(let retryAfter):
+            let wait = retryAfter ?? Self.defaultRetryAfter
+            blockedUntil = clock.now.advanced(by: wait)
+            logger.warning("OpenWeatherMap answered 429; no request for \(wait.secondsRoundedUp) s")
+            return WeatherError(
+                .rateLimited, "OpenWeatherMap rate limit reached; retry in \(wait.secondsRoundedUp) s",
+                details: ["retry_after": .integer(Int64(wait.secondsRoundedUp))])
+        case .unavailable(let message):
+            logger.warning("OpenWeatherMap lookup of \(query) failed: \(message)")
+            return WeatherError(.upstreamUnavailable, "OpenWeatherMap is unavailable: \(message)")
+        }
+    }
+}

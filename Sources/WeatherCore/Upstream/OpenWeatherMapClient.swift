@@ -1,0 +1,159 @@
+import Foundation
+
+/// What the daemon asks OpenWeatherMap for: the weather at a named city or at a point.
+public enum LookupQuery: Sendable, Hashable, CustomStringConvertible {
+    case city(String)
+    case coordinate(Coordinate)
+
+    /// The cache and single-flight key: city names case- and space-insensitive, points to 0.01°.
+    public var key: LookupKey {
+        switch self {
+        case .city(let name): .city(LookupKey.normalize(city: name))
+        case .coordinate(let c): .point(lat: Int((c.lat * 100).rounded()), lon: Int((c.lon * 100).rounded()))
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .city(let name): "city \(name)"
+        case .coordinate(let c): "point \(c)"
+        }
+    }
+}
+
+/// Identifies lookups that share one answer.
+public enum LookupKey: Sendable, Hashable {
+    case city(String)
+    /// Latitude and longitude in hundredths of a degree.
+    case point(lat: Int, lon: Int)
+
+    /// `" New  York , US "` → `"new york,us"`.
+    public static func normalize(city: String) -> String {
+        city.split(separator: ",", omittingEmptySubsequences: false)
+            .map { $0.split(whereSeparator: \.isWhitespace).joined(separator: " ") }
+            .joined(separator: ",")
+            .lowercased()
+    }
+}
+
+/// Fetches current weather from an upstream; the daemon's is OpenWeatherMap over libcurl.
+public protocol WeatherUpstream: Sendable {
+    /// - Throws: `UpstreamError`, or `CancellationError` when the task was cancelled.
+    func fetch(_ query: LookupQuery) async throws -> WeatherObservation
+}
+
+/// Why the upstream gave no weather.
+public enum UpstreamError: Error, Sendable, Equatable {
+    case notFound(message: String?)
+    case unauthorized
+    /// HTTP 429; `retryAfter` from the `Retry-After` header when given.
+    case rateLimited(retryAfter: Duration?)
+    /// Network error, timeout, 5xx or an undecodable response.
+    case unavailable(String)
+}
+
+/// The OpenWeatherMap current-weather API (`/data/2.5/weather`).
+public struct OpenWeatherMapClient: WeatherUpstream {
+    private let transport: any HTTPTransport
+    private let baseURL: String
+    private let apiKey: Secret
+    private let units: Units
+    private let lang: String
+    private let timeout: Duration
+
+    public init(transport: any HTTPTransport, baseURL: String, apiKey: Secret, units: Units, lang: String, timeout: Duration) {
+        self.transport = transport
+        self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
+        self.apiKey = apiKey
+        self.units = units
+        self.lang = lang
+        self.timeout = timeout
+    }
+
+    /// The request URL. It carries the API key: log `redactedURL` instead.
+    public func url(for query: LookupQuery) -> String {
+        url(for: query, key: apiKey.revealed)
+    }
+
+    /// The request URL with the key replaced by `<redacted>`, for logs.
+    public func redactedURL(for query: LookupQuery) -> String {
+        url(for: query, key: "<redacted>")
+    }
+
+    private func url(for query: LookupQuery, key: String) -> String {
+        var items: [(String, String)]
+        switch query {
+        case .city(let name):
+            items = [("q", name)]
+        case .coordinate(let c):
+            items = [("lat", String(format: "%.4f", c.lat)), ("lon", String(format: "%.4f", c.lon))]
+        }
+        items += [("units", units.rawValue), ("lang", lang), ("appid", key)]
+        let queryString = items.map { "\($0)=\(Self.percentEncode($1))" }.joined(separator: "&")
+        return "\(baseURL)/data/2.5/weather?\(queryString)"
+    }
+
+    /// Percent-encodes everything but RFC 3986 unreserved characters.
+    static func percentEncode(_ value: String) -> String {
+        var out = ""
+        for byte in value.utf8 {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."),
+                UInt8(ascii: "_"), UInt8(ascii: "~"):
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                out += String(format: "%%%02X", byte)
+            }
+        }
+        return out
+    }
+
+    public func fetch(_ query: LookupQuery) async throws -> WeatherObservation {
+        let response: HTTPResponse
+        do {
+            response = try await transport.get(url(for: query), timeout: timeout)
+        } catch let error as HTTPTransportError {
+            throw UpstreamError.unavailable(error.description)
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            throw UpstreamError.unavailable("transport failure")  // never the error text: it could hold the URL
+        }
+        return try Self.interpret(response, units: units)
+    }
+
+    /// Maps a response to weather or to the error the spec names for it.
+    public static func interpret(_ response: HTTPResponse, units: Units) throws(UpstreamError) -> WeatherObservation {
+        let body = OpenWeatherMapResponse.decode(response.body, units: units)
+        switch response.status {
+        case 200..<300:
+            switch body {
+            case .weather(let observation):
+                return observation
+            case .error(let code, let message):
+                switch code {
+                case 404, 400: throw .notFound(message: message)
+                case 401: throw .unauthorized
+                case 429: throw .rateLimited(retryAfter: nil)
+                default: throw .unavailable("OpenWeatherMap answered \(code.map(String.init) ?? "without weather"): \(message ?? "no message")")
+                }
+            case nil:
+                throw .unavailable("OpenWeatherMap sent a response that is not weather JSON")
+            }
+        case 404, 400:
+            throw .notFound(message: body.flatMap { if case .error(_, let m) = $0 { m } else { nil } })
+        case 401:
+            throw .unauthorized
+        case 429:
+            throw .rateLimited(retryAfter: response.headers["retry-after"].flatMap(Self.retryAfter))
+        default:
+            throw .unavailable("OpenWeatherMap answered HTTP \(response.status)")
+        }
+    }
+
+    /// `Retry-After` as delay-seconds (an HTTP date is rare here and treated as absent).
+    static func retryAfter(_ header: String) -> Duration? {
+        Int(header.trimmingCharacters(in: .whitespaces)).flatMap { $0 >= 0 ? .seconds($0) : nil }
+    }
+}
