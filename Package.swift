@@ -58,6 +58,7 @@ let package = Package(
             name: "WeatherClient",
             dependencies: [
                 "WeatherWire",
+                "WeatherCore",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]

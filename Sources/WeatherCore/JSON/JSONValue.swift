@@ -92,45 +92,12 @@ extension JSONValue {
 
 // MARK: - Reading
 
-extension JSONValue: Decodable {
-    public init(from decoder: any Decoder) throws {
-        if var array = try? decoder.unkeyedContainer() {
-            var values: [JSONValue] = []
-            values.reserveCapacity(array.count ?? 0)
-            while !array.isAtEnd { values.append(try array.decode(JSONValue.self)) }
-            self = .array(values)
-            return
-        }
-        if let keyed = try? decoder.container(keyedBy: AnyKey.self) {
-            var object = JSONObject()
-            for key in keyed.allKeys { object[key.stringValue] = try keyed.decode(JSONValue.self, forKey: key) }
-            self = .object(object)
-            return
-        }
-        let single = try decoder.singleValueContainer()
-        if single.decodeNil() {
-            self = .null
-        } else if let b = try? single.decode(Bool.self) {
-            self = .bool(b)
-        } else if let i = try? single.decode(Int64.self) {
-            self = .integer(i)
-        } else if let d = try? single.decode(Double.self) {
-            self = .double(d)
-        } else {
-            self = .string(try single.decode(String.self))
-        }
-    }
-
-    private struct AnyKey: CodingKey {
-        var stringValue: String
-        var intValue: Int? { nil }
-        init(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
-    }
-
-    /// Parses one JSON text.
-    public static func parse<Bytes: Sequence<UInt8>>(_ bytes: Bytes) throws -> JSONValue {
-        try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
+extension JSONValue {
+    /// Parses one JSON text (RFC 8259), keeping the order of object members.
+    /// - Throws: `JSONParseError` for anything that is not exactly one JSON value.
+    public static func parse<Bytes: Collection<UInt8>>(_ bytes: Bytes) throws(JSONParseError) -> JSONValue {
+        var parser = JSONParser(Array(bytes))
+        return try parser.parseDocument()
     }
 }
 

@@ -30,7 +30,7 @@ public struct RequestHandler: Sendable {
         do {
             json = try JSONValue.parse(line)
         } catch {
-            outbox.send(reply: RPCMessage.error(id: .null, WeatherError(.parseError, "parse error: not valid JSON")).serialized)
+            outbox.send(reply: RPCMessage.error(id: .null, WeatherError(.parseError, "parse error: \(error)")).serialized)
             return
         }
         if case .array(let batch) = json {

@@ -1,0 +1,131 @@
+import NIOCore
+import NIOPosix
+import WeatherCore
+import WeatherWire
+
+/// A connection to weatherd's socket, for `weatherctl` and the tests.
+///
+/// Use it inside `DaemonConnection.with(socketPath:)`, which closes it when the body returns.
+public final class DaemonConnection {
+    /// The daemon's lines can be long (overlays of a large grid); this bounds one of them.
+    public static let maxLineBytes = 16 * 1024 * 1024
+
+    private var inbound: NIOAsyncChannelInboundStream<JSONLineFrame>.AsyncIterator
+    private let outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
+    private var nextID = 1
+
+    private init(inbound: NIOAsyncChannelInboundStream<JSONLineFrame>, outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>) {
+        self.inbound = inbound.makeAsyncIterator()
+        self.outbound = outbound
+    }
+
+    /// Connects to the daemon at `socketPath`, runs `body`, then closes the connection.
+    /// - Throws: `ConnectError` when the daemon cannot be reached, else what `body` throws.
+    public static func with<Result: Sendable>(
+        socketPath: String, _ body: (DaemonConnection) async throws -> Result
+    ) async throws -> Result {
+        let channel: NIOAsyncChannel<JSONLineFrame, ByteBuffer>
+        do {
+            channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .connect(unixDomainSocketPath: socketPath) { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHandler(
+                            ByteToMessageHandler(JSONLineDecoder(maxLength: maxLineBytes)))
+                        return try NIOAsyncChannel<JSONLineFrame, ByteBuffer>(wrappingChannelSynchronously: channel)
+                    }
+                }
+        } catch let error as IOError {
+            throw ConnectError(path: socketPath, reason: error.localizedReason)
+        } catch {
+            throw ConnectError(path: socketPath, reason: "\(error)")
+        }
+        return try await channel.executeThenClose { inbound, outbound in
+            try await body(DaemonConnection(inbound: inbound, outbound: outbound))
+        }
+    }
+
+    /// Sends one line (a newline is added).
+    public func send(_ line: String) async throws {
+        try await outbound.write(ByteBuffer(string: line + "\n"))
+    }
+
+    /// The next message from the daemon, or nil when it closed the connection.
+    public func receive() async throws -> JSONValue? {
+        while let frame = try await inbound.next() {
+            guard let bytes = frame.bytes else { throw ProtocolError(message: "the daemon sent a line over \(Self.maxLineBytes) bytes") }
+            if bytes.isEmpty { continue }
+            return try JSONValue.parse(bytes)
+        }
+        return nil
+    }
+
+    /// Sends a request and returns its reply's `result`; notifications that arrive first are
+    /// passed to `onNotification`.
+    /// - Throws: `RemoteError` for a JSON-RPC error reply, `ProtocolError` when the daemon closed
+    ///   the connection first or answered nonsense.
+    public func call(
+        _ method: String, _ params: JSONObject = [:], onNotification: (JSONValue) -> Void = { _ in }
+    ) async throws -> JSONValue {
+        let id = nextID
+        nextID += 1
+        try await send(RPCMessage.request(id: id, method: method, params: params))
+        while let message = try await receive() {
+            guard message["id"] == .integer(Int64(id)) else {
+                if message["method"] != nil {
+                    onNotification(message)
+                    continue
+                }
+                if let error = message["error"], message["id"] == .null {
+                    throw RemoteError(json: error)  // e.g. busy, sent before closing
+                }
+                continue
+            }
+            if let error = message["error"] { throw RemoteError(json: error) }
+            guard let result = message["result"] else { throw ProtocolError(message: "a reply without result or error") }
+            return result
+        }
+        throw ProtocolError(message: "the daemon closed the connection before answering")
+    }
+}
+
+/// The daemon could not be reached.
+public struct ConnectError: Error, CustomStringConvertible {
+    public var path: String
+    public var reason: String
+
+    public init(path: String, reason: String) {
+        self.path = path
+        self.reason = reason
+    }
+    public var description: String { "cannot connect to \(path): \(reason) (is weatherd running?)" }
+}
+
+/// The daemon answered with a JSON-RPC error.
+public struct RemoteError: Error, CustomStringConvertible {
+    public var code: Int
+    public var message: String
+    public var name: String?
+    public var json: JSONValue
+
+    public init(json: JSONValue) {
+        self.json = json
+        self.code = json["code"]?.intValue ?? 0
+        self.message = json["message"]?.stringValue ?? "unknown error"
+        self.name = json["data"]?["name"]?.stringValue
+    }
+
+    public var description: String { message }
+}
+
+/// The daemon's answer could not be understood.
+public struct ProtocolError: Error, CustomStringConvertible {
+    public var message: String
+    public var description: String { message }
+}
+
+extension IOError {
+    /// The system's words for the error, e.g. "No such file or directory".
+    var localizedReason: String {
+        String(cString: strerror(errnoCode))
+    }
+}

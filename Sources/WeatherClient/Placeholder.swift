@@ -1,1 +1,0 @@
-// The socket client; see ClientConnection.swift.

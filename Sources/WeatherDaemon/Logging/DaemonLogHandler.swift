@@ -1,0 +1,58 @@
+import Foundation
+import Logging
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Writes one line per log event to stderr. Under systemd (`JOURNAL_STREAM` set) each line starts
+/// with its sd-daemon priority (`<3>` … `<7>`) and carries no timestamp (journald adds one);
+/// otherwise lines start with an RFC 3339 timestamp and the level.
+public struct DaemonLogHandler: LogHandler {
+    public var logLevel: Logger.Level
+    public var metadata: Logger.Metadata = [:]
+    private let label: String
+    private let journald: Bool
+
+    public init(label: String, level: Logger.Level, environment: [String: String] = ProcessInfo.processInfo.environment) {
+        self.label = label
+        self.logLevel = level
+        self.journald = environment["JOURNAL_STREAM"].map { !$0.isEmpty } ?? false
+    }
+
+    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    /// The sd-daemon priority of a level (syslog severities).
+    public static func priority(_ level: Logger.Level) -> Int {
+        switch level {
+        case .trace, .debug: 7
+        case .info: 6
+        case .notice: 5
+        case .warning: 4
+        case .error: 3
+        case .critical: 2
+        }
+    }
+
+    public func log(event: LogEvent) {
+        let line = format(level: event.level, message: event.message, metadata: event.metadata)
+        line.utf8CString.withUnsafeBufferPointer { buffer in
+            _ = write(STDERR_FILENO, buffer.baseAddress, buffer.count - 1)  // one write per line: no interleaving
+        }
+    }
+
+    func format(level: Logger.Level, message: Logger.Message, metadata extra: Logger.Metadata?) -> String {
+        var all = metadata
+        if let extra { all.merge(extra) { $1 } }
+        let fields = all.isEmpty ? "" : " " + all.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+        let text = "\(message)\(fields)".replacingOccurrences(of: "\n", with: " ")
+        if journald {
+            return "<\(Self.priority(level))>\(label): \(text)\n"
+        }
+        let time = Date().formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+        return "\(time) \(level) \(label): \(text)\n"
+    }
+}

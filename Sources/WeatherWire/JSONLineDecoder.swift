@@ -1,0 +1,70 @@
+import NIOCore
+
+/// One frame of the newline-delimited protocol.
+public enum JSONLineFrame: Sendable {
+    /// A line without its `\n` (and without a trailing `\r`).
+    case line(ByteBuffer)
+    /// A line longer than the limit arrived; what followed was discarded.
+    case oversized
+}
+
+/// Splits a byte stream into lines of at most `maxLength` bytes. A longer line yields
+/// `.oversized` once, as soon as the limit is passed, and everything after it is dropped: the
+/// connection is to be closed.
+public struct JSONLineDecoder: NIOSingleStepByteToMessageDecoder {
+    public typealias InboundOut = JSONLineFrame
+
+    private let maxLength: Int
+    /// Bytes at the start of the buffer already searched for a newline.
+    private var scanned = 0
+    private var discarding = false
+
+    public init(maxLength: Int) {
+        self.maxLength = maxLength
+    }
+
+    public mutating func decode(buffer: inout ByteBuffer) throws -> JSONLineFrame? {
+        if discarding {
+            buffer.moveReaderIndex(to: buffer.writerIndex)
+            return nil
+        }
+        let view = buffer.readableBytesView
+        let searchStart = view.index(view.startIndex, offsetBy: scanned)
+        guard let newline = view[searchStart...].firstIndex(of: UInt8(ascii: "\n")) else {
+            scanned = view.count
+            if view.count > maxLength + 1 { return overflow(&buffer) }  // +1: room for a "\r"
+            return nil
+        }
+        scanned = 0
+        var length = view.distance(from: view.startIndex, to: newline)
+        if length > maxLength + 1 || (length == maxLength + 1 && view[view.index(before: newline)] != UInt8(ascii: "\r")) {
+            return overflow(&buffer)
+        }
+        if length > 0, view[view.index(before: newline)] == UInt8(ascii: "\r") { length -= 1 }
+        let line = buffer.getSlice(at: buffer.readerIndex, length: length)!
+        buffer.moveReaderIndex(forwardBy: view.distance(from: view.startIndex, to: newline) + 1)
+        return .line(line)
+    }
+
+    public mutating func decodeLast(buffer: inout ByteBuffer, seenEOF: Bool) throws -> JSONLineFrame? {
+        if let frame = try decode(buffer: &buffer) { return frame }
+        guard seenEOF, !discarding, buffer.readableBytes > 0 else { return nil }
+        // A last line without its newline still counts.
+        scanned = 0
+        return .line(buffer.readSlice(length: buffer.readableBytes)!)
+    }
+
+    private mutating func overflow(_ buffer: inout ByteBuffer) -> JSONLineFrame {
+        discarding = true
+        scanned = 0
+        buffer.moveReaderIndex(to: buffer.writerIndex)
+        return .oversized
+    }
+}
+
+extension JSONLineFrame {
+    /// The line's bytes, or nil for `.oversized`.
+    public var bytes: [UInt8]? {
+        if case .line(let buffer) = self { Array(buffer.readableBytesView) } else { nil }
+    }
+}

@@ -1,1 +1,0 @@
-// Line framing; see JSONLineDecoder.swift.

@@ -1,0 +1,72 @@
+import ArgumentParser
+import Foundation
+import Logging
+import WeatherCore
+import WeatherDaemon
+
+/// `weatherd`: the weather search daemon.
+@main
+struct WeatherdCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "weatherd",
+        abstract: "Merges city searches, gpsd locations and map regions into one weather search stream.",
+        discussion: """
+            Serves the socket protocol (JSON-RPC 2.0 lines) on a Unix domain socket. The contract is \
+            weatherd.md: methods, configuration keys, exit codes.
+            """,
+        version: WeatherdVersion.current)
+
+    static let defaultConfigPath = "/etc/weatherd/weatherd.toml"
+
+    @Option(name: .long, help: ArgumentHelp("The configuration file.", valueName: "path"))
+    var config: String = Self.defaultConfigPath
+
+    @Option(name: .long, help: ArgumentHelp("The socket path (overrides socket.path).", valueName: "path"))
+    var socket: String?
+
+    @Option(name: .long, help: "trace, debug, info, notice, warning or error.")
+    var logLevel: LogLevel = .info
+
+    @Flag(name: .long, help: "Check the configuration, print the effective configuration and exit.")
+    var checkConfig = false
+
+    enum LogLevel: String, ExpressibleByArgument, CaseIterable {
+        case trace, debug, info, notice, warning, error
+        var level: Logger.Level { Logger.Level(rawValue: rawValue)! }
+    }
+
+    func run() async throws {
+        let environment = ProcessInfo.processInfo.environment
+        var config: DaemonConfig
+        let apiKey: Secret
+        do {
+            if self.config == Self.defaultConfigPath, !FileManager.default.fileExists(atPath: self.config) {
+                config = DaemonConfig()  // no file at the default place: every key has its default
+            } else {
+                config = try ConfigLoader.load(path: self.config)
+            }
+            if let socket { config.socket.path = socket }
+            apiKey = try ConfigLoader.resolveAPIKey(
+                config, file: self.config, environment: environment,
+                readFile: { try? String(contentsOfFile: $0, encoding: .utf8) })
+        } catch {  // a ConfigError
+            FileHandle.standardError.write(Data((error.description + "\n").utf8))
+            throw ExitCode(78)  // EX_CONFIG
+        }
+        if checkConfig {
+            print(ConfigLoader.render(config), terminator: "")
+            print("# configuration OK (API key found)")
+            return
+        }
+
+        let level = logLevel.level
+        LoggingSystem.bootstrap { label in DaemonLogHandler(label: label, level: level, environment: environment) }
+        let logger = Logger(label: "weatherd")
+        do {
+            try await Daemon(config: config, apiKey: apiKey, logger: logger).run()
+        } catch {
+            logger.critical("fatal: \(error)")
+            throw ExitCode(1)
+        }
+    }
+}
