@@ -1,0 +1,185 @@
+import Foundation
+import Testing
+@testable import WeatherCore
+
+@Suite("Configuration: reading values")
+struct ConfigParseTests {
+    @Test("empty text gives the defaults of the contract")
+    func emptyTextGivesDefaults() throws {
+        let config = try parseConfig("")
+        #expect(config == DaemonConfig())
+        #expect(config.cities == ["Seoul,KR", "London,GB"])
+        #expect(config.refresh == .seconds(600))
+        #expect(config.openWeatherMap.baseURL == "https://api.openweathermap.org")
+        #expect(config.openWeatherMap.apiKeyFile == "/etc/weatherd/owm-api-key")
+        #expect(config.openWeatherMap.apiKey == nil)
+        #expect(config.openWeatherMap.units == .metric)
+        #expect(config.openWeatherMap.lang == "en")
+        #expect(config.openWeatherMap.timeout == .seconds(10))
+        #expect(config.openWeatherMap.requestsPerMinute == 60)
+        #expect(config.openWeatherMap.cacheTTL == .seconds(600))
+        #expect(config.socket == SocketConfig(path: "/run/weatherd/weatherd.sock", mode: 0o660, maxClients: 256))
+        #expect(config.gpsd == GPSDConfig(enabled: true, host: "127.0.0.1", port: 2947, maxHorizontalError: 100,
+                                          locateTimeout: .seconds(30), follow: false, followDistance: 1000))
+        #expect(config.region == RegionConfig(debounce: .milliseconds(250), around: 1, concurrency: 4))
+        #expect(config.state.directory == "/var/lib/weatherd")
+    }
+
+    @Test("comments and empty tables alone give the defaults")
+    func emptyTablesGiveDefaults() throws {
+        let config = try parseConfig("# nothing\n[openweathermap]\n[socket]\n[gpsd]\n[region]\n[state]\n")
+        #expect(config == DaemonConfig())
+    }
+
+    @Test("the example config/weatherd.toml parses to exactly the defaults")
+    func exampleFileEqualsDefaults() throws {
+        let root = URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let path = root.appendingPathComponent("config/weatherd.toml").path
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(try ConfigLoader.parse(text, file: path) == DaemonConfig())
+        #expect(try ConfigLoader.load(path: path) == DaemonConfig())
+    }
+
+    @Test("the example file names every key of every table")
+    func exampleFileNamesEveryKey() throws {
+        let root = URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let text = try String(contentsOfFile: root.appendingPathComponent("config/weatherd.toml").path, encoding: .utf8)
+        for (table, keys) in ConfigChecker.knownKeys {
+            if !table.isEmpty { #expect(text.contains("[\(table)]\n")) }
+            for key in keys where !ConfigChecker.knownKeys.contains(where: { $0.table == key }) {
+                #expect(text.contains("\n\(key) = ") || text.contains("\n# \(key) = "), "missing \(key)")
+            }
+        }
+    }
+
+    @Test("top-level keys: cities (trimmed) and refresh")
+    func topLevelKeys() throws {
+        let config = try parseConfig(#"""
+            cities = ["  Paris,FR ", "Tokyo"]
+            refresh = "90s"
+            """#)
+        #expect(config.cities == ["Paris,FR", "Tokyo"])
+        #expect(config.refresh == .seconds(90))
+    }
+
+    @Test("an empty cities array is allowed")
+    func emptyCities() throws {
+        #expect(try parseConfig("cities = []").cities == [])
+    }
+
+    @Test("[openweathermap] keys are read")
+    func openWeatherMapKeys() throws {
+        let config = try parseConfig(#"""
+            [openweathermap]
+            base_url = "http://127.0.0.1:8080"
+            api_key_file = "/run/keys/owm"
+            api_key = "abc123"
+            units = "imperial"
+            lang = "zh_cn"
+            timeout = "2.5s"
+            requests_per_minute = 600
+            cache_ttl = "0s"
+            """#)
+        #expect(config.openWeatherMap == OpenWeatherMapConfig(
+            baseURL: "http://127.0.0.1:8080", apiKeyFile: "/run/keys/owm", apiKey: Secret("abc123"),
+            units: .imperial, lang: "zh_cn", timeout: .milliseconds(2500), requestsPerMinute: 600, cacheTTL: .zero))
+    }
+
+    @Test("[socket] keys are read, mode as an octal string")
+    func socketKeys() throws {
+        let config = try parseConfig(#"""
+            [socket]
+            path = "weatherd.sock"
+            mode = "0600"
+            max_clients = 1
+            """#)
+        #expect(config.socket == SocketConfig(path: "weatherd.sock", mode: 0o600, maxClients: 1))
+        #expect(try parseConfig("socket.mode = \"777\"").socket.mode == 0o777)
+        #expect(try parseConfig("socket.mode = \"0\"").socket.mode == 0)
+    }
+
+    @Test("[gpsd] keys are read; integers are taken where floats are expected")
+    func gpsdKeys() throws {
+        let config = try parseConfig(#"""
+            [gpsd]
+            enabled = false
+            host = "gps.local"
+            port = 12947
+            max_horizontal_error = 25
+            locate_timeout = "1m"
+            follow = true
+            follow_distance = 0.5
+            """#)
+        #expect(config.gpsd == GPSDConfig(enabled: false, host: "gps.local", port: 12947, maxHorizontalError: 25,
+                                          locateTimeout: .seconds(60), follow: true, followDistance: 0.5))
+    }
+
+    @Test("[region] keys are read")
+    func regionKeys() throws {
+        let config = try parseConfig(#"""
+            [region]
+            debounce = "0ms"
+            around = 3
+            concurrency = 32
+            """#)
+        #expect(config.region == RegionConfig(debounce: .zero, around: 3, concurrency: 32))
+    }
+
+    @Test("[state] keys are read")
+    func stateKeys() throws {
+        #expect(try parseConfig("[state]\ndirectory = \"/tmp/wd\"").state == StateConfig(directory: "/tmp/wd"))
+    }
+
+    @Test("dotted keys and inline tables are the same as tables")
+    func dottedKeysAndInlineTables() throws {
+        let config = try parseConfig(#"""
+            openweathermap.units = "standard"
+            gpsd = { port = 1, follow = true }
+            """#)
+        #expect(config.openWeatherMap.units == .standard)
+        #expect(config.gpsd.port == 1)
+        #expect(config.gpsd.follow)
+    }
+
+    @Test("a key that is not set keeps its default next to keys that are")
+    func unsetKeysKeepDefaults() throws {
+        let config = try parseConfig("[region]\naround = 2\n")
+        var expected = DaemonConfig()
+        expected.region.around = 2
+        #expect(config == expected)
+    }
+
+    @Test("city keys are case- and space-insensitive")
+    func cityKeys() {
+        #expect(DaemonConfig.cityKey(" London ,  gb ") == DaemonConfig.cityKey("london,GB"))
+        #expect(DaemonConfig.cityKey("New  York") == "new york")
+        #expect(DaemonConfig.cityKey("New York") != DaemonConfig.cityKey("NewYork"))
+    }
+}
+
+@Suite("Configuration: files")
+struct ConfigFileTests {
+    @Test("a configuration file that does not exist is one problem naming the file")
+    func missingFile() {
+        #expect {
+            _ = try ConfigLoader.load(path: "/nonexistent/weatherd.toml")
+        } throws: { error in
+            (error as? ConfigError)?.description == "/nonexistent/weatherd.toml: cannot read the configuration file: no such file"
+        }
+    }
+
+    @Test("problems of a loaded file name the file's path")
+    func loadedFileNamedInProblems() throws {
+        let path = FileManager.default.temporaryDirectory
+            .appendingPathComponent("weatherd-config-\(UInt64.random(in: 0...UInt64.max)).toml").path
+        try "refresh = 1\n".write(toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        #expect {
+            _ = try ConfigLoader.load(path: path)
+        } throws: { error in
+            (error as? ConfigError)?.description == "\(path): refresh: expected a duration string like \"10m\", found an integer"
+        }
+    }
+}

@@ -1,0 +1,84 @@
+import Testing
+@testable import WeatherCore
+
+/// One bound of one key: `toml` sets a value at (accepted) or just past (rejected) the bound.
+struct RangeCase: Sendable, CustomTestStringConvertible {
+    var toml: String
+    var accepted: Bool
+    var keyPath: String
+    var testDescription: String { "\(toml) → \(accepted ? "accepted" : "rejected")" }
+
+    static func ok(_ toml: String) -> RangeCase {
+        RangeCase(toml: toml, accepted: true, keyPath: String(toml.prefix(while: { $0 != " " })))
+    }
+
+    static func bad(_ toml: String, at keyPath: String? = nil) -> RangeCase {
+        RangeCase(toml: toml, accepted: false, keyPath: keyPath ?? String(toml.prefix(while: { $0 != " " })))
+    }
+}
+
+@Suite("Configuration: ranges")
+struct ConfigRangeTests {
+    static let cases: [RangeCase] = [
+        .ok(#"refresh = "1s""#), .bad(#"refresh = "999ms""#), .ok(#"refresh = "24h""#),
+        .ok(#"openweathermap.timeout = "1ms""#), .bad(#"openweathermap.timeout = "0s""#),
+        .ok(#"openweathermap.timeout = "5m""#), .bad(#"openweathermap.timeout = "300.001s""#),
+        .ok("openweathermap.requests_per_minute = 1"), .bad("openweathermap.requests_per_minute = 0"),
+        .ok("openweathermap.requests_per_minute = 6000"), .bad("openweathermap.requests_per_minute = 6001"),
+        .ok(#"openweathermap.cache_ttl = "0s""#), .ok(#"openweathermap.cache_ttl = "48h""#),
+        .ok(#"openweathermap.units = "standard""#), .bad(#"openweathermap.units = "Metric""#),
+        .ok(#"openweathermap.lang = "pt-BR""#), .bad(#"openweathermap.lang = """#),
+        .bad(#"openweathermap.lang = "e1""#), .bad(#"openweathermap.lang = "en us""#),
+        .ok(#"openweathermap.base_url = "https://example.com/owm""#),
+        .bad(#"openweathermap.base_url = "ftp://example.com""#), .bad(#"openweathermap.base_url = "https://""#),
+        .bad(#"openweathermap.base_url = "example.com""#),
+        .bad(#"openweathermap.api_key_file = """#), .bad(#"openweathermap.api_key = """#),
+        .ok(#"cities = ["x"]"#), .bad(#"cities = [" "]"#, at: "cities[0]"),
+        .bad(#"cities = ["a\tb"]"#, at: "cities[0]"),
+        .ok("cities = [\"\(String(repeating: "a", count: 200))\"]"),
+        .bad("cities = [\"\(String(repeating: "a", count: 201))\"]", at: "cities[0]"),
+        .bad(#"cities = ["London,GB", " london, gb "]"#, at: "cities[1]"),
+        .ok("socket.path = \"/\(String(repeating: "s", count: 106))\""),
+        .bad("socket.path = \"/\(String(repeating: "s", count: 107))\""),
+        .bad(#"socket.path = """#),
+        .ok(#"socket.mode = "0777""#), .bad(#"socket.mode = "1000""#), .bad(#"socket.mode = "0680""#),
+        .bad(#"socket.mode = """#), .bad(#"socket.mode = "-660""#),
+        .ok("socket.max_clients = 65536"), .bad("socket.max_clients = 65537"), .bad("socket.max_clients = 0"),
+        .bad(#"gpsd.host = """#),
+        .ok("gpsd.port = 1"), .bad("gpsd.port = 0"), .ok("gpsd.port = 65535"), .bad("gpsd.port = 65536"),
+        .ok("gpsd.max_horizontal_error = 0.001"), .bad("gpsd.max_horizontal_error = 0"),
+        .bad("gpsd.max_horizontal_error = -5"), .bad("gpsd.max_horizontal_error = inf"),
+        .bad("gpsd.max_horizontal_error = nan"),
+        .ok(#"gpsd.locate_timeout = "10m""#), .bad(#"gpsd.locate_timeout = "601s""#),
+        .bad(#"gpsd.locate_timeout = "0s""#),
+        .ok("gpsd.follow_distance = 0"), .bad("gpsd.follow_distance = -0.1"),
+        .ok(#"region.debounce = "0s""#), .ok(#"region.debounce = "10s""#), .bad(#"region.debounce = "10001ms""#),
+        .ok("region.around = 0"), .ok("region.around = 3"), .bad("region.around = -1"), .bad("region.around = 4"),
+        .ok("region.concurrency = 1"), .ok("region.concurrency = 32"),
+        .bad("region.concurrency = 0"), .bad("region.concurrency = 33"),
+        .bad(#"state.directory = """#),
+    ]
+
+    @Test("each bound of each key is accepted at the bound and rejected past it", arguments: cases)
+    func bound(_ range: RangeCase) {
+        if range.accepted {
+            #expect(throws: Never.self) { try ConfigLoader.parse(range.toml, file: configTestFile) }
+        } else {
+            let problems = configProblems(range.toml)
+            #expect(problems.map(\.keyPath) == [range.keyPath])
+            #expect(problems.first.map { $0.message.contains("found") } == true)
+        }
+    }
+
+    @Test("an out-of-range value says what is allowed and what was found")
+    func rangeMessages() {
+        #expect(configProblemLines(#"openweathermap.timeout = "6m""#)
+            == [#"test.toml: openweathermap.timeout: must be more than 0s and at most 5m, found "6m""#])
+        #expect(configProblemLines("gpsd.port = 70000")
+            == ["test.toml: gpsd.port: must be between 1 and 65535, found 70000"])
+        #expect(configProblemLines(#"socket.mode = "1777""#)
+            == [#"test.toml: socket.mode: must be between "0000" and "0777", found "1777""#])
+        #expect(configProblemLines(#"cities = ["Oslo", "oslo"]"#)
+            == [#"test.toml: cities[1]: duplicate of cities[0] ("Oslo"), found "oslo""#])
+    }
+}

@@ -1,0 +1,60 @@
+import Testing
+@testable import WeatherCore
+
+@Suite("Configuration: rendering")
+struct ConfigRenderTests {
+    /// A configuration with every value away from its default.
+    static var changed: DaemonConfig {
+        DaemonConfig(
+            cities: ["Paris,FR", "Quote \"Town\"", "Back\\slash"],
+            refresh: .milliseconds(1500),
+            openWeatherMap: OpenWeatherMapConfig(
+                baseURL: "http://127.0.0.1:8081", apiKeyFile: "/k", apiKey: Secret("s3cr3t-KEY"), units: .imperial,
+                lang: "de", timeout: .seconds(30), requestsPerMinute: 5, cacheTTL: .zero),
+            socket: SocketConfig(path: "/tmp/w.sock", mode: 0o600, maxClients: 9),
+            gpsd: GPSDConfig(enabled: false, host: "::1", port: 1, maxHorizontalError: 12.5,
+                             locateTimeout: .seconds(5), follow: true, followDistance: 0),
+            region: RegionConfig(debounce: .seconds(1), around: 0, concurrency: 32),
+            state: StateConfig(directory: "/srv/weatherd"))
+    }
+
+    @Test("render shows <redacted> for the key and never the key itself")
+    func keyRedacted() {
+        let text = ConfigLoader.render(Self.changed)
+        #expect(text.contains("api_key = \"<redacted>\""))
+        #expect(!text.contains("s3cr3t-KEY"))
+    }
+
+    @Test("render of the defaults shows every key, durations and the mode as text")
+    func defaultsRendered() {
+        let text = ConfigLoader.render(DaemonConfig())
+        for line in [
+            "cities = [\"Seoul,KR\", \"London,GB\"]", "refresh = \"10m\"", "[openweathermap]",
+            "base_url = \"https://api.openweathermap.org\"", "api_key_file = \"/etc/weatherd/owm-api-key\"",
+            "units = \"metric\"", "lang = \"en\"", "timeout = \"10s\"", "requests_per_minute = 60",
+            "cache_ttl = \"10m\"", "[socket]", "path = \"/run/weatherd/weatherd.sock\"", "mode = \"0660\"",
+            "max_clients = 256", "[gpsd]", "enabled = true", "host = \"127.0.0.1\"", "port = 2947",
+            "max_horizontal_error = 100.0", "locate_timeout = \"30s\"", "follow = false",
+            "follow_distance = 1000.0", "[region]", "debounce = \"250ms\"", "around = 1", "concurrency = 4",
+            "[state]", "directory = \"/var/lib/weatherd\"",
+        ] {
+            #expect(text.contains(line + "\n"), "missing \(line)")
+        }
+        #expect(!text.contains("api_key = "))
+    }
+
+    @Test("the rendered defaults parse back to the defaults")
+    func defaultsRoundTrip() throws {
+        #expect(try parseConfig(ConfigLoader.render(DaemonConfig())) == DaemonConfig())
+    }
+
+    @Test("a rendered configuration parses back to the same configuration, the key as <redacted>")
+    func roundTrip() throws {
+        var parsed = try parseConfig(ConfigLoader.render(Self.changed))
+        #expect(parsed.openWeatherMap.apiKey?.revealed == "<redacted>")
+        parsed.openWeatherMap.apiKey = nil
+        var expected = Self.changed
+        expected.openWeatherMap.apiKey = nil
+        #expect(parsed == expected)
+    }
+}
