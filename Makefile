@@ -1,0 +1,26 @@
+# weatherd — the two front-door commands are `make run` and `make test`.
+SWIFT ?= swift
+SWIFT_FLAGS ?=
+
+.PHONY: run test build deps test-deps clean
+
+## run: install what is missing, build, and serve in the foreground (offline demo without OWM_API_KEY)
+run: deps build
+	scripts/run-demo.sh
+
+## test: install what is missing, build everything and run every test
+test: test-deps
+	$(SWIFT) build $(SWIFT_FLAGS) --build-tests
+	$(SWIFT) test $(SWIFT_FLAGS) --skip-build
+
+build:
+	$(SWIFT) build $(SWIFT_FLAGS)
+
+deps:
+	scripts/install-deps.sh build
+
+test-deps:
+	scripts/install-deps.sh test
+
+clean:
+	rm -rf .build run

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs the Debian packages weatherd needs to build, run and test, if any is missing.
+# Usage: scripts/install-deps.sh [build|test]
+set -euo pipefail
+
+packages=(libcurl4-openssl-dev pkg-config)
+if [[ "${1:-build}" == test ]]; then
+    packages+=(socat)
+fi
+
+missing=()
+for package in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+[[ ${#missing[@]} -eq 0 ]] && exit 0
+
+echo "installing: ${missing[*]}" >&2
+if [[ $(id -u) -eq 0 ]]; then
+    sudo=()
+elif command -v sudo >/dev/null; then
+    sudo=(sudo)
+else
+    echo "error: missing Debian packages ${missing[*]}; install them as root (apt-get install ${missing[*]})" >&2
+    exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+"${sudo[@]}" apt-get update -qq
+"${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# `make run`: starts weatherd in the foreground with its socket under the repository.
+#
+# With OWM_API_KEY set it asks api.openweathermap.org; otherwise it starts owm-replay, the offline
+# stand-in that answers from the recorded responses in demo/owm/, and points weatherd at it.
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+bin=$(realpath --relative-to=. "$(swift build --show-bin-path)")
+rundir=run
+mkdir -p "$rundir/state"
+config="$rundir/weatherd.toml"
+replay_pid=
+
+cleanup() {
+    if [[ -n "$replay_pid" ]]; then kill "$replay_pid" 2>/dev/null || true; fi
+}
+trap cleanup EXIT
+
+if [[ -n "${OWM_API_KEY:-}" ]]; then
+    base_url="https://api.openweathermap.org"
+    key_line='# the key comes from $OWM_API_KEY'
+    echo "weatherd: using api.openweathermap.org with the key in \$OWM_API_KEY" >&2
+else
+    "$bin/owm-replay" --port 0 --data demo/owm >"$rundir/owm-replay.out" 2>"$rundir/owm-replay.log" &
+    replay_pid=$!
+    for _ in $(seq 100); do
+        grep -q "listening on" "$rundir/owm-replay.out" 2>/dev/null && break
+        kill -0 "$replay_pid" 2>/dev/null || { cat "$rundir/owm-replay.log" >&2; exit 1; }
+        sleep 0.1
+    done
+    base_url=$(sed -n 's/.*listening on //p' "$rundir/owm-replay.out")
+    [[ -n "$base_url" ]] || { echo "owm-replay did not start" >&2; exit 1; }
+    key_line='api_key = "offline-demo"'
+    echo "weatherd: no OWM_API_KEY given: offline demo, OpenWeatherMap answered by owm-replay at $base_url from demo/owm/" >&2
+    echo "          (recorded London and Zocca, sample data for the other cities; set OWM_API_KEY to use the real API)" >&2
+fi
+
+cat >"$config" <<TOML
+# Written by scripts/run-demo.sh for \`make run\`; see config/weatherd.toml for every key.
+cities = ["Seoul,KR", "London,GB"]
+refresh = "10m"
+
+[openweathermap]
+base_url = "$base_url"
+api_key_file = "$rundir/owm-api-key"
+$key_line
+
+[socket]
+path = "$rundir/weatherd.sock"
+
+[gpsd]
+enabled = false
+
+[state]
+directory = "$rundir/state"
+TOML
+
+cat >&2 <<HELP
+weatherd: serving on $rundir/weatherd.sock (Ctrl-C stops it). In another terminal, from this directory:
+    export WEATHERD_SOCKET=$rundir/weatherd.sock
+    $bin/weatherctl search London
+    $bin/weatherctl watch
+HELP
+"$bin/weatherd" --config "$config" "$@"
