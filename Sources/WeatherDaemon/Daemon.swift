@@ -22,7 +22,8 @@ public struct Daemon: Sendable {
         let transport = CurlTransport(userAgent: "weatherd/\(WeatherdVersion.current)", numberOfThreads: max(4, config.region.concurrency))
         let upstream = OpenWeatherMapClient(
             transport: transport, baseURL: config.openWeatherMap.baseURL, apiKey: apiKey,
-            units: config.openWeatherMap.units, lang: config.openWeatherMap.lang, timeout: config.openWeatherMap.timeout)
+            units: config.openWeatherMap.units, lang: config.openWeatherMap.lang, timeout: config.openWeatherMap.timeout,
+            logger: logger)
         let lookups = LookupService(
             upstream: upstream,
             limits: .init(cacheTTL: config.openWeatherMap.cacheTTL, requestsPerMinute: config.openWeatherMap.requestsPerMinute),

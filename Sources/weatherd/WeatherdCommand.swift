@@ -54,7 +54,9 @@ struct WeatherdCommand: AsyncParsableCommand {
             throw ExitCode(78)  // EX_CONFIG
         }
         if checkConfig {
-            print(ConfigLoader.render(config), terminator: "")
+            var shown = config
+            shown.openWeatherMap.apiKey = apiKey  // rendered as "<redacted>", wherever it came from
+            print(ConfigLoader.render(shown), terminator: "")
             print("# configuration OK (API key found)")
             return
         }

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 
 /// What the daemon asks OpenWeatherMap for: the weather at a named city or at a point.
 public enum LookupQuery: Sendable, Hashable, CustomStringConvertible {
@@ -60,14 +61,19 @@ public struct OpenWeatherMapClient: WeatherUpstream {
     private let units: Units
     private let lang: String
     private let timeout: Duration
+    private let logger: Logger?
 
-    public init(transport: any HTTPTransport, baseURL: String, apiKey: Secret, units: Units, lang: String, timeout: Duration) {
+    public init(
+        transport: any HTTPTransport, baseURL: String, apiKey: Secret, units: Units, lang: String, timeout: Duration,
+        logger: Logger? = nil
+    ) {
         self.transport = transport
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
         self.apiKey = apiKey
         self.units = units
         self.lang = lang
         self.timeout = timeout
+        self.logger = logger
     }
 
     /// The request URL. It carries the API key: log `redactedURL` instead.
@@ -111,8 +117,10 @@ public struct OpenWeatherMapClient: WeatherUpstream {
 
     public func fetch(_ query: LookupQuery) async throws -> WeatherObservation {
         let response: HTTPResponse
+        let started = ContinuousClock.now
         do {
             response = try await transport.get(url(for: query), timeout: timeout)
+            logger?.debug("GET \(redactedURL(for: query)) -> \(response.status) in \(started.duration(to: .now).formatted(.units(allowed: [.milliseconds])))")
         } catch let error as HTTPTransportError {
             throw UpstreamError.unavailable(error.description)
         } catch is CancellationError {
