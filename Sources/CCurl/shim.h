@@ -1,1 +1,58 @@
+#ifndef WEATHERD_CCURL_SHIM_H
+#define WEATHERD_CCURL_SHIM_H
+
 #include <curl/curl.h>
+
+/*
+ * curl_easy_setopt, curl_easy_getinfo and curl_share_setopt are variadic and cannot be called
+ * from Swift. These typed wrappers cover exactly the argument types weatherd needs.
+ */
+
+static inline CURLcode weatherd_curl_global_init(void) {
+    return curl_global_init(CURL_GLOBAL_DEFAULT);
+}
+
+static inline CURLcode weatherd_curl_setopt_long(CURL *handle, CURLoption option, long value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
+static inline CURLcode weatherd_curl_setopt_string(CURL *handle, CURLoption option, const char *value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
+static inline CURLcode weatherd_curl_setopt_pointer(CURL *handle, CURLoption option, void *value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
+/* For CURLOPT_WRITEFUNCTION and CURLOPT_HEADERFUNCTION, which share a prototype. */
+static inline CURLcode weatherd_curl_setopt_write_callback(CURL *handle, CURLoption option,
+                                                           curl_write_callback callback) {
+    return curl_easy_setopt(handle, option, callback);
+}
+
+static inline CURLcode weatherd_curl_setopt_xferinfo_callback(CURL *handle,
+                                                              curl_xferinfo_callback callback) {
+    return curl_easy_setopt(handle, CURLOPT_XFERINFOFUNCTION, callback);
+}
+
+static inline CURLcode weatherd_curl_getinfo_long(CURL *handle, CURLINFO info, long *value) {
+    return curl_easy_getinfo(handle, info, value);
+}
+
+static inline CURLSHcode weatherd_curl_share_setopt_long(CURLSH *share, CURLSHoption option, long value) {
+    return curl_share_setopt(share, option, value);
+}
+
+static inline CURLSHcode weatherd_curl_share_setopt_pointer(CURLSH *share, CURLSHoption option, void *value) {
+    return curl_share_setopt(share, option, value);
+}
+
+static inline CURLSHcode weatherd_curl_share_setopt_lock(CURLSH *share, curl_lock_function lock) {
+    return curl_share_setopt(share, CURLSHOPT_LOCKFUNC, lock);
+}
+
+static inline CURLSHcode weatherd_curl_share_setopt_unlock(CURLSH *share, curl_unlock_function unlock) {
+    return curl_share_setopt(share, CURLSHOPT_UNLOCKFUNC, unlock);
+}
+
+#endif
