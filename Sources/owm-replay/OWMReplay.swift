@@ -1,0 +1,102 @@
+import ArgumentParser
+import Foundation
+
+/// `owm-replay`: an offline stand-in for the OpenWeatherMap current-weather API
+/// (`GET /data/2.5/weather`), answering from recorded responses.
+@main
+struct OWMReplay: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "owm-replay",
+        abstract: "Serve recorded OpenWeatherMap current-weather responses over HTTP.",
+        discussion: """
+            Prints "owm-replay listening on http://HOST:PORT" once bound. GET /_stats returns request \
+            and connection counts. CITY in --delay and --fail is a city name, Name,CC, or * for all.
+            """
+    )
+
+    @Option(help: "Address to bind.")
+    var host = "127.0.0.1"
+
+    @Option(help: "Port to bind (0: any free port).")
+    var port = 0
+
+    @Option(help: "Directory of recorded responses named <slug>.<standard|metric|imperial>.json.")
+    var data = "demo/owm"
+
+    @Option(name: .customLong("api-key"), help: "Only accept this appid (default: accept any).")
+    var apiKey: String?
+
+    @Option(help: ArgumentHelp("Answer requests for CITY after MS milliseconds (repeatable).", valueName: "CITY=MS"))
+    var delay: [DelayRule] = []
+
+    @Option(help: ArgumentHelp(
+        "Answer requests for CITY with STATUS (429, 401, 404, 5xx, or garbage) instead (repeatable).",
+        valueName: "CITY=STATUS"
+    ))
+    var fail: [FailRule] = []
+
+    @Option(name: .customLong("retry-after"), help: "Retry-After seconds sent with --fail 429 answers.")
+    var retryAfter: Int?
+
+    func validate() throws {
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be in 0...65535") }
+        if let retryAfter, retryAfter < 0 { throw ValidationError("--retry-after must not be negative") }
+    }
+
+    func run() async throws {
+        let catalog: WeatherCatalog
+        do {
+            catalog = try WeatherCatalog(directory: data)
+        } catch {
+            throw ValidationError("cannot read --data \(data): \(error)")
+        }
+        let endpoint = WeatherEndpoint(
+            catalog: catalog,
+            apiKey: apiKey,
+            delays: delay,
+            failures: fail,
+            retryAfter: retryAfter,
+            stats: ReplayStats()
+        )
+        let server = try await ReplayServer.bind(host: host, port: port, endpoint: endpoint)
+        let boundPort = server.localAddress?.port ?? port
+        let hostText = host.contains(":") ? "[\(host)]" : host
+        FileHandle.standardOutput.write(Data("owm-replay listening on http://\(hostText):\(boundPort)\n".utf8))
+        logLine("serving \(catalog.entries.count) recorded cities from \(data)")
+
+        let serving = Task { try await server.run() }
+        let signals = ShutdownSignals { signal in
+            logLine("received signal \(signal), shutting down")
+            serving.cancel()
+        }
+        defer { signals.cancel() }
+        do {
+            try await serving.value
+        } catch is CancellationError {
+            // Shutdown by signal.
+        }
+    }
+}
+
+/// Turns SIGTERM and SIGINT into a callback (on a dispatch queue, not in signal-handler context).
+/// If the orderly shutdown has not finished a second later, the process exits with status 0.
+struct ShutdownSignals {
+    private let sources: [any DispatchSourceSignal]
+
+    init(onSignal: @escaping @Sendable (Int32) -> Void) {
+        sources = [SIGTERM, SIGINT].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler {
+                onSignal(number)
+                DispatchQueue.global().asyncAfter(deadline: .now() + 1) { exit(0) }
+            }
+            source.resume()
+            return source
+        }
+    }
+
+    func cancel() {
+        for source in sources { source.cancel() }
+    }
+}

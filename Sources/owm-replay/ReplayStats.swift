@@ -1,0 +1,35 @@
+import Synchronization
+
+/// Counters served at `GET /_stats`, so tests can check caching, single-flight and connection reuse.
+final class ReplayStats: Sendable {
+    private struct Counts {
+        var requests = 0
+        var connections = 0
+        var byQuery: [String: Int] = [:]
+    }
+
+    private let counts = Mutex(Counts())
+
+    /// Counts one `/data/2.5/weather` request under its normalized query (`q=london`, `lat=1&lon=2`).
+    func recordRequest(_ key: String) {
+        counts.withLock {
+            $0.requests += 1
+            $0.byQuery[key, default: 0] += 1
+        }
+    }
+
+    func recordConnection() {
+        counts.withLock { $0.connections += 1 }
+    }
+
+    /// `{"requests":N,"connections":M,"by_query":{...}}`, keys sorted.
+    var json: JSON {
+        counts.withLock { counts in
+            .object([
+                ("requests", .number(String(counts.requests))),
+                ("connections", .number(String(counts.connections))),
+                ("by_query", .object(counts.byQuery.sorted { $0.key < $1.key }.map { ($0.key, .number(String($0.value))) })),
+            ])
+        }
+    }
+}

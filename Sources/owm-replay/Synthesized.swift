@@ -1,0 +1,121 @@
+import Foundation
+
+/// Made-up weather for a point far from every recorded city, in exactly OpenWeatherMap's shape for
+/// such points (`id: 0`, `name: ""`, no `sys.country`). Everything except the time fields (`dt`,
+/// the day/night icon letter, sunrise and sunset) is a pure function of the point rounded to 0.01°,
+/// so the same point always gets the same weather.
+enum SynthesizedWeather {
+    private struct Condition {
+        let id: Int
+        let main: String
+        let description: String
+        let icon: String
+    }
+
+    private static let conditions = [
+        Condition(id: 800, main: "Clear", description: "clear sky", icon: "01"),
+        Condition(id: 801, main: "Clouds", description: "few clouds", icon: "02"),
+        Condition(id: 802, main: "Clouds", description: "scattered clouds", icon: "03"),
+        Condition(id: 803, main: "Clouds", description: "broken clouds", icon: "04"),
+        Condition(id: 804, main: "Clouds", description: "overcast clouds", icon: "04"),
+        Condition(id: 500, main: "Rain", description: "light rain", icon: "10"),
+        Condition(id: 300, main: "Drizzle", description: "light intensity drizzle", icon: "09"),
+        Condition(id: 701, main: "Mist", description: "mist", icon: "50"),
+    ]
+    private static let snow = Condition(id: 600, main: "Snow", description: "light snow", icon: "13")
+
+    /// The body for the point, recorded in metric units (convert it with `RecordedWeather.body(in:)`).
+    static func weather(latitude: Double, longitude: Double, now: Date = Date()) -> RecordedWeather {
+        var random = SplitMix(seed: pointHash(latitude, longitude))
+        let temp = 28 - 0.5 * abs(latitude) + random.next(in: -3...3)
+        var condition = conditions[Int(random.next() % UInt64(conditions.count))]
+        if temp < 1, condition.main == "Rain" || condition.main == "Drizzle" { condition = snow }
+        let clouds = switch condition.id {
+        case 800: 0
+        case 801: 11 + Int(random.next() % 14)
+        case 802: 25 + Int(random.next() % 25)
+        case 803: 51 + Int(random.next() % 33)
+        default: 84 + Int(random.next() % 17)
+        }
+        let humidity = 45 + Int(random.next() % 50)
+        let pressure = 1000 + Int(random.next() % 30)
+        let wind = random.next(in: 0.5...12)
+        let windDeg = Int(random.next() % 360)
+        let spread = random.next(in: 0.5...3)
+
+        let dt = Int(now.timeIntervalSince1970)
+        let offset = Int((longitude / 15).rounded()) * 3600
+        let solarNoon = (dt / 86400) * 86400 + 43200 - Int(longitude / 15 * 3600)
+        let dayLength = Int((12 - 4 * sin(latitude * .pi / 180)) * 3600) / 2
+        let solarSeconds = ((dt + Int(longitude / 15 * 3600)) % 86400 + 86400) % 86400
+        let daytime = (6 * 3600..<18 * 3600).contains(solarSeconds)
+
+        var members: [(key: String, value: JSON)] = [
+            ("coord", .object([("lon", .number(longitude, decimals: 4)), ("lat", .number(latitude, decimals: 4))])),
+            ("weather", .array([.object([
+                ("id", .number(String(condition.id))),
+                ("main", .string(condition.main)),
+                ("description", .string(condition.description)),
+                ("icon", .string(condition.icon + (daytime ? "d" : "n"))),
+            ])])),
+            ("base", .string("stations")),
+            ("main", .object([
+                ("temp", .number(temp)),
+                ("feels_like", .number(temp - wind * 0.4)),
+                ("temp_min", .number(temp - spread)),
+                ("temp_max", .number(temp + spread)),
+                ("pressure", .number(String(pressure))),
+                ("humidity", .number(String(humidity))),
+                ("sea_level", .number(String(pressure))),
+                ("grnd_level", .number(String(pressure - 2))),
+            ])),
+            ("visibility", .number(condition.id == 701 ? "4000" : "10000")),
+            ("wind", .object([
+                ("speed", .number(wind)),
+                ("deg", .number(String(windDeg))),
+                ("gust", .number(wind * 1.6)),
+            ])),
+            ("clouds", .object([("all", .number(String(clouds)))])),
+        ]
+        if condition.main == "Rain" || condition.main == "Drizzle" {
+            members.append(("rain", .object([("1h", .number(random.next(in: 0.1...2.5)))])))
+        }
+        members += [
+            ("dt", .number(String(dt))),
+            ("sys", .object([
+                ("sunrise", .number(String(solarNoon - dayLength))),
+                ("sunset", .number(String(solarNoon + dayLength))),
+            ])),
+            ("timezone", .number(String(offset))),
+            ("id", .number("0")),
+            ("name", .string("")),
+            ("cod", .number("200")),
+        ]
+        return RecordedWeather(file: "(synthesized)", units: .metric, body: .object(members))
+    }
+
+    /// FNV-1a over the point rounded to 0.01°: stable across runs, unlike `Hasher`.
+    private static func pointHash(_ latitude: Double, _ longitude: Double) -> UInt64 {
+        let key = "\(Int((latitude * 100).rounded())),\(Int((longitude * 100).rounded()))"
+        return key.utf8.reduce(0xcbf2_9ce4_8422_2325) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 }
+    }
+}
+
+/// A tiny deterministic generator (SplitMix64).
+private struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9e37_79b9_7f4a_7c15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
+        z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
+        return z ^ (z >> 31)
+    }
+
+    mutating func next(in range: ClosedRange<Double>) -> Double {
+        let unit = Double(next() >> 11) / Double(1 << 53)
+        return range.lowerBound + unit * (range.upperBound - range.lowerBound)
+    }
+}
