@@ -32,6 +32,12 @@ let package = Package(
             pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
+        // libgps, from the system (Debian: libgps-dev, gpsd 3.22, API 11).
+        .systemLibrary(
+            name: "CGPS",
+            pkgConfig: "libgps",
+            providers: [.apt(["libgps-dev"])]
+        ),
         // Newline-delimited JSON framing on NIO channels, shared by the daemon and its clients.
         .target(
             name: "WeatherWire",
@@ -47,6 +53,7 @@ let package = Package(
                 "WeatherCore",
                 "WeatherWire",
                 "CCurl",
+                "CGPS",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -3,7 +3,7 @@
 # Usage: scripts/install-deps.sh [build|test]
 set -euo pipefail
 
-packages=(libcurl4-openssl-dev pkg-config)
+packages=(libcurl4-openssl-dev libgps-dev pkg-config gpsd gpsd-clients)
 if [[ "${1:-build}" == test ]]; then
     packages+=(socat)
 fi

@@ -38,7 +38,13 @@ public struct Daemon: Sendable {
         let hub = NotificationHub()
         let engine = SearchEngine(
             cities: watched, gps: GPSStatus(enabled: config.gpsd.enabled), lookups: lookups, publisher: hub, logger: logger)
-        let handler = RequestHandler(engine: engine, hub: hub, logger: logger)
+        let gpsd = config.gpsd
+        let location = LocationService(
+            settings: .init(
+                enabled: gpsd.enabled, maxHorizontalError: gpsd.maxHorizontalError, locateTimeout: gpsd.locateTimeout,
+                follow: gpsd.follow, followDistance: gpsd.followDistance),
+            engine: engine, clock: clock, logger: logger)
+        let handler = RequestHandler(engine: engine, location: location, hub: hub, logger: logger)
         let server = SocketServer(
             settings: .init(path: config.socket.path, mode: config.socket.mode, maxClients: config.socket.maxClients),
             handler: handler, logger: logger)
@@ -47,11 +53,13 @@ public struct Daemon: Sendable {
             refresher: CityRefresher(engine: engine, clock: clock, interval: { refreshInterval }))
 
         logger.notice("weatherd \(WeatherdVersion.current) starting: \(watched.effective.count) watched cities, OpenWeatherMap at \(config.openWeatherMap.baseURL)")
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: server), .init(service: refresher)]
+        if gpsd.enabled {
+            services.append(.init(service: GPSDReader(host: gpsd.host, port: gpsd.port, location: location, clock: clock, logger: logger)))
+            services.append(.init(service: FollowService(location: location)))
+        }
         let group = ServiceGroup(configuration: .init(
-            services: [
-                .init(service: server),
-                .init(service: refresher),
-            ],
+            services: services,
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger))
         do {

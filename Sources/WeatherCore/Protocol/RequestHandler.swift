@@ -4,11 +4,13 @@ import Logging
 /// own `Outbox`. Pure logic over the engine and the hub, so it is tested without a socket.
 public struct RequestHandler: Sendable {
     private let engine: SearchEngine
+    private let location: LocationService
     private let hub: NotificationHub
     private let logger: Logger
 
-    public init(engine: SearchEngine, hub: NotificationHub, logger: Logger) {
+    public init(engine: SearchEngine, location: LocationService, hub: NotificationHub, logger: Logger) {
         self.engine = engine
+        self.location = location
         self.hub = hub
         self.logger = logger
     }
@@ -114,6 +116,9 @@ public struct RequestHandler: Sendable {
                 let p = try Params(params, allowed: ["city"])
                 let city = try p.city()
                 return (.success(try await engine.search(city: city).json), nil)
+            case "locate":
+                let timeout = try Params(params, allowed: ["timeout"]).seconds("timeout", in: 0.001...3600)
+                return (.success(try await location.locate(timeout: timeout).json), nil)
             case "overlays":
                 _ = try Params(params, allowed: [])
                 return (.success(await engine.currentOverlays.json), nil)
@@ -180,6 +185,15 @@ struct Params {
             throw .invalidParams("invalid params: \"city\" must be a city name (1 to 200 characters)")
         }
         return city
+    }
+
+    /// A number of seconds within `range`, as a Duration; nil when absent.
+    func seconds(_ key: String, in range: ClosedRange<Double>) throws(WeatherError) -> Duration? {
+        guard let value = object[key], !value.isNull else { return nil }
+        guard let seconds = value.doubleValue, range.contains(seconds) else {
+            throw .invalidParams("invalid params: \"\(key)\" must be a number of seconds from \(range.lowerBound) to \(Int(range.upperBound))")
+        }
+        return .milliseconds(Int64((seconds * 1000).rounded()))
     }
 
     func bool(_ key: String) throws(WeatherError) -> Bool? {

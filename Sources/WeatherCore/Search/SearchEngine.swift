@@ -63,30 +63,44 @@ public actor SearchEngine {
     public var currentOverlays: Overlays { overlays }
     public var watchedCities: [String] { cities }
 
-    // MARK: Text searches
+    // MARK: Text and location searches
 
     /// Looks up `city` as an interactive text input and returns its feature to the requester.
     /// - Throws: `WeatherError` from the lookup (also when superseded), or `CancellationError`.
     public func search(city: String) async throws -> WeatherFeature {
-        let ticket = begin(.text(city: city), lookups: 1)
+        try await lookUpInteractive(.text(city: city), query: .city(city)) {
+            WeatherFeature(observation: $0, source: .text)
+        }
+    }
+
+    /// Looks up the weather at an accepted gpsd fix as an interactive location input.
+    public func locate(_ fix: GPSFix) async throws -> WeatherFeature {
+        try await lookUpInteractive(.location(fix.coordinate), query: .coordinate(fix.coordinate)) {
+            WeatherFeature(observation: $0, source: .location, fix: FixSummary(fix))
+        }
+    }
+
+    /// One lookup as an interactive input: the requester always gets its answer; the overlays
+    /// only if no newer input arrived meanwhile. The map focuses on the result.
+    private func lookUpInteractive(
+        _ input: SearchInput, query: LookupQuery, feature makeFeature: (WeatherObservation) -> WeatherFeature
+    ) async throws -> WeatherFeature {
+        let ticket = begin(input, lookups: 1)
         let result: Result<WeatherFeature, WeatherError>
         do {
-            let observation = try await lookups.lookup(.city(city))
-            result = .success(WeatherFeature(observation: observation, source: .text))
+            result = .success(makeFeature(try await lookups.lookup(query)))
         } catch let error as WeatherError {
             result = .failure(error)
         } catch {
-            lookupSettled()
-            abandon(ticket)
+            abandon(ticket, settledLookups: 1)
             throw error
         }
-        lookupSettled()
         switch result {
         case .success(let feature):
-            settle(ticket, features: [feature], focus: feature.coordinate, failure: nil)
+            settle(ticket, features: [feature], focus: feature.coordinate, failure: nil, settledLookups: 1)
             return feature
         case .failure(let error):
-            settle(ticket, features: [], focus: nil, failure: error)
+            settle(ticket, features: [], focus: nil, failure: error, settledLookups: 1)
             throw error
         }
     }
@@ -119,13 +133,17 @@ public actor SearchEngine {
 
     /// The outcome of an input. It lands in the overlays only if the input is still the latest.
     /// `failure` with no features makes the phase `error` (or `empty` for not_found).
-    public func settle(_ ticket: Ticket, features: [WeatherFeature], focus: Coordinate?, failure: WeatherError?) {
+    /// `settledLookups` of its lookups finish in the same state change (so the state never says
+    /// "loading" while nothing is pending).
+    public func settle(_ ticket: Ticket, features: [WeatherFeature], focus: Coordinate?, failure: WeatherError?, settledLookups: Int = 0) {
+        var next = state
+        next.pending = max(0, next.pending - settledLookups)
         guard isCurrent(ticket) else {
             logger.debug("dropping the result of superseded input \(ticket.input)")
+            commit(next)
             return
         }
         interactiveFeatures = Self.uniqueByID(features)
-        var next = state
         if !interactiveFeatures.isEmpty {
             next.phase = .populated
             next.error = nil
@@ -141,10 +159,12 @@ public actor SearchEngine {
     }
 
     /// An input given up (its requester went away): if it was the latest, the phase leaves loading.
-    private func abandon(_ ticket: Ticket) {
-        guard isCurrent(ticket), state.phase == .loading else { return }
+    private func abandon(_ ticket: Ticket, settledLookups: Int) {
         var next = state
-        next.phase = interactiveFeatures.isEmpty ? .empty : .populated
+        next.pending = max(0, next.pending - settledLookups)
+        if isCurrent(ticket), state.phase == .loading {
+            next.phase = interactiveFeatures.isEmpty ? .empty : .populated
+        }
         commit(next)
     }
 

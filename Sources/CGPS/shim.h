@@ -1,0 +1,64 @@
+#ifndef WEATHERD_CGPS_SHIM_H
+#define WEATHERD_CGPS_SHIM_H
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <gps.h>
+
+/*
+ * A flat view of what one gps_read() brought, so Swift never has to interpret gps_data_t's masks
+ * and unions. libgps resets gps_data_t.set only for TPV reports, so weatherd clears it before each
+ * read and looks only at what that read set.
+ */
+typedef struct {
+    int has_mode;   /* MODE_SET: a TPV report */
+    int mode;       /* MODE_NOT_SEEN 0, MODE_NO_FIX 1, MODE_2D 2, MODE_3D 3 */
+    int has_position;
+    double latitude;
+    double longitude;
+    double eph;     /* metres; NaN when unknown */
+} weatherd_gps_report;
+
+/* gps_data_t is about 24 KB: it lives on the heap, owned by the reader. */
+static inline struct gps_data_t *weatherd_gps_allocate(void) {
+    return (struct gps_data_t *)calloc(1, sizeof(struct gps_data_t));
+}
+
+static inline int weatherd_gps_open(struct gps_data_t *data, const char *host, const char *port) {
+    errno = 0;
+    if (gps_open(host, port, data) != 0) return -1;
+    if (gps_stream(data, WATCH_ENABLE | WATCH_JSON, NULL) < 0) {
+        gps_close(data);
+        return -1;
+    }
+    return 0;
+}
+
+/*
+ * Waits up to timeout_us microseconds for one message and reads it.
+ * Returns 1 with *report filled, 0 when nothing came, -1 when gpsd went away (gps_read() == -1;
+ * errno is 0 when the socket closed).
+ */
+static inline int weatherd_gps_next(struct gps_data_t *data, int timeout_us, weatherd_gps_report *report) {
+    memset(report, 0, sizeof(*report));
+    report->eph = NAN;
+    if (!gps_waiting(data, timeout_us)) return 0;
+    data->set = 0;
+    errno = 0;
+    if (gps_read(data, NULL, 0) == -1) return -1;
+    if (data->set & MODE_SET) {
+        report->has_mode = 1;
+        report->mode = data->fix.mode;
+    }
+    if ((data->set & LATLON_SET) && isfinite(data->fix.latitude) && isfinite(data->fix.longitude)) {
+        report->has_position = 1;
+        report->latitude = data->fix.latitude;
+        report->longitude = data->fix.longitude;
+    }
+    if ((data->set & HERR_SET) && isfinite(data->fix.eph)) report->eph = data->fix.eph;
+    return 1;
+}
+
+#endif

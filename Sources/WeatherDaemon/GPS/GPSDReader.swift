@@ -1,0 +1,143 @@
+import CGPS
+import Logging
+import NIOPosix
+import ServiceLifecycle
+import WeatherCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Reads gpsd through libgps and streams its reports into the `LocationService`.
+///
+/// libgps is blocking, so every call runs on one dedicated thread, which alone touches the
+/// `gps_data_t`. When gpsd is absent or goes away the reader says so at once and reconnects with
+/// backoff (1 s doubling to at most 30 s); the rest of the daemon keeps serving meanwhile.
+public final class GPSDReader: Service, CustomStringConvertible {
+    /// How long one wait for gpsd's next message may block the thread: bounds how late a
+    /// shutdown is noticed.
+    static let pollInterval: Int32 = 250_000  // µs
+    static let maxBackoff = Duration.seconds(30)
+
+    private let host: String
+    private let port: Int
+    private let location: LocationService
+    private let clock: DaemonClock
+    private let logger: Logger
+
+    public init(host: String, port: Int, location: LocationService, clock: DaemonClock, logger: Logger) {
+        self.host = host
+        self.port = port
+        self.location = location
+        self.clock = clock
+        self.logger = logger
+    }
+
+    public var description: String { "GPSDReader(\(host):\(port))" }
+
+    /// The heap-allocated `gps_data_t`, used only on the reader's thread.
+    private final class Session: @unchecked Sendable {
+        let data: UnsafeMutablePointer<gps_data_t>
+        var open = false
+
+        init() {
+            data = weatherd_gps_allocate()
+        }
+
+        deinit {
+            if open { gps_close(data) }
+            free(data)
+        }
+    }
+
+    public func run() async throws {
+        let thread = NIOThreadPool(numberOfThreads: 1)
+        thread.start()
+        defer { thread.shutdownGracefully { _ in } }
+        let session = Session()
+        do {
+            try await cancelWhenGracefulShutdown { try await self.loop(session, on: thread) }
+        } catch is CancellationError {
+            // Shutting down.
+        }
+        try? await thread.runIfActive {
+            if session.open {
+                gps_close(session.data)
+                session.open = false
+            }
+        }
+    }
+
+    private func loop(_ session: Session, on thread: NIOThreadPool) async throws {
+        var backoff = Duration.seconds(1)
+        var reportedAbsent = false
+        while !Task.isCancelled {
+            let (host, port) = (self.host, String(self.port))
+            let opened = try await thread.runIfActive { () -> Int32 in
+                if weatherd_gps_open(session.data, host, port) == 0 {
+                    session.open = true
+                    return 0
+                }
+                return errno == 0 ? -1 : errno
+            }
+            if opened != 0 {
+                let reason = opened < 0 ? "no answer" : String(cString: strerror(opened))
+                if !reportedAbsent {
+                    logger.warning("gpsd at \(host):\(port) is not answering (\(reason)); retrying with backoff")
+                    reportedAbsent = true
+                } else {
+                    logger.debug("gpsd at \(host):\(port) still not answering (\(reason)); next try in \(backoff)")
+                }
+                try await clock.sleep(for: backoff)
+                backoff = min(backoff * 2, Self.maxBackoff)
+                continue
+            }
+            logger.notice("connected to gpsd at \(host):\(port)")
+            reportedAbsent = false
+            backoff = .seconds(1)
+            await location.setConnected(true)
+            try await read(session, on: thread)
+            logger.warning("gpsd at \(host):\(port) went away; reconnecting")
+            await location.setConnected(false)
+        }
+    }
+
+    /// Reads reports until gpsd goes away (returns) or the task is cancelled (throws).
+    private func read(_ session: Session, on thread: NIOThreadPool) async throws {
+        while true {
+            try Task.checkCancellation()
+            let next = try await thread.runIfActive { () -> (Int32, weatherd_gps_report) in
+                var report = weatherd_gps_report()
+                let status = weatherd_gps_next(session.data, Self.pollInterval, &report)
+                if status < 0 {
+                    gps_close(session.data)
+                    session.open = false
+                }
+                return (status, report)
+            }
+            switch next.0 {
+            case ..<0:
+                return
+            case 0:
+                continue
+            default:
+                let report = next.1
+                guard report.has_mode != 0 else { continue }  // not a TPV
+                await location.receive(GPSReport(
+                    mode: Int(report.mode),
+                    coordinate: report.has_position != 0 ? Coordinate(lat: report.latitude, lon: report.longitude) : nil,
+                    horizontalError: report.eph.isFinite ? report.eph : nil))
+            }
+        }
+    }
+}
+
+/// Runs the follow-mode searches as a service.
+struct FollowService: Service, CustomStringConvertible {
+    let location: LocationService
+    var description: String { "FollowSearches" }
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown { await location.runFollow() }
+    }
+}
