@@ -11,9 +11,13 @@ rundir=run
 mkdir -p "$rundir/state"
 config="$rundir/weatherd.toml"
 replay_pid=
+gpsfake_pgid=
+gpsd_port=2947
 
 cleanup() {
     if [[ -n "$replay_pid" ]]; then kill "$replay_pid" 2>/dev/null || true; fi
+    # gpsfake can hang on SIGTERM: end its whole process group.
+    if [[ -n "$gpsfake_pgid" ]]; then kill -KILL -- "-$gpsfake_pgid" 2>/dev/null || true; fi
 }
 trap cleanup EXIT
 
@@ -36,6 +40,17 @@ else
     echo "          (recorded London and Zocca, sample data for the other cities; set OWM_API_KEY to use the real API)" >&2
 fi
 
+# Locations: a real gpsd if one answers on 127.0.0.1:2947, else gpsfake replaying a receiver log.
+if (exec 3<>"/dev/tcp/127.0.0.1/$gpsd_port") 2>/dev/null; then
+    echo "weatherd: using the gpsd that answers on 127.0.0.1:$gpsd_port" >&2
+elif command -v gpsfake >/dev/null && command -v gpsd >/dev/null; then
+    setsid gpsfake -q -n -c 1 -P "$gpsd_port" demo/nmea/bu353s4.log >"$rundir/gpsfake.log" 2>&1 &
+    gpsfake_pgid=$!
+    echo "weatherd: no gpsd on 127.0.0.1:$gpsd_port: gpsfake replays demo/nmea/bu353s4.log there (a fix near Hamilton, NZ)" >&2
+else
+    echo "weatherd: no gpsd and no gpsfake (apt-get install gpsd gpsd-clients): locate will answer no_fix" >&2
+fi
+
 cat >"$config" <<TOML
 # Written by scripts/run-demo.sh for \`make run\`; see config/weatherd.toml for every key.
 cities = ["Seoul,KR", "London,GB"]
@@ -50,7 +65,9 @@ $key_line
 path = "$rundir/weatherd.sock"
 
 [gpsd]
-enabled = false
+enabled = true
+host = "127.0.0.1"
+port = $gpsd_port
 
 [state]
 directory = "$rundir/state"
@@ -60,6 +77,7 @@ cat >&2 <<HELP
 weatherd: serving on $rundir/weatherd.sock (Ctrl-C stops it). In another terminal, from this directory:
     export WEATHERD_SOCKET=$rundir/weatherd.sock
     $bin/weatherctl search London
+    $bin/weatherctl locate
     $bin/weatherctl watch
 HELP
 "$bin/weatherd" --config "$config" "$@"
