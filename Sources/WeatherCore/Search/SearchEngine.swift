@@ -182,7 +182,7 @@ public actor SearchEngine {
             logger.warning("adding \(city) without weather for now: \(error.message)")
         }
         let list = try watched.add(city)
-        setCities(list, lookedUp: feature)
+        setCities(list, lookedUp: feature.map { (city, $0) })
         return list
     }
 
@@ -200,8 +200,8 @@ public actor SearchEngine {
     }
 
     /// Replaces the effective cities. Features of cities no longer watched leave the overlays;
-    /// `lookedUp` adds a feature already fetched.
-    private func setCities(_ newCities: [String], lookedUp: WeatherFeature? = nil) {
+    /// `lookedUp` adds a feature already fetched for a city.
+    private func setCities(_ newCities: [String], lookedUp: (city: String, feature: WeatherFeature)? = nil) {
         cities = newCities
         let keys = Set(newCities.map(LookupKey.normalize(city:)))
         var changed = false
@@ -209,19 +209,12 @@ public actor SearchEngine {
             cityFeatures[key] = nil
             changed = true
         }
-        if let lookedUp, let name = newCities.first(where: { matches($0, lookedUp) }) {
-            cityFeatures[LookupKey.normalize(city: name)] = lookedUp
+        if let lookedUp, keys.contains(LookupKey.normalize(city: lookedUp.city)) {
+            cityFeatures[LookupKey.normalize(city: lookedUp.city)] = lookedUp.feature
             changed = true
         }
         if changed { publishOverlays(focus: nil, onlyIfChanged: true) }
         if state.pending == 0 { settleCityPhase(failure: nil) }
-    }
-
-    private func matches(_ city: String, _ feature: WeatherFeature) -> Bool {
-        guard let name = feature.observation.name else { return false }
-        let key = LookupKey.normalize(city: city)
-        let cityName = key.split(separator: ",").first.map(String.init) ?? key
-        return LookupKey.normalize(city: name) == cityName
     }
 
     /// Looks up a city to be watched, counted in `pending` like any lookup.
@@ -248,6 +241,8 @@ public actor SearchEngine {
         commit(next)
 
         var failures: [WeatherError] = []
+        // The round's last lookup settles in the same state change as the round's outcome.
+        var unsettled = round.count
         await withTaskGroup(of: (String, Result<WeatherObservation, WeatherError>?).self) { group in
             var remaining = round[...]
             func startNext() {
@@ -264,7 +259,8 @@ public actor SearchEngine {
             }
             for _ in 0..<Self.cityRoundConcurrency { startNext() }
             for await (city, result) in group {
-                lookupSettled()
+                unsettled -= 1
+                if unsettled > 0 { lookupSettled() }
                 switch result {
                 case .success(let observation):
                     if cities.contains(city) {
@@ -279,26 +275,33 @@ public actor SearchEngine {
                 startNext()
             }
         }
-        if Task.isCancelled { return }
+        let heldBack = round.isEmpty ? 0 : 1
+        if Task.isCancelled {
+            if heldBack > 0 { lookupSettled() }
+            return
+        }
         publishOverlays(focus: nil, onlyIfChanged: true)
-        settleCityPhase(failure: failures.first { $0.code != .notFound })
+        settleCityPhase(failure: failures.first { $0.code != .notFound }, settledLookups: heldBack)
     }
 
     /// Before any interactive input, the phase is that of the watched cities.
-    private func settleCityPhase(failure: WeatherError?) {
-        guard !hasInteractiveInput else { return }
+    /// `settledLookups` finish in the same state change.
+    private func settleCityPhase(failure: WeatherError?, settledLookups: Int = 0) {
         var settled = state
-        if cities.contains(where: { cityFeatures[LookupKey.normalize(city: $0)] != nil }) {
-            settled.phase = .populated
-            settled.error = nil
-        } else if let failure {
-            settled.phase = .error
-            settled.error = failure
-        } else {
-            settled.phase = .empty
-            settled.error = nil
+        settled.pending = max(0, settled.pending - settledLookups)
+        if !hasInteractiveInput {
+            if cities.contains(where: { cityFeatures[LookupKey.normalize(city: $0)] != nil }) {
+                settled.phase = .populated
+                settled.error = nil
+            } else if let failure {
+                settled.phase = .error
+                settled.error = failure
+            } else {
+                settled.phase = .empty
+                settled.error = nil
+            }
+            settled.input = cities.isEmpty ? nil : .cities
         }
-        settled.input = cities.isEmpty ? nil : .cities
         commit(settled)
     }
 

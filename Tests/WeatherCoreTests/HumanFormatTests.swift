@@ -1,0 +1,37 @@
+import Testing
+@testable import WeatherCore
+
+@Suite("HumanFormat")
+struct HumanFormatTests {
+    @Test("the London fixture (metric) reads as the spec's example line")
+    func londonLine() throws {
+        let feature = WeatherFeature(observation: try Fixture.londonObservation(), source: .text)
+        #expect(HumanFormat.feature(feature.json) == "London, GB  8.9 °C  ☁ overcast clouds  humidity 90%  wind 2.1 m/s")
+    }
+
+    @Test("the Zocca fixture (standard) is in kelvin")
+    func zoccaLine() throws {
+        let feature = WeatherFeature(observation: try Fixture.zoccaObservation(), source: .text)
+        #expect(HumanFormat.feature(feature.json) == "Zocca, IT  298.5 K  🌦 moderate rain  humidity 64%  wind 0.6 m/s")
+    }
+
+    @Test("imperial units read °F and mph")
+    func imperial() throws {
+        var observation = try Fixture.londonObservation()
+        observation.units = .imperial
+        #expect(HumanFormat.feature(WeatherFeature(observation: observation, source: .text).json) ==
+            "London, GB  8.9 °F  ☁ overcast clouds  humidity 90%  wind 2.1 mph")
+    }
+
+    @Test("a point without a name reads as its coordinates; missing values are left out")
+    func pointWithoutName() {
+        let observation = WeatherObservation(coordinate: Coordinate(lat: 44.34, lon: 10.99), temperature: 21.04, units: .metric)
+        #expect(HumanFormat.feature(WeatherFeature(observation: observation, source: .around).json) == "44.3400, 10.9900  21.0 °C")
+    }
+
+    @Test("a state reads as one line")
+    func stateLine() {
+        let state = DaemonState(pending: 1, phase: .loading, input: .text(city: "Seoul"), gps: GPSStatus(enabled: true), updatedAt: EngineHarness.startTime)
+        #expect(HumanFormat.state(state.json) == #"running  phase loading  input text "Seoul"  pending 1  gps not connected"#)
+    }
+}

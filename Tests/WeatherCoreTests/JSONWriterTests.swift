@@ -1,0 +1,72 @@
+import Testing
+@testable import WeatherCore
+
+@Suite("JSON writer")
+struct JSONWriterTests {
+    @Test("compact text round-trips through the parser byte for byte", arguments: [
+        #"{"type":"Feature","id":"owm:2643743","n":[1,-2,8.94,0.5,true,false,null],"o":{}}"#,
+        #"[[],{},"",[{"a":[{"b":null}]}]]"#,
+        #""São Paulo ☁ 😀""#,
+        #"{"z":{"y":{"x":1}},"a":"\n\t\"\\"}"#,
+    ])
+    func roundTrip(_ text: String) throws {
+        let value = try JSONValue.parse(Array(text.utf8))
+        #expect(value.serialized == text)
+        #expect(try JSONValue.parse(value.serializedBytes) == value)
+    }
+
+    @Test("doubles are written in their shortest form: 8.94 stays 8.94")
+    func shortestDoubles() {
+        #expect(JSONValue.double(8.94).serialized == "8.94")
+        #expect(JSONValue.double(-0.1257).serialized == "-0.1257")
+        #expect(JSONValue.double(51.5085).serialized == "51.5085")
+        #expect(JSONValue.double(0.1 + 0.2).serialized == "0.30000000000000004")
+    }
+
+    @Test("an integral double is written without fraction: 90.0 is 90")
+    func integralDoubles() {
+        #expect(JSONValue.double(90.0).serialized == "90")
+        #expect(JSONValue.double(-3.0).serialized == "-3")
+        #expect(JSONValue.double(0).serialized == "0")
+    }
+
+    @Test("a huge double is still valid JSON")
+    func hugeDouble() throws {
+        let text = JSONValue.double(1e20).serialized
+        #expect(try JSONValue.parse(Array(text.utf8)).doubleValue == 1e20)
+    }
+
+    @Test("NaN and infinities are written as null")
+    func nonFinite() {
+        #expect(JSONValue.double(.nan).serialized == "null")
+        #expect(JSONValue.double(.infinity).serialized == "null")
+        #expect(JSONValue.double(-.infinity).serialized == "null")
+        #expect(JSONValue.number(.nan) == .null)
+        #expect(JSONValue.number(nil) == .null)
+    }
+
+    @Test("control characters are escaped; the output has no raw newline")
+    func escapesControlCharacters() {
+        #expect(JSONValue.string("a\u{0}b\u{1}c\u{1F}d").serialized == #""a\u0000b\u0001c\u001fd""#)
+        #expect(JSONValue.string("\n\r\t\u{08}\u{0C}").serialized == #""\n\r\t\u0008\u000c""#)
+        #expect(JSONValue.string("\"\\").serialized == #""\"\\""#)
+        #expect(JSONValue.string("line\u{2028}sep\u{2029}").serialized == #""line\u2028sep\u2029""#)
+        let written = JSONValue.object(["k\n": .string("v\r\n")]).serialized
+        #expect(!written.contains("\n") && !written.contains("\r"))
+    }
+
+    @Test("non-ASCII text is written as UTF-8, not escaped")
+    func unicodeAsIs() {
+        #expect(JSONValue.string("☁ São").serialized == "\"☁ São\"")
+    }
+
+    @Test("members are written in insertion order; removing one keeps the others' order")
+    func writtenOrder() {
+        var object: JSONObject = ["type": "FeatureCollection", "seq": .integer(1), "focus": .null]
+        object["features"] = .array([])
+        object["seq"] = .integer(2)
+        #expect(JSONValue.object(object).serialized == #"{"type":"FeatureCollection","seq":2,"focus":null,"features":[]}"#)
+        object["seq"] = nil
+        #expect(JSONValue.object(object).serialized == #"{"type":"FeatureCollection","focus":null,"features":[]}"#)
+    }
+}

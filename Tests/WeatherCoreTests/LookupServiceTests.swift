@@ -1,0 +1,303 @@
+import Logging
+import Testing
+@testable import WeatherCore
+
+/// A LookupService over the real OpenWeatherMap client and a scripted transport, on a manual clock.
+/// Every URL is answered with the London fixture unless a test scripts otherwise.
+private struct Harness {
+    static let apiKey = "k3y-0f-the-0perat0r-abcdef"
+
+    let clock = ManualClock()
+    let transport = ScriptedTransport()
+    let client: OpenWeatherMapClient
+    let service: LookupService
+
+    init(cacheTTL: Duration = .seconds(600), requestsPerMinute: Int = 60, logger: Logger = silentLogger) throws {
+        client = OpenWeatherMapClient(transport: transport, baseURL: "https://api.openweathermap.org", apiKey: Secret(Self.apiKey),
+                                      units: .metric, lang: "en", timeout: .seconds(10))
+        service = LookupService(upstream: client, limits: .init(cacheTTL: cacheTTL, requestsPerMinute: requestsPerMinute),
+                                clock: DaemonClock(clock), logger: logger)
+        transport.on("/data/2.5/weather", .ok(try Fixture.london()))
+    }
+
+    func lookup(_ city: String) async throws -> WeatherObservation {
+        try await service.lookup(.city(city))
+    }
+
+    /// Waits until `count` more lookups have started after `base` reads of the clock: a lookup
+    /// reads the clock once as it starts, and joins a flight in flight before it yields the actor.
+    func waitForLookupsStarted(_ count: Int, after base: Int) async {
+        await clock.waitForReads(base + count)
+    }
+}
+
+/// The WeatherError a lookup threw, or an issue.
+private func lookupError(_ body: () async throws -> WeatherObservation, sourceLocation: SourceLocation = #_sourceLocation) async -> WeatherError? {
+    do {
+        let observation = try await body()
+        Issue.record("expected an error, got \(observation)", sourceLocation: sourceLocation)
+        return nil
+    } catch let error as WeatherError {
+        return error
+    } catch {
+        Issue.record("expected a WeatherError, got \(error)", sourceLocation: sourceLocation)
+        return nil
+    }
+}
+
+@Suite("LookupService: cache")
+struct LookupCacheTests {
+    @Test("a lookup within cache_ttl is answered from the cache: one upstream request")
+    func cacheHit() async throws {
+        let h = try Harness(cacheTTL: .seconds(600))
+        let first = try await h.lookup("London")
+        h.clock.advance(by: .seconds(599))
+        let second = try await h.lookup("London")
+        #expect(first == second)
+        #expect(h.transport.requestCount == 1)
+    }
+
+    @Test("after cache_ttl the lookup goes upstream again")
+    func cacheExpiry() async throws {
+        let h = try Harness(cacheTTL: .seconds(600))
+        _ = try await h.lookup("London")
+        h.clock.advance(by: .seconds(600))
+        _ = try await h.lookup("London")
+        #expect(h.transport.requestCount == 2)
+    }
+
+    @Test("city keys are case- and space-insensitive: \" london \" is \"London\"")
+    func cityKeys() async throws {
+        let h = try Harness()
+        _ = try await h.lookup("London")
+        _ = try await h.lookup(" london ")
+        _ = try await h.lookup("LONDON")
+        _ = try await h.lookup("New  York , US")
+        _ = try await h.lookup("new york,us")
+        #expect(h.transport.requestCount == 2)
+        #expect(LookupQuery.city(" New  York , US ").key == .city("new york,us"))
+    }
+
+    @Test("coordinates rounded to 0.01° share a cache entry")
+    func coordinateKeys() async throws {
+        let h = try Harness()
+        _ = try await h.service.lookup(.coordinate(Coordinate(lat: 51.501, lon: -0.121)))
+        _ = try await h.service.lookup(.coordinate(Coordinate(lat: 51.504, lon: -0.124)))
+        #expect(h.transport.requestCount == 1)
+        _ = try await h.service.lookup(.coordinate(Coordinate(lat: 51.506, lon: -0.124)))
+        #expect(h.transport.requestCount == 2)
+    }
+
+    @Test("cache_ttl 0 disables the cache")
+    func noCache() async throws {
+        let h = try Harness(cacheTTL: .zero)
+        _ = try await h.lookup("London")
+        _ = try await h.lookup("London")
+        #expect(h.transport.requestCount == 2)
+    }
+
+    @Test("a failure is not cached: the next lookup asks again")
+    func failuresNotCached() async throws {
+        let h = try Harness()
+        h.transport.on("q=Atlantis", .status(404, try Fixture.errorBody(404)))
+        _ = await lookupError { try await h.lookup("Atlantis") }
+        _ = await lookupError { try await h.lookup("Atlantis") }
+        #expect(h.transport.requestCount == 2)
+    }
+}
+
+@Suite("LookupService: single flight")
+struct LookupSingleFlightTests {
+    @Test("identical lookups in flight share one upstream request and all get the answer")
+    func sharedRequest() async throws {
+        let h = try Harness(cacheTTL: .zero)  // no cache: only single flight can share the request
+        let gate = h.transport.on("q=London", .ok(try Fixture.london()), gated: true)
+        let n = 8
+        let leader = Task { try await h.lookup("London") }
+        await h.transport.waitForRequests(1)
+        let base = h.clock.readCount
+        let followers = (1..<n).map { i in Task { try await h.lookup(i.isMultiple(of: 2) ? "london" : " London ") } }
+        await h.waitForLookupsStarted(n - 1, after: base)
+        gate.open()
+        let expected = try Fixture.londonObservation()
+        #expect(try await leader.value == expected)
+        for follower in followers { #expect(try await follower.value == expected) }
+        #expect(h.transport.requestCount == 1)
+    }
+
+    @Test("a failure is shared by the waiters too")
+    func sharedFailure() async throws {
+        let h = try Harness(cacheTTL: .zero)
+        let gate = h.transport.on("q=London", .status(502, "<html>Bad Gateway</html>"), gated: true)
+        let leader = Task { try await h.lookup("London") }
+        await h.transport.waitForRequests(1)
+        let base = h.clock.readCount
+        let followers = (0..<3).map { _ in Task { try await h.lookup("london") } }
+        await h.waitForLookupsStarted(3, after: base)
+        gate.open()
+        for task in [leader] + followers {
+            let error = await lookupError { try await task.value }
+            #expect(error?.code == .upstreamUnavailable)
+        }
+        #expect(h.transport.requestCount == 1)
+    }
+
+    @Test("different lookups in flight do not share a request")
+    func differentLookups() async throws {
+        let h = try Harness(cacheTTL: .zero)
+        let gate = h.transport.on("q=", .ok(try Fixture.london()), gated: true)
+        let a = Task { try await h.lookup("London") }
+        let b = Task { try await h.lookup("Paris") }
+        await h.transport.waitForRequests(2)
+        gate.open()
+        _ = try await (a.value, b.value)
+        #expect(h.transport.requestCount == 2)
+    }
+
+    @Test("when the leading lookup is cancelled, a waiter takes the lead")
+    func cancelledLeader() async throws {
+        let h = try Harness(cacheTTL: .zero)
+        let gate = h.transport.on("q=London", .ok(try Fixture.london()), gated: true)
+        let leader = Task { try await h.lookup("London") }
+        await h.transport.waitForRequests(1)
+        let base = h.clock.readCount
+        let follower = Task { try await h.lookup("London") }
+        await h.waitForLookupsStarted(1, after: base)
+        leader.cancel()
+        gate.open()
+        await #expect(throws: CancellationError.self) { try await leader.value }
+        #expect(try await follower.value == (try Fixture.londonObservation()))
+        #expect(h.transport.requestCount == 2)
+    }
+}
+
+@Suite("LookupService: request budget and Retry-After")
+struct LookupBudgetTests {
+    @Test("with requests_per_minute = 3 the 4th distinct lookup within a minute is rate limited; after 60 s it goes through")
+    func budget() async throws {
+        let h = try Harness(requestsPerMinute: 3)
+        for city in ["A", "B", "C"] { _ = try await h.lookup(city) }
+        let error = await lookupError { try await h.lookup("D") }
+        #expect(error?.code.value == -32003)
+        #expect(error?.code == .rateLimited)
+        #expect(error?.details["retry_after"] == .integer(60))
+        #expect(error?.json["data"]?["name"] == "rate_limited")
+        #expect(h.transport.requestCount == 3)
+
+        h.clock.advance(by: .seconds(60))
+        _ = try await h.lookup("D")
+        #expect(h.transport.requestCount == 4)
+    }
+
+    @Test("the budget is a sliding minute: a slot frees 60 s after its request")
+    func slidingWindow() async throws {
+        let h = try Harness(requestsPerMinute: 3)
+        _ = try await h.lookup("A")
+        h.clock.advance(by: .seconds(30))
+        _ = try await h.lookup("B")
+        _ = try await h.lookup("C")
+        h.clock.advance(by: .seconds(29))
+        #expect(await lookupError { try await h.lookup("D") }?.details["retry_after"] == .integer(1))
+        h.clock.advance(by: .seconds(1))
+        _ = try await h.lookup("D")
+        #expect(await lookupError { try await h.lookup("E") }?.details["retry_after"] == .integer(30))
+        #expect(await h.service.requestsInLastMinute == 3)
+    }
+
+    @Test("cached answers do not spend the budget")
+    func cacheSpendsNothing() async throws {
+        let h = try Harness(requestsPerMinute: 1)
+        for _ in 0..<5 { _ = try await h.lookup("London") }
+        #expect(h.transport.requestCount == 1)
+    }
+
+    @Test("a 429 with Retry-After 5 blocks every lookup for 5 s")
+    func retryAfter() async throws {
+        let h = try Harness()
+        h.transport.on("q=London", .status(429, try Fixture.errorBody(429), headers: ["retry-after": "5"]))
+        let first = await lookupError { try await h.lookup("London") }
+        #expect(first?.code == .rateLimited)
+        #expect(first?.details["retry_after"] == .integer(5))
+
+        #expect(await lookupError { try await h.lookup("Paris") }?.code == .rateLimited)
+        h.clock.advance(by: .seconds(4))
+        let blocked = await lookupError { try await h.service.lookup(.coordinate(Coordinate(lat: 1, lon: 2))) }
+        #expect(blocked?.code == .rateLimited)
+        #expect(blocked?.details["retry_after"] == .integer(1))
+        #expect(h.transport.requestCount == 1, "no request while blocked")
+
+        h.clock.advance(by: .seconds(1))
+        _ = try await h.lookup("Paris")
+        #expect(h.transport.requestCount == 2)
+    }
+
+    @Test("a 429 without Retry-After blocks every lookup for 60 s")
+    func retryAfterDefault() async throws {
+        let h = try Harness()
+        h.transport.on("q=London", .status(429, try Fixture.errorBody(429)))
+        #expect(await lookupError { try await h.lookup("London") }?.details["retry_after"] == .integer(60))
+        h.clock.advance(by: .seconds(59))
+        #expect(await lookupError { try await h.lookup("Paris") }?.details["retry_after"] == .integer(1))
+        h.clock.advance(by: .seconds(1))
+        _ = try await h.lookup("Paris")
+        #expect(h.transport.requestCount == 2)
+    }
+}
+
+@Suite("LookupService: errors")
+struct LookupErrorTests {
+    @Test("an unknown city is not_found (-32001) with message \"city not found: Atlantis\"")
+    func notFound() async throws {
+        let h = try Harness()
+        h.transport.on("q=Atlantis", .status(404, try Fixture.errorBody(404)))
+        let error = await lookupError { try await h.lookup("Atlantis") }
+        #expect(error?.code.value == -32001)
+        #expect(error?.message == "city not found: Atlantis")
+        #expect(error?.json.serialized == #"{"code":-32001,"message":"city not found: Atlantis","data":{"name":"not_found","city":"Atlantis"}}"#)
+    }
+
+    @Test("a rejected key is unauthorized (-32002)")
+    func unauthorized() async throws {
+        let h = try Harness()
+        h.transport.on("q=London", .status(401, try Fixture.errorBody(401)))
+        let error = await lookupError { try await h.lookup("London") }
+        #expect(error?.code.value == -32002)
+        #expect(error?.message == "OpenWeatherMap rejected the API key")
+    }
+
+    @Test("5xx, undecodable bodies and transport failures are upstream_unavailable (-32004)")
+    func unavailable() async throws {
+        let h = try Harness()
+        h.transport.on("q=A", .status(500, "<html>Internal Server Error</html>"))
+        h.transport.on("q=B", .status(200, "<html>oops</html>"))
+        h.transport.on("q=C", .failure(HTTPTransportError(.timedOut, "no answer within 10 s")))
+        for city in ["A", "B", "C"] {
+            let error = await lookupError { try await h.lookup(city) }
+            #expect(error?.code.value == -32004, "\(city)")
+            #expect(error?.message.hasPrefix("OpenWeatherMap is unavailable: ") == true, "\(city)")
+        }
+    }
+
+    @Test("the API key appears in no error and no log line")
+    func keyNeverLeaks() async throws {
+        let logs = LogRecorder()
+        let h = try Harness(requestsPerMinute: 6, logger: logs.logger)
+        h.transport.on("q=NotFound", .status(404, try Fixture.errorBody(404)))
+        h.transport.on("q=Unauthorized", .status(401, try Fixture.errorBody(401)))
+        h.transport.on("q=ServerError", .status(502, "<html>502</html>"))
+        h.transport.on("q=Garbage", .status(200, "<html>"))
+        h.transport.on("q=Timeout", .failure(HTTPTransportError(.timedOut, "timeout")))
+        h.transport.on("q=Limited", .status(429, try Fixture.errorBody(429)))
+        var errors: [WeatherError] = []
+        for city in ["NotFound", "Unauthorized", "ServerError", "Garbage", "Timeout", "Limited", "AfterLimit"] {
+            if let error = await lookupError({ try await h.lookup(city) }) { errors.append(error) }
+        }
+        #expect(errors.count == 7)
+        for error in errors {
+            #expect(!error.json.serialized.contains(Harness.apiKey))
+            #expect(!error.description.contains(Harness.apiKey))
+        }
+        #expect(!logs.recorded.isEmpty)
+        for line in logs.recorded { #expect(!line.contains(Harness.apiKey), "\(line)") }
+    }
+}

@@ -1,0 +1,425 @@
+import Testing
+@testable import WeatherCore
+
+/// A RequestHandler over a real engine and hub (no socket): lines in, queued lines out.
+private struct Protocol {
+    let hub = NotificationHub()
+    let engine: EngineHarness
+    let handler: RequestHandler
+
+    init(cities: [String] = []) throws {
+        engine = try EngineHarness(cities: cities, publisher: hub)
+        let location = LocationService(
+            settings: .init(enabled: false, maxHorizontalError: 100, locateTimeout: .seconds(30), follow: false, followDistance: 1000),
+            engine: engine.engine, clock: DaemonClock(engine.clock), logger: silentLogger)
+        handler = RequestHandler(engine: engine.engine, location: location, hub: hub, logger: silentLogger)
+        try engine.scriptFixtures()
+    }
+
+    /// Sends one line and returns every line queued in `outbox` since, parsed.
+    func send(_ line: String, _ outbox: Outbox = Outbox()) async throws -> [JSONValue] {
+        await handler.handle(line: Array(line.utf8), outbox: outbox)
+        return try drained(outbox)
+    }
+
+    /// The one reply to `line`.
+    func reply(_ line: String, sourceLocation: SourceLocation = #_sourceLocation) async throws -> JSONValue {
+        let lines = try await send(line)
+        try #require(lines.count == 1, "expected one line, got \(lines.map(\.serialized))", sourceLocation: sourceLocation)
+        return lines[0]
+    }
+
+    /// The error object of the reply to `line`.
+    func error(_ line: String, sourceLocation: SourceLocation = #_sourceLocation) async throws -> JSONValue {
+        let reply = try await reply(line, sourceLocation: sourceLocation)
+        return try #require(reply["error"], "expected an error, got \(reply.serialized)", sourceLocation: sourceLocation)
+    }
+
+    func drained(_ outbox: Outbox) throws -> [JSONValue] {
+        var lines: [JSONValue] = []
+        while let line = outbox.next() {
+            #expect(!line.contains("\n"), "one JSON text per line")
+            lines.append(try JSONValue.parse(Array(line.utf8)))
+        }
+        return lines
+    }
+}
+
+private func request(_ id: Int, _ method: String, _ params: String = "{}") -> String {
+    #"{"jsonrpc":"2.0","id":\#(id),"method":"\#(method)","params":\#(params)}"#
+}
+
+@Suite("RequestHandler: methods", .timeLimit(.minutes(1)))
+struct RequestHandlerMethodTests {
+    @Test("version answers {\"version\", \"protocol\": 1}")
+    func version() async throws {
+        let p = try Protocol()
+        let reply = try await p.reply(request(1, "version"))
+        #expect(reply.serialized == #"{"jsonrpc":"2.0","id":1,"result":{"version":"\#(WeatherdVersion.current)","protocol":1}}"#)
+    }
+
+    @Test("search answers the Feature of the city, and keeps the request's id")
+    func search() async throws {
+        let p = try Protocol()
+        let reply = try await p.reply(#"{"jsonrpc":"2.0","id":"req-7","method":"search","params":{"city":"  London  "}}"#)
+        #expect(reply["id"] == "req-7")
+        #expect(reply["result"]?.serialized == OpenWeatherMapResponseTests.specLondonFeature)
+        #expect(await p.engine.engine.currentState.input == .text(city: "London"))
+    }
+
+    @Test("search for an unknown city is error -32001 with data.name not_found")
+    func searchNotFound() async throws {
+        let p = try Protocol()
+        let reply = try await p.reply(request(2, "search", #"{"city":"Atlantis"}"#))
+        #expect(reply.serialized == #"{"jsonrpc":"2.0","id":2,"error":{"code":-32001,"message":"city not found: Atlantis","data":{"name":"not_found","city":"Atlantis"}}}"#)
+    }
+
+    @Test("overlays answers the current FeatureCollection")
+    func overlays() async throws {
+        let p = try Protocol()
+        _ = try await p.send(request(1, "search", #"{"city":"London"}"#))
+        let result = try #require(try await p.reply(request(2, "overlays"))["result"])
+        #expect(result.objectValue?.keys == ["type", "seq", "focus", "features"])
+        #expect(result["type"] == "FeatureCollection")
+        #expect(result["seq"] == .integer(1))
+        #expect(result["focus"]?.serialized == "[-0.1257,51.5085]")
+        #expect(result["features"]?.arrayValue?.map(\.serialized) == [OpenWeatherMapResponseTests.specLondonFeature])
+    }
+
+    @Test("state answers the current state with every field of the spec")
+    func state() async throws {
+        let p = try Protocol()
+        let result = try #require(try await p.reply(request(1, "state"))["result"])
+        #expect(result.objectValue?.keys == ["running", "phase", "pending", "input", "error", "gps", "updated_at"])
+        #expect(result["running"] == .bool(false))
+        #expect(result["phase"] == "empty")
+        #expect(result["gps"]?.serialized == #"{"enabled":false,"connected":false,"last_fix":null}"#)
+        #expect(result["updated_at"]?.stringValue?.hasSuffix("Z") == true)
+    }
+
+    @Test("watch answers {\"topics\": [...]}; unwatch answers {\"topics\": []}")
+    func watchReplies() async throws {
+        let p = try Protocol()
+        let outbox = Outbox()
+        let watch = try await p.send(request(1, "watch", #"{"replay":false}"#), outbox)
+        #expect(watch.first?.serialized == #"{"jsonrpc":"2.0","id":1,"result":{"topics":["overlays","state"]}}"#)
+        let unwatch = try await p.send(request(2, "unwatch"), outbox)
+        #expect(unwatch.map(\.serialized) == [#"{"jsonrpc":"2.0","id":2,"result":{"topics":[]}}"#])
+    }
+
+    @Test("cities answers {\"cities\": [...]}; add and remove answer the list after storing it")
+    func cities() async throws {
+        let p = try Protocol(cities: ["London,GB"])
+        #expect(try await p.reply(request(1, "cities")).serialized == #"{"jsonrpc":"2.0","id":1,"result":{"cities":["London,GB"]}}"#)
+        #expect(try await p.reply(request(2, "cities.add", #"{"city":"Zocca"}"#))["result"]?.serialized == #"{"cities":["London,GB","Zocca"]}"#)
+        #expect(p.engine.store.stored.added == ["Zocca"])
+        #expect(try await p.reply(request(3, "cities.remove", #"{"city":"London,GB"}"#))["result"]?.serialized == #"{"cities":["Zocca"]}"#)
+        #expect(p.engine.store.stored == CityChanges(added: ["Zocca"], removed: ["London,GB"]))
+    }
+
+    @Test("cities.remove of a city that is not watched is -32602")
+    func removeUnwatched() async throws {
+        let p = try Protocol()
+        let error = try await p.error(request(1, "cities.remove", #"{"city":"Paris"}"#))
+        #expect(error["code"] == .integer(-32602))
+        #expect(error["data"]?["name"] == "invalid_params")
+    }
+}
+
+@Suite("RequestHandler: protocol errors", .timeLimit(.minutes(1)))
+struct RequestHandlerErrorTests {
+    @Test("a line that is not JSON is -32700 with id null", arguments: ["{", "hello", #"{"jsonrpc":"2.0",}"#, ""])
+    func parseError(_ line: String) async throws {
+        let p = try Protocol()
+        let reply = try await p.reply(line)
+        #expect(reply["id"] == .null)
+        #expect(reply["error"]?["code"] == .integer(-32700))
+        #expect(reply["error"]?["data"]?["name"] == "parse_error")
+    }
+
+    @Test("a message that is not an object is -32600 with id null", arguments: ["42", #""version""#, "null", "true"])
+    func notAnObject(_ line: String) async throws {
+        let p = try Protocol()
+        let reply = try await p.reply(line)
+        #expect(reply["id"] == .null)
+        #expect(reply["error"]?["code"] == .integer(-32600))
+        #expect(reply["error"]?["data"]?["name"] == "invalid_request")
+    }
+
+    @Test("a wrong or missing jsonrpc member is -32600 with the request's id", arguments: [
+        #"{"jsonrpc":"1.0","id":3,"method":"version"}"#, #"{"id":3,"method":"version"}"#, #"{"jsonrpc":2.0,"id":3,"method":"version"}"#,
+    ])
+    func wrongVersion(_ line: String) async throws {
+        let p = try Protocol()
+        let reply = try await p.reply(line)
+        #expect(reply["id"] == .integer(3))
+        #expect(reply["error"]?["code"] == .integer(-32600))
+    }
+
+    @Test("an id that is not a string, number or null is -32600", arguments: [
+        #"{"jsonrpc":"2.0","id":[1],"method":"version"}"#, #"{"jsonrpc":"2.0","id":{"a":1},"method":"version"}"#,
+        #"{"jsonrpc":"2.0","id":true,"method":"version"}"#,
+    ])
+    func badID(_ line: String) async throws {
+        let p = try Protocol()
+        let reply = try await p.reply(line)
+        #expect(reply["id"] == .null)
+        #expect(reply["error"]?["code"] == .integer(-32600))
+    }
+
+    @Test("a missing or non-string method is -32600", arguments: [#"{"jsonrpc":"2.0","id":4}"#, #"{"jsonrpc":"2.0","id":4,"method":7}"#])
+    func badMethod(_ line: String) async throws {
+        let p = try Protocol()
+        #expect(try await p.error(line)["code"] == .integer(-32600))
+    }
+
+    @Test("an unknown method is -32601", arguments: ["frobnicate", "region", "Search", "cities.clear"])
+    func unknownMethod(_ method: String) async throws {
+        let p = try Protocol()
+        let error = try await p.error(request(5, method))
+        #expect(error["code"] == .integer(-32601))
+        #expect(error["data"]?["name"] == "method_not_found")
+        #expect(error["message"] == .string("method not found: \(method)"))
+    }
+
+    @Test("bad params are -32602", arguments: [
+        request(1, "search"), request(1, "search", #"{"city":""}"#), request(1, "search", #"{"city":"   "}"#),
+        request(1, "search", #"{"city":5}"#), request(1, "search", #"{"city":"Lon\u0000don"}"#),
+        request(1, "search", #"{"city":"\#(String(repeating: "x", count: 201))"}"#),
+        request(1, "search", #"{"city":"London","units":"metric"}"#), request(1, "search", #"["London"]"#),
+        request(1, "version", #"{"verbose":true}"#), request(1, "state", #"{"x":null}"#),
+        request(1, "watch", #"{"topics":["weather"]}"#), request(1, "watch", #"{"topics":"state"}"#),
+        request(1, "watch", #"{"topics":[1]}"#), request(1, "watch", #"{"replay":"yes"}"#),
+        request(1, "cities.add", #"{"city":""}"#), request(1, "cities.add", #"{}"#),
+    ])
+    func badParams(_ line: String) async throws {
+        let p = try Protocol()
+        let error = try await p.error(line)
+        #expect(error["code"] == .integer(-32602))
+        #expect(error["data"]?["name"] == "invalid_params")
+        #expect(p.engine.upstream.fetchCount == 0)
+        #expect(p.engine.store.saveCount == 0)
+    }
+
+    @Test("every error object carries data.name")
+    func errorsCarryName() async throws {
+        let p = try Protocol()
+        for line in ["{", "42", request(1, "nope"), request(1, "search"), request(1, "search", #"{"city":"Atlantis"}"#)] {
+            let error = try await p.error(line)
+            #expect(error["data"]?["name"]?.stringValue?.isEmpty == false, "\(error.serialized)")
+            #expect(error.objectValue?.keys == ["code", "message", "data"])
+        }
+    }
+}
+
+@Suite("RequestHandler: batches and notifications", .timeLimit(.minutes(1)))
+struct RequestHandlerBatchTests {
+    @Test("a batch is answered with one array of replies in request order")
+    func batch() async throws {
+        let p = try Protocol()
+        let lines = try await p.send("[\(request(1, "version")),\(request(2, "search", #"{"city":"London"}"#)),\(request(3, "nope"))]")
+        #expect(lines.count == 1)
+        let replies = try #require(lines.first?.arrayValue)
+        #expect(replies.map { $0["id"] } == [.integer(1), .integer(2), .integer(3)])
+        #expect(replies[1]["result"]?["id"] == "owm:2643743")
+        #expect(replies[2]["error"]?["code"] == .integer(-32601))
+    }
+
+    @Test("requests without id in a batch are carried out but get no reply")
+    func batchNotifications() async throws {
+        let p = try Protocol()
+        // Batch elements may run concurrently (JSON-RPC 2.0 §6), so the check follows the batch.
+        let lines = try await p.send(#"[{"jsonrpc":"2.0","method":"cities.add","params":{"city":"Zocca"}},\#(request(9, "version"))]"#)
+        #expect(lines.count == 1)
+        #expect(lines.first?.arrayValue?.map { $0["id"] } == [.integer(9)])
+        #expect(p.engine.store.stored.added == ["Zocca"])
+    }
+
+    @Test("a batch of only notifications gets no reply at all")
+    func batchOfNotifications() async throws {
+        let p = try Protocol()
+        #expect(try await p.send(#"[{"jsonrpc":"2.0","method":"version"},{"jsonrpc":"2.0","method":"state"}]"#).isEmpty)
+    }
+
+    @Test("an empty batch is one -32600 error, not an array")
+    func emptyBatch() async throws {
+        let p = try Protocol()
+        let reply = try await p.reply("[]")
+        #expect(reply["error"]?["code"] == .integer(-32600))
+        #expect(reply["id"] == .null)
+    }
+
+    @Test("a batch of non-objects gets one -32600 error per element")
+    func batchOfGarbage() async throws {
+        let p = try Protocol()
+        let replies = try #require(try await p.reply("[1,2]").arrayValue)
+        #expect(replies.map { $0["error"]?["code"] } == [.integer(-32600), .integer(-32600)])
+    }
+
+    @Test("a request without id is carried out without a reply, even when it fails")
+    func notification() async throws {
+        let p = try Protocol()
+        #expect(try await p.send(#"{"jsonrpc":"2.0","method":"cities.add","params":{"city":"Zocca"}}"#).isEmpty)
+        #expect(p.engine.store.stored.added == ["Zocca"])
+        #expect(try await p.send(#"{"jsonrpc":"2.0","method":"search","params":{"city":"Atlantis"}}"#).isEmpty)
+    }
+}
+
+@Suite("RequestHandler: watch", .timeLimit(.minutes(1)))
+struct RequestHandlerWatchTests {
+    @Test("watch with replay sends the reply, then the current state and overlays")
+    func replay() async throws {
+        let p = try Protocol()
+        _ = try await p.send(request(1, "search", #"{"city":"London"}"#))
+        let lines = try await p.send(request(2, "watch"))
+        #expect(lines.count == 3)
+        #expect(lines.first?["id"] == .integer(2))
+        #expect(lines.dropFirst().map { $0["method"] } == ["state", "overlays"])
+        #expect(lines.dropFirst().allSatisfy { $0["id"] == nil && $0["jsonrpc"] == "2.0" })
+        #expect(lines.last?["params"]?["seq"] == .integer(1))
+        #expect(lines[1]["params"]?["phase"] == "populated")
+    }
+
+    @Test("watch with replay false sends only the reply, then later changes")
+    func noReplay() async throws {
+        let p = try Protocol()
+        let outbox = Outbox()
+        let lines = try await p.send(request(1, "watch", #"{"replay":false}"#), outbox)
+        #expect(lines.count == 1)
+        _ = try await p.send(request(2, "search", #"{"city":"London"}"#))
+        let notifications = try p.drained(outbox)
+        #expect(notifications.map { $0["method"] } == ["overlays", "state"])
+        #expect(notifications.first?["params"]?["features"]?.arrayValue?.count == 1)
+        #expect(notifications.last?["params"]?["running"] == .bool(false))
+    }
+
+    @Test("topics [\"state\"] gets state notifications only")
+    func stateOnly() async throws {
+        let p = try Protocol()
+        let outbox = Outbox()
+        let lines = try await p.send(request(1, "watch", #"{"topics":["state"]}"#), outbox)
+        #expect(lines.first?["result"]?.serialized == #"{"topics":["state"]}"#)
+        #expect(lines.dropFirst().map { $0["method"] } == ["state"])
+        _ = try await p.send(request(2, "search", #"{"city":"London"}"#))
+        let notifications = try p.drained(outbox)
+        #expect(!notifications.isEmpty)
+        #expect(notifications.allSatisfy { $0["method"] == "state" })
+    }
+
+    @Test("a new watch replaces the last")
+    func rewatch() async throws {
+        let p = try Protocol()
+        let outbox = Outbox()
+        _ = try await p.send(request(1, "watch", #"{"topics":["state"],"replay":false}"#), outbox)
+        _ = try await p.send(request(2, "watch", #"{"topics":["overlays"],"replay":false}"#), outbox)
+        _ = try await p.send(request(3, "search", #"{"city":"London"}"#))
+        #expect(try p.drained(outbox).map { $0["method"] } == ["overlays"])
+        #expect(p.hub.watcherCount == 1)
+    }
+
+    @Test("unwatch stops notifications and drops those not yet sent")
+    func unwatch() async throws {
+        let p = try Protocol()
+        let outbox = Outbox()
+        _ = try await p.send(request(1, "watch", #"{"replay":false}"#), outbox)
+        _ = try await p.send(request(2, "search", #"{"city":"London"}"#))
+        let lines = try await p.send(request(3, "unwatch"), outbox)
+        #expect(lines.map { $0["id"] } == [.integer(3)], "pending notifications are dropped")
+        _ = try await p.send(request(4, "search", #"{"city":"Zocca"}"#))
+        #expect(try p.drained(outbox).isEmpty)
+        #expect(p.hub.watcherCount == 0)
+    }
+
+    @Test("a disconnected client is no longer watching")
+    func disconnected() async throws {
+        let p = try Protocol()
+        let outbox = Outbox()
+        _ = try await p.send(request(1, "watch"), outbox)
+        #expect(p.hub.watcherCount == 1)
+        p.handler.disconnected(outbox)
+        #expect(p.hub.watcherCount == 0)
+    }
+
+    @Test("a watcher that does not read gets only the newest state and overlays, not a backlog")
+    func slowWatcherThroughEngine() async throws {
+        let p = try Protocol()
+        let watcher = Outbox()
+        _ = try await p.send(request(1, "watch", #"{"replay":false}"#), watcher)
+        for i in 0..<50 { _ = try await p.send(request(i + 2, "search", #"{"city":"\#(i.isMultiple(of: 2) ? "London" : "Zocca")"}"#)) }
+        let lines = try p.drained(watcher)
+        #expect(lines.map { $0["method"] } == ["overlays", "state"])
+        #expect(lines.first?["params"]?["seq"] == .integer(50))
+        #expect(lines.first?["params"]?["features"]?.arrayValue?.first?["id"] == "owm:3163858")
+        #expect(lines.last?["params"]?["running"] == .bool(false))
+    }
+}
+
+@Suite("Outbox and NotificationHub", .timeLimit(.minutes(1)))
+struct OutboxTests {
+    private func overlays(_ seq: Int) -> Overlays { Overlays(seq: seq, focus: nil, features: []) }
+
+    private func state(_ pending: Int) -> DaemonState {
+        DaemonState(pending: pending, phase: .loading, input: nil, gps: GPSStatus(enabled: false), updatedAt: EngineHarness.startTime)
+    }
+
+    @Test("after 1000 publishes a watcher that did not read gets at most 1 overlays and 1 state, the newest")
+    func bounded() throws {
+        let hub = NotificationHub()
+        let outbox = Outbox()
+        hub.watch(outbox, topics: [.overlays, .state], replay: false)
+        for i in 1...1000 {
+            hub.publish(overlays: overlays(i))
+            hub.publish(state: state(i))
+        }
+        var lines: [JSONValue] = []
+        while let line = outbox.next() { lines.append(try JSONValue.parse(Array(line.utf8))) }
+        #expect(lines.count == 2)
+        #expect(lines.map { $0["method"] } == ["overlays", "state"])
+        #expect(lines[0]["params"]?["seq"] == .integer(1000))
+        #expect(lines[1]["params"]?["pending"] == .integer(1000))
+    }
+
+    @Test("replies are sent before notifications, in order, and are never dropped")
+    func repliesFirst() {
+        let outbox = Outbox()
+        outbox.offer(.state, line: "s1")
+        outbox.send(reply: "r1")
+        outbox.offer(.overlays, line: "o1")
+        outbox.send(reply: "r2")
+        outbox.offer(.state, line: "s2")
+        var lines: [String] = []
+        while let line = outbox.next() { lines.append(line) }
+        #expect(lines == ["r1", "r2", "o1", "s2"])
+    }
+
+    @Test("drain writes everything queued and returns after finish")
+    func drain() async throws {
+        let outbox = Outbox()
+        outbox.send(reply: "r1")
+        outbox.offer(.state, line: "s1")
+        outbox.finish()
+        var written: [String] = []
+        try await outbox.drain { written.append($0) }
+        #expect(written == ["r1", "s1"])
+    }
+
+    @Test("a reader waiting for room with 64 replies queued goes on once one is written")
+    func waitForRoom() async {
+        let outbox = Outbox()
+        for i in 0..<Outbox.maxQueuedReplies { outbox.send(reply: "r\(i)") }
+        let waiter = Task { await outbox.waitForRoom() }
+        #expect(outbox.next() == "r0")
+        await waiter.value
+    }
+
+    @Test("a late watcher with replay gets the state and overlays published before it came")
+    func lateReplay() {
+        let hub = NotificationHub()
+        hub.publish(state: state(0))
+        hub.publish(overlays: overlays(7))
+        let outbox = Outbox()
+        hub.watch(outbox, topics: [.overlays], replay: true)
+        #expect(outbox.next()?.contains(#""seq":7"#) == true)
+        #expect(outbox.next() == nil)
+    }
+}
