@@ -1,1 +1,0 @@
-// Adapters; see the files beside this one.
