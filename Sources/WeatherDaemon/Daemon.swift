@@ -44,7 +44,10 @@ public struct Daemon: Sendable {
                 enabled: gpsd.enabled, maxHorizontalError: gpsd.maxHorizontalError, locateTimeout: gpsd.locateTimeout,
                 follow: gpsd.follow, followDistance: gpsd.followDistance),
             engine: engine, clock: clock, logger: logger)
-        let handler = RequestHandler(engine: engine, location: location, hub: hub, logger: logger)
+        let regions = RegionSearches(
+            settings: .init(debounce: config.region.debounce, around: config.region.around, concurrency: config.region.concurrency),
+            engine: engine, lookups: lookups, clock: clock, logger: logger)
+        let handler = RequestHandler(engine: engine, location: location, regions: regions, hub: hub, logger: logger)
         let server = SocketServer(
             settings: .init(path: config.socket.path, mode: config.socket.mode, maxClients: config.socket.maxClients),
             handler: handler, logger: logger)
@@ -53,7 +56,9 @@ public struct Daemon: Sendable {
             refresher: CityRefresher(engine: engine, clock: clock, interval: { refreshInterval }))
 
         logger.notice("weatherd \(WeatherdVersion.current) starting: \(watched.effective.count) watched cities, OpenWeatherMap at \(config.openWeatherMap.baseURL)")
-        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: server), .init(service: refresher)]
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
+            .init(service: server), .init(service: refresher), .init(service: RegionService(regions: regions)),
+        ]
         if gpsd.enabled {
             services.append(.init(service: GPSDReader(host: gpsd.host, port: gpsd.port, location: location, clock: clock, logger: logger)))
             services.append(.init(service: FollowService(location: location)))
@@ -84,6 +89,16 @@ struct RefresherService: Service, CustomStringConvertible {
         } catch is CancellationError {
             // Shutting down.
         }
+    }
+}
+
+/// Runs the debounced region searches as a service.
+struct RegionService: Service, CustomStringConvertible {
+    let regions: RegionSearches
+    var description: String { "RegionSearches" }
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown { await regions.run() }
     }
 }
 

@@ -129,6 +129,10 @@ struct Region: AsyncParsableCommand {
         var index = values.startIndex
         while index < values.endIndex {
             let value = values[index]
+            if value == "--" {
+                index += 1
+                continue
+            }
             if value == "--span" {
                 let rest = values[(index + 1)...].prefix(2).compactMap(Double.init)
                 guard rest.count == 2 else { throw ValidationError("--span takes two numbers: DLAT DLON") }

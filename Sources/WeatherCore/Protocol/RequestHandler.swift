@@ -5,12 +5,14 @@ import Logging
 public struct RequestHandler: Sendable {
     private let engine: SearchEngine
     private let location: LocationService
+    private let regions: RegionSearches
     private let hub: NotificationHub
     private let logger: Logger
 
-    public init(engine: SearchEngine, location: LocationService, hub: NotificationHub, logger: Logger) {
+    public init(engine: SearchEngine, location: LocationService, regions: RegionSearches, hub: NotificationHub, logger: Logger) {
         self.engine = engine
         self.location = location
+        self.regions = regions
         self.hub = hub
         self.logger = logger
     }
@@ -119,6 +121,11 @@ public struct RequestHandler: Sendable {
             case "locate":
                 let timeout = try Params(params, allowed: ["timeout"]).seconds("timeout", in: 0.001...3600)
                 return (.success(try await location.locate(timeout: timeout).json), nil)
+            case "region":
+                let p = try Params(params, allowed: ["center", "span"])
+                let region = try MapRegion(center: p.coordinate("center"), span: p.optionalCoordinate("span")).validated()
+                await regions.submit(region)
+                return (.success(.object(["accepted": .bool(true)])), nil)
             case "overlays":
                 _ = try Params(params, allowed: [])
                 return (.success(await engine.currentOverlays.json), nil)
@@ -185,6 +192,24 @@ struct Params {
             throw .invalidParams("invalid params: \"city\" must be a city name (1 to 200 characters)")
         }
         return city
+    }
+
+    /// `{"lat": number, "lon": number}`.
+    func coordinate(_ key: String) throws(WeatherError) -> Coordinate {
+        guard let value = try optionalCoordinate(key) else {
+            throw .invalidParams("invalid params: \"\(key)\" is required: {\"lat\": number, \"lon\": number}")
+        }
+        return value
+    }
+
+    func optionalCoordinate(_ key: String) throws(WeatherError) -> Coordinate? {
+        guard let value = object[key], !value.isNull else { return nil }
+        guard let members = value.objectValue, Set(members.keys) == ["lat", "lon"],
+              let lat = members["lat"]?.doubleValue, let lon = members["lon"]?.doubleValue
+        else {
+            throw .invalidParams("invalid params: \"\(key)\" must be {\"lat\": number, \"lon\": number}")
+        }
+        return Coordinate(lat: lat, lon: lon)
     }
 
     /// A number of seconds within `range`, as a Duration; nil when absent.

@@ -123,10 +123,19 @@ public actor SearchEngine {
 
     /// One lookup of an input finished (whatever its outcome).
     public func lookupSettled() {
+        lookupsSettled(1)
+    }
+
+    /// `count` lookups of an input finished, or were dropped before they were sent.
+    public func lookupsSettled(_ count: Int) {
+        guard count > 0 else { return }
         var next = state
-        next.pending = max(0, next.pending - 1)
+        next.pending = max(0, next.pending - count)
         commit(next)
     }
+
+    /// The generation of the latest interactive input; it grows with each new one.
+    public var currentGeneration: Int { latestGeneration }
 
     /// Whether `ticket` is still the latest interactive input.
     public func isCurrent(_ ticket: Ticket) -> Bool { ticket.generation == latestGeneration }
