@@ -2,7 +2,7 @@
 SWIFT ?= swift
 SWIFT_FLAGS ?=
 
-.PHONY: run test build deps test-deps clean
+.PHONY: run test bench build deps test-deps clean
 
 ## run: install what is missing, build, and serve in the foreground (offline demo without OWM_API_KEY)
 run: deps build
@@ -12,6 +12,11 @@ run: deps build
 test: test-deps
 	$(SWIFT) build $(SWIFT_FLAGS) --build-tests
 	$(SWIFT) test $(SWIFT_FLAGS) --skip-build
+
+## bench: the region-drag benchmark on release binaries (see scripts/bench-region.py)
+bench: deps
+	$(SWIFT) build $(SWIFT_FLAGS) -c release
+	scripts/bench-region.py --bin-dir "$$($(SWIFT) build $(SWIFT_FLAGS) -c release --show-bin-path)"
 
 build:
 	$(SWIFT) build $(SWIFT_FLAGS)

@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+"""Region-drag benchmark (`make bench`): a simulated map drag against the real daemon.
+
+Starts owm-replay with a fixed upstream latency and weatherd (both from BIN_DIR), then sends
+region events at RATE per second for DURATION seconds along a straight drag, and reports:
+  - upstream requests the drag cost (from owm-replay's /_stats),
+  - time from the last region event to the overlays notification of its grid,
+  - the daemon's CPU time (user + system, from /proc) during the drag and its search.
+Every number comes from this run; rerun it to compare.
+"""
+import argparse, json, os, socket, subprocess, sys, tempfile, time, urllib.request
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--bin-dir", default=".build/release")
+    p.add_argument("--duration", type=float, default=10.0, help="seconds of dragging")
+    p.add_argument("--rate", type=float, default=60.0, help="region events per second")
+    p.add_argument("--latency-ms", type=int, default=50, help="upstream latency")
+    p.add_argument("--runs", type=int, default=3)
+    args = p.parse_args()
+    results = [run_once(args, i) for i in range(args.runs)]
+    print()
+    print(f"region drag: {args.duration:g} s at {args.rate:g} events/s, upstream latency {args.latency_ms} ms, "
+          f"{args.runs} runs, binaries in {args.bin_dir}")
+    print(f"{'run':>3}  {'events':>6}  {'upstream requests':>17}  {'last event -> overlays':>22}  {'daemon CPU':>10}")
+    for i, r in enumerate(results, 1):
+        print(f"{i:>3}  {r['events']:>6}  {r['requests']:>17}  {r['latency_ms']:>19.1f} ms  {r['cpu_ms']:>7.0f} ms")
+
+def run_once(args, index):
+    tmp = tempfile.mkdtemp(prefix="wd-bench-")
+    replay = subprocess.Popen([f"{args.bin_dir}/owm-replay", "--port", "0", "--data", "demo/owm",
+                               "--delay", f"*={args.latency_ms}"],
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    base = replay.stdout.readline().strip().split("listening on ")[1]
+    sock = os.path.join(tmp, "w.sock")
+    config = os.path.join(tmp, "weatherd.toml")
+    with open(config, "w") as f:
+        f.write(f'cities = []\n[openweathermap]\nbase_url = "{base}"\napi_key = "bench"\nrequests_per_minute = 6000\n'
+                f'[socket]\npath = "{sock}"\n[gpsd]\nenabled = false\n[state]\ndirectory = "{tmp}/state"\n')
+    env = {k: v for k, v in os.environ.items() if k not in ("OWM_API_KEY", "CREDENTIALS_DIRECTORY")}
+    daemon = subprocess.Popen([f"{args.bin_dir}/weatherd", "--config", config, "--log-level", "warning"],
+                              stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        deadline = time.monotonic() + 10
+        while not os.path.exists(sock):
+            if time.monotonic() > deadline or daemon.poll() is not None:
+                sys.exit("weatherd did not start: " + daemon.stderr.read())
+            time.sleep(0.02)
+        watcher = socket.socket(socket.AF_UNIX); watcher.connect(sock)
+        watcher.sendall(b'{"jsonrpc":"2.0","id":1,"method":"watch","params":{"replay":false,"topics":["overlays"]}}\n')
+        reader = watcher.makefile("r")
+        reader.readline()  # the watch reply
+        before = requests(base)
+        cpu_before = cpu_seconds(daemon.pid)
+        client = socket.socket(socket.AF_UNIX); client.connect(sock)
+        client.setblocking(True)
+        events = int(args.duration * args.rate)
+        start = time.monotonic()
+        for i in range(events):
+            target = start + i / args.rate
+            now = time.monotonic()
+            if target > now:
+                time.sleep(target - now)
+            lat, lon = 40 + i * 0.01, -30 + i * 0.01  # a drag 0.01° per event
+            client.sendall((json.dumps({"jsonrpc": "2.0", "method": "region",
+                                        "params": {"center": {"lat": round(lat, 4), "lon": round(lon, 4)}}}) + "\n").encode())
+        last_event = time.monotonic()
+        watcher.settimeout(30)
+        line = reader.readline()
+        landed = time.monotonic()
+        overlays = json.loads(line)["params"]
+        cpu_after = cpu_seconds(daemon.pid)
+        after = requests(base)
+        client.close(); watcher.close()
+        return {"events": events, "requests": after - before, "latency_ms": (landed - last_event) * 1000,
+                "cpu_ms": (cpu_after - cpu_before) * 1000, "features": len(overlays["features"])}
+    finally:
+        daemon.terminate(); daemon.wait(5)
+        replay.terminate(); replay.wait(5)
+
+def requests(base):
+    with urllib.request.urlopen(base + "/_stats") as r:
+        return json.load(r)["requests"]
+
+def cpu_seconds(pid):
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+if __name__ == "__main__":
+    main()
