@@ -5,29 +5,41 @@ import ServiceLifecycle
 import WeatherCore
 
 /// Builds the daemon's services from a checked configuration and runs them in one `ServiceGroup`
-/// until SIGTERM or SIGINT.
+/// until SIGTERM or SIGINT; SIGHUP re-reads the configuration.
 public struct Daemon: Sendable {
-    private let config: DaemonConfig
-    private let apiKey: Secret
-    private let logger: Logger
+    /// Reads and checks the configuration (at a reload: again, from the same place).
+    public typealias ConfigSource = @Sendable () throws(ConfigError) -> (DaemonConfig, Secret)
 
-    public init(config: DaemonConfig, apiKey: Secret, logger: Logger) {
-        self.config = config
-        self.apiKey = apiKey
+    private let initial: (config: DaemonConfig, apiKey: Secret)
+    private let source: ConfigSource
+    private let logger: Logger
+    private let environment: [String: String]
+
+    /// - Parameters:
+    ///   - initial: the configuration to start with, as `source` gave it.
+    ///   - source: reads the configuration again at each SIGHUP.
+    public init(
+        initial: (config: DaemonConfig, apiKey: Secret), source: @escaping ConfigSource, logger: Logger,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) {
+        self.initial = initial
+        self.source = source
         self.logger = logger
+        self.environment = environment
     }
 
     public func run() async throws {
+        let (config, apiKey) = initial
         let clock = DaemonClock.continuous
+        let notifier = SystemdNotifier(environment: environment)
+        notifier.notify(["STATUS=starting"])
+
         let transport = CurlTransport(userAgent: "weatherd/\(WeatherdVersion.current)", numberOfThreads: max(4, config.region.concurrency))
         let upstream = OpenWeatherMapClient(
             transport: transport, baseURL: config.openWeatherMap.baseURL, apiKey: apiKey,
             units: config.openWeatherMap.units, lang: config.openWeatherMap.lang, timeout: config.openWeatherMap.timeout,
             logger: logger)
-        let lookups = LookupService(
-            upstream: upstream,
-            limits: .init(cacheTTL: config.openWeatherMap.cacheTTL, requestsPerMinute: config.openWeatherMap.requestsPerMinute),
-            clock: clock, logger: logger)
+        let lookups = LookupService(upstream: upstream, limits: config.lookupLimits, clock: clock, logger: logger)
         let store = FileCityStore(directory: config.state.directory, logger: logger)
         let watched: WatchedCities
         do {
@@ -38,33 +50,37 @@ public struct Daemon: Sendable {
         let hub = NotificationHub()
         let engine = SearchEngine(
             cities: watched, gps: GPSStatus(enabled: config.gpsd.enabled), lookups: lookups, publisher: hub, logger: logger)
-        let gpsd = config.gpsd
-        let location = LocationService(
-            settings: .init(
-                enabled: gpsd.enabled, maxHorizontalError: gpsd.maxHorizontalError, locateTimeout: gpsd.locateTimeout,
-                follow: gpsd.follow, followDistance: gpsd.followDistance),
-            engine: engine, clock: clock, logger: logger)
-        let regions = RegionSearches(
-            settings: .init(debounce: config.region.debounce, around: config.region.around, concurrency: config.region.concurrency),
-            engine: engine, lookups: lookups, clock: clock, logger: logger)
+        let location = LocationService(settings: config.locationSettings, engine: engine, clock: clock, logger: logger)
+        let regions = RegionSearches(settings: config.regionSettings, engine: engine, lookups: lookups, clock: clock, logger: logger)
         let handler = RequestHandler(engine: engine, location: location, regions: regions, hub: hub, logger: logger)
+
+        let inherited = ListenFDs.take(environment: environment)
+        if inherited.count > 1 { logger.warning("systemd passed \(inherited.count) sockets; serving on the first") }
+        let socketPath = config.socket.path
         let server = SocketServer(
-            settings: .init(path: config.socket.path, mode: config.socket.mode, maxClients: config.socket.maxClients),
-            handler: handler, logger: logger)
-        let refreshInterval = config.refresh
-        let refresher = RefresherService(
-            refresher: CityRefresher(engine: engine, clock: clock, interval: { refreshInterval }))
+            settings: .init(
+                path: socketPath, mode: config.socket.mode, maxClients: config.socket.maxClients,
+                inheritedSocket: inherited.first),
+            handler: handler, logger: logger,
+            onListening: { notifier.notify(["READY=1", "STATUS=serving on \(socketPath)"]) })
+        let refreshInterval = Shared(config.refresh)
+        let reader = GPSDReader(endpoint: config.gpsdEndpoint, location: location, clock: clock, logger: logger)
+        let reloader = ConfigReloader(
+            source: source, running: config, upstream: upstream, lookups: lookups, engine: engine, location: location,
+            reader: reader, regions: regions, server: server, refreshInterval: refreshInterval, notifier: notifier, logger: logger)
 
         logger.notice("weatherd \(WeatherdVersion.current) starting: \(watched.effective.count) watched cities, OpenWeatherMap at \(config.openWeatherMap.baseURL)")
-        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
-            .init(service: server), .init(service: refresher), .init(service: RegionService(regions: regions)),
+        let services: [any Service] = [
+            server,
+            RefresherService(refresher: CityRefresher(engine: engine, clock: clock, interval: { refreshInterval.current })),
+            RegionService(regions: regions),
+            reader,
+            FollowService(location: location),
+            reloader,
+            SystemdService(notifier: notifier, watchdog: SystemdNotifier.watchdogInterval(environment: environment), clock: clock, logger: logger),
         ]
-        if gpsd.enabled {
-            services.append(.init(service: GPSDReader(host: gpsd.host, port: gpsd.port, location: location, clock: clock, logger: logger)))
-            services.append(.init(service: FollowService(location: location)))
-        }
         let group = ServiceGroup(configuration: .init(
-            services: services,
+            services: services.map { .init(service: $0) },
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger))
         do {
@@ -75,6 +91,26 @@ public struct Daemon: Sendable {
         }
         await transport.shutdown()
         logger.notice("weatherd stopped")
+    }
+}
+
+extension DaemonConfig {
+    var lookupLimits: LookupService.Limits {
+        .init(cacheTTL: openWeatherMap.cacheTTL, requestsPerMinute: openWeatherMap.requestsPerMinute)
+    }
+
+    var locationSettings: LocationService.Settings {
+        .init(
+            enabled: gpsd.enabled, maxHorizontalError: gpsd.maxHorizontalError, locateTimeout: gpsd.locateTimeout,
+            follow: gpsd.follow, followDistance: gpsd.followDistance)
+    }
+
+    var regionSettings: RegionSearches.Settings {
+        .init(debounce: region.debounce, around: region.around, concurrency: region.concurrency)
+    }
+
+    var gpsdEndpoint: GPSDReader.Endpoint {
+        .init(enabled: gpsd.enabled, host: gpsd.host, port: gpsd.port)
     }
 }
 

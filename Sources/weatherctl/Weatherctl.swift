@@ -22,15 +22,18 @@ enum Weatherctl {
             fail("weatherctl: \(error.message)", status: 1)
         } catch let error as ExitCode {
             exit(error.rawValue)
+        } catch where isConnectionFailure(error) {
+            let path = (try? WeatherctlCommand.parseAsRoot()).flatMap { ($0 as? any HasGlobalOptions)?.options.socketPath } ?? "the daemon"
+            fail("weatherctl: the connection to \(path) failed: \(error) (did weatherd stop?)", status: 69)
         } catch {
             if WeatherctlCommand.exitCode(for: error) == .success {
                 output(WeatherctlCommand.fullMessage(for: error))  // --help, --version
                 exit(0)
             }
-            if error is CommandError {
-                fail("weatherctl: \(error)", status: 1)
+            if WeatherctlCommand.exitCode(for: error) == .validationFailure {
+                fail(WeatherctlCommand.fullMessage(for: error), status: 2)  // usage error
             }
-            fail(WeatherctlCommand.fullMessage(for: error), status: 2)  // usage error
+            fail("weatherctl: \(error)", status: 1)
         }
     }
 
@@ -40,9 +43,9 @@ enum Weatherctl {
     }
 }
 
-/// A failure that is neither the daemon's answer nor a usage error.
-struct CommandError: Error, CustomStringConvertible {
-    var description: String
+/// A subcommand with the global options (for messages about the socket).
+protocol HasGlobalOptions {
+    var options: GlobalOptions { get }
 }
 
 struct GlobalOptions: ParsableArguments {
@@ -81,7 +84,7 @@ func printJSON(_ value: JSONValue) {
     output(value.serialized)
 }
 
-struct Search: AsyncParsableCommand {
+struct Search: AsyncParsableCommand, HasGlobalOptions {
     static let configuration = CommandConfiguration(abstract: "Look up the weather of a city (it becomes the focus of the overlays).")
 
     @OptionGroup var options: GlobalOptions
@@ -99,7 +102,7 @@ struct Search: AsyncParsableCommand {
     }
 }
 
-struct Locate: AsyncParsableCommand {
+struct Locate: AsyncParsableCommand, HasGlobalOptions {
     static let configuration = CommandConfiguration(abstract: "Look up the weather at the next accepted gpsd fix.")
 
     @OptionGroup var options: GlobalOptions
@@ -114,7 +117,7 @@ struct Locate: AsyncParsableCommand {
     }
 }
 
-struct Region: AsyncParsableCommand {
+struct Region: AsyncParsableCommand, HasGlobalOptions {
     static let configuration = CommandConfiguration(
         abstract: "Send a map region event; its search runs after the debounce and reaches watchers.",
         usage: "weatherctl region LAT LON [--span DLAT DLON]")
@@ -152,7 +155,7 @@ struct Region: AsyncParsableCommand {
     }
 }
 
-struct OverlaysCommand: AsyncParsableCommand {
+struct OverlaysCommand: AsyncParsableCommand, HasGlobalOptions {
     static let configuration = CommandConfiguration(commandName: "overlays", abstract: "Print the current overlays (a GeoJSON FeatureCollection).")
 
     @OptionGroup var options: GlobalOptions
@@ -162,7 +165,7 @@ struct OverlaysCommand: AsyncParsableCommand {
     }
 }
 
-struct State: AsyncParsableCommand {
+struct State: AsyncParsableCommand, HasGlobalOptions {
     static let configuration = CommandConfiguration(abstract: "Print whether a search is running and the phase of the latest one.")
 
     @OptionGroup var options: GlobalOptions
@@ -174,7 +177,7 @@ struct State: AsyncParsableCommand {
     }
 }
 
-struct Watch: AsyncParsableCommand {
+struct Watch: AsyncParsableCommand, HasGlobalOptions {
     static let configuration = CommandConfiguration(abstract: "Print notifications as they arrive, one JSON object per line.")
 
     @OptionGroup var options: GlobalOptions
@@ -206,7 +209,7 @@ struct Watch: AsyncParsableCommand {
     }
 }
 
-struct Cities: AsyncParsableCommand {
+struct Cities: AsyncParsableCommand, HasGlobalOptions {
     static let configuration = CommandConfiguration(
         abstract: "List the watched cities, or add or remove one (stored durably by the daemon).",
         usage: "weatherctl cities [add CITY | remove CITY]")

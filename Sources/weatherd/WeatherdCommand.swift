@@ -35,21 +35,31 @@ struct WeatherdCommand: AsyncParsableCommand {
         var level: Logger.Level { Logger.Level(rawValue: rawValue)! }
     }
 
-    func run() async throws {
-        let environment = ProcessInfo.processInfo.environment
-        var config: DaemonConfig
-        let apiKey: Secret
-        do {
-            if self.config == Self.defaultConfigPath, !FileManager.default.fileExists(atPath: self.config) {
+    /// Reads, checks and completes the configuration: at start, and again at each SIGHUP.
+    static func configSource(path: String, socket: String?, environment: [String: String]) -> Daemon.ConfigSource {
+        { () throws(ConfigError) -> (DaemonConfig, Secret) in
+            var config: DaemonConfig
+            if path == defaultConfigPath, !FileManager.default.fileExists(atPath: path) {
                 config = DaemonConfig()  // no file at the default place: every key has its default
             } else {
-                config = try ConfigLoader.load(path: self.config)
+                config = try ConfigLoader.load(path: path)
             }
             if let socket { config.socket.path = socket }
-            apiKey = try ConfigLoader.resolveAPIKey(
-                config, file: self.config, environment: environment,
+            let apiKey = try ConfigLoader.resolveAPIKey(
+                config, file: path, environment: environment,
                 readFile: { try? String(contentsOfFile: $0, encoding: .utf8) })
-        } catch {  // a ConfigError
+            return (config, apiKey)
+        }
+    }
+
+    func run() async throws {
+        let environment = ProcessInfo.processInfo.environment
+        let source = Self.configSource(path: config, socket: socket, environment: environment)
+        let config: DaemonConfig
+        let apiKey: Secret
+        do {
+            (config, apiKey) = try source()
+        } catch {
             FileHandle.standardError.write(Data((error.description + "\n").utf8))
             throw ExitCode(78)  // EX_CONFIG
         }
@@ -65,7 +75,7 @@ struct WeatherdCommand: AsyncParsableCommand {
         LoggingSystem.bootstrap { label in DaemonLogHandler(label: label, level: level, environment: environment) }
         let logger = Logger(label: "weatherd")
         do {
-            try await Daemon(config: config, apiKey: apiKey, logger: logger).run()
+            try await Daemon(initial: (config, apiKey), source: source, logger: logger, environment: environment).run()
         } catch {
             logger.critical("fatal: \(error)")
             throw ExitCode(1)

@@ -56,6 +56,11 @@ public actor LookupService {
         self.limits = limits
     }
 
+    /// Forgets every cached answer (after the units or the language changed).
+    public func clearCache() {
+        cache.removeAll()
+    }
+
     /// HTTP requests sent in the last minute.
     public var requestsInLastMinute: Int {
         pruneBudget(now: clock.now)

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Synchronization
 
 /// What the daemon asks OpenWeatherMap for: the weather at a named city or at a point.
 public enum LookupQuery: Sendable, Hashable, CustomStringConvertible {
@@ -55,12 +56,30 @@ public enum UpstreamError: Error, Sendable, Equatable {
 
 /// The OpenWeatherMap current-weather API (`/data/2.5/weather`).
 public struct OpenWeatherMapClient: WeatherUpstream {
+    /// Where and how to ask; replaced as a whole on a configuration reload.
+    public struct Endpoint: Sendable, Equatable {
+        public var baseURL: String
+        public var apiKey: Secret
+        public var units: Units
+        public var lang: String
+        public var timeout: Duration
+
+        public init(baseURL: String, apiKey: Secret, units: Units, lang: String, timeout: Duration) {
+            self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
+            self.apiKey = apiKey
+            self.units = units
+            self.lang = lang
+            self.timeout = timeout
+        }
+    }
+
+    private final class EndpointBox: Sendable {
+        let value: Mutex<Endpoint>
+        init(_ endpoint: Endpoint) { value = Mutex(endpoint) }
+    }
+
     private let transport: any HTTPTransport
-    private let baseURL: String
-    private let apiKey: Secret
-    private let units: Units
-    private let lang: String
-    private let timeout: Duration
+    private let box: EndpointBox
     private let logger: Logger?
 
     public init(
@@ -68,25 +87,30 @@ public struct OpenWeatherMapClient: WeatherUpstream {
         logger: Logger? = nil
     ) {
         self.transport = transport
-        self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
-        self.apiKey = apiKey
-        self.units = units
-        self.lang = lang
-        self.timeout = timeout
+        self.box = EndpointBox(Endpoint(baseURL: baseURL, apiKey: apiKey, units: units, lang: lang, timeout: timeout))
         self.logger = logger
+    }
+
+    /// The endpoint requests go to now.
+    public var endpoint: Endpoint { box.value.withLock { $0 } }
+
+    /// Sends later requests to `endpoint` (configuration reload).
+    public func update(_ endpoint: Endpoint) {
+        box.value.withLock { $0 = endpoint }
     }
 
     /// The request URL. It carries the API key: log `redactedURL` instead.
     public func url(for query: LookupQuery) -> String {
-        url(for: query, key: apiKey.revealed)
+        let endpoint = self.endpoint
+        return Self.url(for: query, endpoint: endpoint, key: endpoint.apiKey.revealed)
     }
 
     /// The request URL with the key replaced by `<redacted>`, for logs.
     public func redactedURL(for query: LookupQuery) -> String {
-        url(for: query, key: "<redacted>")
+        Self.url(for: query, endpoint: endpoint, key: "<redacted>")
     }
 
-    private func url(for query: LookupQuery, key: String) -> String {
+    private static func url(for query: LookupQuery, endpoint: Endpoint, key: String) -> String {
         var items: [(String, String)]
         switch query {
         case .city(let name):
@@ -94,9 +118,9 @@ public struct OpenWeatherMapClient: WeatherUpstream {
         case .coordinate(let c):
             items = [("lat", String(format: "%.4f", c.lat)), ("lon", String(format: "%.4f", c.lon))]
         }
-        items += [("units", units.rawValue), ("lang", lang), ("appid", key)]
+        items += [("units", endpoint.units.rawValue), ("lang", endpoint.lang), ("appid", key)]
         let queryString = items.map { "\($0)=\(Self.percentEncode($1))" }.joined(separator: "&")
-        return "\(baseURL)/data/2.5/weather?\(queryString)"
+        return "\(endpoint.baseURL)/data/2.5/weather?\(queryString)"
     }
 
     /// Percent-encodes everything but RFC 3986 unreserved characters.
@@ -116,11 +140,13 @@ public struct OpenWeatherMapClient: WeatherUpstream {
     }
 
     public func fetch(_ query: LookupQuery) async throws -> WeatherObservation {
+        let endpoint = self.endpoint
         let response: HTTPResponse
         let started = ContinuousClock.now
         do {
-            response = try await transport.get(url(for: query), timeout: timeout)
-            logger?.debug("GET \(redactedURL(for: query)) -> \(response.status) in \(started.duration(to: .now).formatted(.units(allowed: [.milliseconds])))")
+            response = try await transport.get(
+                Self.url(for: query, endpoint: endpoint, key: endpoint.apiKey.revealed), timeout: endpoint.timeout)
+            logger?.debug("GET \(Self.url(for: query, endpoint: endpoint, key: "<redacted>")) -> \(response.status) in \(started.duration(to: .now).formatted(.units(allowed: [.milliseconds])))")
         } catch let error as HTTPTransportError {
             throw UpstreamError.unavailable(error.description)
         } catch is CancellationError {
@@ -128,7 +154,7 @@ public struct OpenWeatherMapClient: WeatherUpstream {
         } catch {
             throw UpstreamError.unavailable("transport failure")  // never the error text: it could hold the URL
         }
-        return try Self.interpret(response, units: units)
+        return try Self.interpret(response, units: endpoint.units)
     }
 
     /// Maps a response to weather or to the error the spec names for it.

@@ -2,6 +2,7 @@ import CGPS
 import Logging
 import NIOPosix
 import ServiceLifecycle
+import Synchronization
 import WeatherCore
 
 #if canImport(Glibc)
@@ -19,21 +20,39 @@ public final class GPSDReader: Service, CustomStringConvertible {
     static let pollInterval: Int32 = 250_000  // µs
     static let maxBackoff = Duration.seconds(30)
 
-    private let host: String
-    private let port: Int
+    /// Where gpsd is and whether to read it; changed by a configuration reload.
+    public struct Endpoint: Sendable, Equatable {
+        public var enabled: Bool
+        public var host: String
+        public var port: Int
+
+        public init(enabled: Bool, host: String, port: Int) {
+            self.enabled = enabled
+            self.host = host
+            self.port = port
+        }
+    }
+
+    private let endpoint: Shared<Endpoint>
+    /// Set when the endpoint changed: the reader drops its connection and starts over.
+    private let restart = Atomic<Bool>(false)
     private let location: LocationService
     private let clock: DaemonClock
     private let logger: Logger
 
-    public init(host: String, port: Int, location: LocationService, clock: DaemonClock, logger: Logger) {
-        self.host = host
-        self.port = port
+    public init(endpoint: Endpoint, location: LocationService, clock: DaemonClock, logger: Logger) {
+        self.endpoint = Shared(endpoint)
         self.location = location
         self.clock = clock
         self.logger = logger
     }
 
-    public var description: String { "GPSDReader(\(host):\(port))" }
+    public var description: String { "GPSDReader" }
+
+    /// Reads gpsd at `endpoint` from now on (reconnecting if it changed).
+    public func update(_ endpoint: Endpoint) {
+        if self.endpoint.replace(with: endpoint) != endpoint { restart.store(true, ordering: .relaxed) }
+    }
 
     /// The heap-allocated `gps_data_t`, used only on the reader's thread.
     private final class Session: @unchecked Sendable {
@@ -72,7 +91,13 @@ public final class GPSDReader: Service, CustomStringConvertible {
         var backoff = Duration.seconds(1)
         var reportedAbsent = false
         while !Task.isCancelled {
-            let (host, port) = (self.host, String(self.port))
+            restart.store(false, ordering: .relaxed)
+            let current = endpoint.current
+            guard current.enabled else {
+                try await clock.sleep(for: .seconds(1))  // idle until a reload enables gpsd
+                continue
+            }
+            let (host, port) = (current.host, String(current.port))
             let opened = try await thread.runIfActive { () -> Int32 in
                 if weatherd_gps_open(session.data, host, port) == 0 {
                     session.open = true
@@ -96,16 +121,29 @@ public final class GPSDReader: Service, CustomStringConvertible {
             reportedAbsent = false
             backoff = .seconds(1)
             await location.setConnected(true)
-            try await read(session, on: thread)
-            logger.warning("gpsd at \(host):\(port) went away; reconnecting")
+            if try await read(session, on: thread) {
+                logger.warning("gpsd at \(host):\(port) went away; reconnecting")
+            } else {
+                logger.notice("gpsd settings changed; leaving \(host):\(port)")
+            }
             await location.setConnected(false)
         }
     }
 
-    /// Reads reports until gpsd goes away (returns) or the task is cancelled (throws).
-    private func read(_ session: Session, on thread: NIOThreadPool) async throws {
+    /// Reads reports until gpsd goes away (returns true), the endpoint changes (closes the
+    /// connection, returns false) or the task is cancelled (throws).
+    private func read(_ session: Session, on thread: NIOThreadPool) async throws -> Bool {
         while true {
             try Task.checkCancellation()
+            if restart.load(ordering: .relaxed) {
+                try await thread.runIfActive {
+                    if session.open {
+                        gps_close(session.data)
+                        session.open = false
+                    }
+                }
+                return false
+            }
             let next = try await thread.runIfActive { () -> (Int32, weatherd_gps_report) in
                 var report = weatherd_gps_report()
                 let status = weatherd_gps_next(session.data, Self.pollInterval, &report)
@@ -117,7 +155,7 @@ public final class GPSDReader: Service, CustomStringConvertible {
             }
             switch next.0 {
             case ..<0:
-                return
+                return true
             case 0:
                 continue
             default:

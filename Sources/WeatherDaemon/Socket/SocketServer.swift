@@ -20,11 +20,14 @@ public final class SocketServer: Service {
         public var path: String
         public var mode: UInt32
         public var maxClients: Int
+        /// A listening socket inherited from systemd socket activation; nil to bind `path`.
+        public var inheritedSocket: Int32?
 
-        public init(path: String, mode: UInt32, maxClients: Int) {
+        public init(path: String, mode: UInt32, maxClients: Int, inheritedSocket: Int32? = nil) {
             self.path = path
             self.mode = mode
             self.maxClients = maxClients
+            self.inheritedSocket = inheritedSocket
         }
     }
 
@@ -37,6 +40,7 @@ public final class SocketServer: Service {
     private let logger: Logger
     private let onListening: @Sendable () -> Void
     private let activeClients = Atomic<Int>(0)
+    private let maxClients: Atomic<Int>
 
     /// - Parameter onListening: called once the socket accepts connections.
     public init(
@@ -44,31 +48,48 @@ public final class SocketServer: Service {
         logger: Logger, onListening: @escaping @Sendable () -> Void = {}
     ) {
         self.settings = settings
+        self.maxClients = Atomic(settings.maxClients)
         self.handler = handler
         self.group = group
         self.logger = logger
         self.onListening = onListening
     }
 
+    /// Applies a reloaded `socket.mode` and `socket.max_clients` (the path needs a restart).
+    public func update(mode: UInt32, maxClients: Int) {
+        self.maxClients.store(maxClients, ordering: .relaxed)
+        if settings.inheritedSocket == nil, chmod(settings.path, mode_t(mode)) != 0 {
+            logger.warning("cannot set mode \(String(mode, radix: 8)) on \(settings.path): \(String(cString: strerror(errno)))")
+        }
+    }
+
     public func run() async throws {
-        let server = try await ServerBootstrap(group: group)
+        let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 128)
             // A client may send its requests and close its side; it still gets its replies.
             .childChannelOption(.allowRemoteHalfClosure, value: true)
-            .bind(unixDomainSocketPath: settings.path, cleanupExistingSocketFile: true) { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(
-                        ByteToMessageHandler(JSONLineDecoder(maxLength: RPCMessage.maxLineBytes)))
-                    return try NIOAsyncChannel<JSONLineFrame, ByteBuffer>(wrappingChannelSynchronously: channel)
-                }
+        let initializer: @Sendable (any Channel) -> EventLoopFuture<NIOAsyncChannel<JSONLineFrame, ByteBuffer>> = { channel in
+            channel.eventLoop.makeCompletedFuture {
+                try channel.pipeline.syncOperations.addHandler(
+                    ByteToMessageHandler(JSONLineDecoder(maxLength: RPCMessage.maxLineBytes)))
+                return try NIOAsyncChannel<JSONLineFrame, ByteBuffer>(wrappingChannelSynchronously: channel)
             }
-        defer { unlink(settings.path) }
-        guard chmod(settings.path, mode_t(settings.mode)) == 0 else {
-            let reason = String(cString: strerror(errno))
-            try? await server.channel.close()
-            throw SocketServerError(message: "cannot set mode \(String(settings.mode, radix: 8)) on \(settings.path): \(reason)")
         }
-        logger.notice("listening on \(settings.path)")
+        let server: NIOAsyncChannel<NIOAsyncChannel<JSONLineFrame, ByteBuffer>, Never>
+        if let inherited = settings.inheritedSocket {
+            // Socket activation: systemd owns the socket file; it is neither changed nor removed.
+            server = try await bootstrap.bind(inherited, childChannelInitializer: initializer)
+        } else {
+            server = try await bootstrap.bind(unixDomainSocketPath: settings.path, cleanupExistingSocketFile: true, childChannelInitializer: initializer)
+            guard chmod(settings.path, mode_t(settings.mode)) == 0 else {
+                let reason = String(cString: strerror(errno))
+                try? await server.channel.close()
+                unlink(settings.path)
+                throw SocketServerError(message: "cannot set mode \(String(settings.mode, radix: 8)) on \(settings.path): \(reason)")
+            }
+        }
+        defer { if settings.inheritedSocket == nil { unlink(settings.path) } }
+        logger.notice("listening on \(settings.inheritedSocket.map { "fd \($0) from systemd" } ?? settings.path)")
         onListening()
 
         // On SIGTERM/SIGINT every connection is cancelled and closed, so shutdown takes well
@@ -92,10 +113,11 @@ public final class SocketServer: Service {
     private func serve(_ connection: NIOAsyncChannel<JSONLineFrame, ByteBuffer>) async {
         let active = activeClients.wrappingAdd(1, ordering: .relaxed).newValue
         defer { activeClients.wrappingSubtract(1, ordering: .relaxed) }
-        if active > settings.maxClients {
-            logger.warning("refusing a client: \(settings.maxClients) clients connected (socket.max_clients)")
+        let limit = maxClients.load(ordering: .relaxed)
+        if active > limit {
+            logger.warning("refusing a client: \(limit) clients connected (socket.max_clients)")
             let busy = RPCMessage.error(
-                id: .null, WeatherError(.busy, "busy: \(settings.maxClients) clients connected; try again later"))
+                id: .null, WeatherError(.busy, "busy: \(limit) clients connected; try again later"))
             try? await connection.executeThenClose { _, outbound in
                 try await outbound.write(ByteBuffer(string: busy.serialized + "\n"))
             }
