@@ -1,8 +1,12 @@
 # weatherd — the two front-door commands are `make run` and `make test`.
 SWIFT ?= swift
 SWIFT_FLAGS ?=
+PREFIX ?= /usr/local
+DESTDIR ?=
+SYSCONFDIR ?= /etc
+UNITDIR ?= $(PREFIX)/lib/systemd/system
 
-.PHONY: run test bench build deps test-deps clean
+.PHONY: run test bench build install deps test-deps clean
 
 ## run: install what is missing, build, and serve in the foreground (offline demo without OWM_API_KEY)
 run: deps build
@@ -17,6 +21,12 @@ test: test-deps
 bench: deps
 	$(SWIFT) build $(SWIFT_FLAGS) -c release
 	scripts/bench-region.py --bin-dir "$$($(SWIFT) build $(SWIFT_FLAGS) -c release --show-bin-path)"
+
+## install: release binaries, systemd units, example config (kept if present), shell completions
+install: deps
+	$(SWIFT) build $(SWIFT_FLAGS) -c release --product weatherd
+	$(SWIFT) build $(SWIFT_FLAGS) -c release --product weatherctl
+	scripts/install.sh "$$($(SWIFT) build $(SWIFT_FLAGS) -c release --show-bin-path)" "$(DESTDIR)" "$(PREFIX)" "$(SYSCONFDIR)" "$(UNITDIR)"
 
 build:
 	$(SWIFT) build $(SWIFT_FLAGS)
