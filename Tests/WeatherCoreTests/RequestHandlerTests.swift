@@ -12,7 +12,10 @@ private struct Protocol {
         let location = LocationService(
             settings: .init(enabled: false, maxHorizontalError: 100, locateTimeout: .seconds(30), follow: false, followDistance: 1000),
             engine: engine.engine, clock: DaemonClock(engine.clock), logger: silentLogger)
-        handler = RequestHandler(engine: engine.engine, location: location, hub: hub, logger: silentLogger)
+        let regions = RegionSearches(
+            settings: .init(debounce: .milliseconds(250), around: 1, concurrency: 4), engine: engine.engine,
+            lookups: engine.lookups, clock: DaemonClock(engine.clock), logger: silentLogger)
+        handler = RequestHandler(engine: engine.engine, location: location, regions: regions, hub: hub, logger: silentLogger)
         try engine.scriptFixtures()
     }
 
@@ -173,7 +176,7 @@ struct RequestHandlerErrorTests {
         #expect(try await p.error(line)["code"] == .integer(-32600))
     }
 
-    @Test("an unknown method is -32601", arguments: ["frobnicate", "region", "Search", "cities.clear"])
+    @Test("an unknown method is -32601", arguments: ["frobnicate", "Search", "cities.clear", "regions"])
     func unknownMethod(_ method: String) async throws {
         let p = try Protocol()
         let error = try await p.error(request(5, method))

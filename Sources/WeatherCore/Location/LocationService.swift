@@ -79,7 +79,10 @@ public actor LocationService {
         let waiting = waiters
         waiters.removeAll()
         for waiter in waiting.values { waiter.resume(returning: fix) }
-        if settings.follow, follow.shouldSearch(fix) {
+        if !waiting.isEmpty {
+            // The waiting locates search this fix: follow mode counts it as searched.
+            follow.searched(fix.coordinate)
+        } else if settings.follow, follow.shouldSearch(fix) {
             followContinuation.yield(fix)
         }
     }
@@ -93,7 +96,6 @@ public actor LocationService {
             throw WeatherError(.gpsDisabled, "gpsd is disabled (gpsd.enabled = false)")
         }
         let fix = try await nextFix(timeout: timeout ?? settings.locateTimeout)
-        follow.searched(fix.coordinate)
         return try await engine.locate(fix)
     }
 

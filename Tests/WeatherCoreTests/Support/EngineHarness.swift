@@ -15,12 +15,14 @@ struct EngineHarness {
     let engine: SearchEngine
 
     /// - Parameter cacheTTL: zero by default, so every round and search reaches the upstream.
-    init(cities: [String], stored: CityChanges = CityChanges(), cacheTTL: Duration = .zero, publisher: (any ChangePublisher)? = nil) throws {
+    /// - Parameter gps: what the engine knows of gpsd at start (disabled by default).
+    init(cities: [String], stored: CityChanges = CityChanges(), cacheTTL: Duration = .zero, publisher: (any ChangePublisher)? = nil,
+         gps: GPSStatus = GPSStatus(enabled: false)) throws {
         store = MemoryCityStore(stored)
         lookups = LookupService(upstream: upstream, limits: .init(cacheTTL: cacheTTL, requestsPerMinute: 1000),
                                 clock: DaemonClock(clock), logger: silentLogger)
         engine = SearchEngine(
-            cities: try WatchedCities(configured: cities, store: store), gps: GPSStatus(enabled: false),
+            cities: try WatchedCities(configured: cities, store: store), gps: gps,
             lookups: lookups, publisher: publisher ?? self.publisher, wallClock: { EngineHarness.startTime }, logger: silentLogger)
     }
 

@@ -8,14 +8,32 @@ final class RecordingPublisher: ChangePublisher, Sendable {
         case overlays(Overlays)
     }
 
-    private let recorded = Mutex<[Event]>([])
+    private struct Recorded {
+        var events: [Event] = []
+        /// Overlays published since the start (not reset), and who waits for a number of them.
+        var overlaysCount = 0
+        var overlaysWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+    }
+
+    private let recorded = Mutex(Recorded())
 
     init() {}
 
-    func publish(state: DaemonState) { recorded.withLock { $0.append(.state(state)) } }
-    func publish(overlays: Overlays) { recorded.withLock { $0.append(.overlays(overlays)) } }
+    func publish(state: DaemonState) { recorded.withLock { $0.events.append(.state(state)) } }
 
-    var events: [Event] { recorded.withLock { $0 } }
+    func publish(overlays: Overlays) {
+        let ready = recorded.withLock { recorded in
+            recorded.events.append(.overlays(overlays))
+            recorded.overlaysCount += 1
+            let reached = recorded.overlaysCount
+            let ready = recorded.overlaysWaiters.filter { $0.count <= reached }.map(\.continuation)
+            recorded.overlaysWaiters.removeAll { $0.count <= reached }
+            return ready
+        }
+        for waiter in ready { waiter.resume() }
+    }
+
+    var events: [Event] { recorded.withLock { $0.events } }
 
     var states: [DaemonState] {
         events.compactMap { if case .state(let s) = $0 { s } else { nil } }
@@ -26,5 +44,18 @@ final class RecordingPublisher: ChangePublisher, Sendable {
     }
 
     /// Forgets what was recorded so far (to look at one step only).
-    func reset() { recorded.withLock { $0.removeAll() } }
+    func reset() { recorded.withLock { $0.events.removeAll() } }
+
+    /// Returns once at least `count` overlays have been published in all (counting from the
+    /// start, `reset` or not).
+    func waitForOverlays(_ count: Int) async {
+        await withCheckedContinuation { continuation in
+            let now = recorded.withLock { recorded in
+                if recorded.overlaysCount >= count { return true }
+                recorded.overlaysWaiters.append((count, continuation))
+                return false
+            }
+            if now { continuation.resume() }
+        }
+    }
 }
