@@ -68,7 +68,16 @@ public final class DaemonConnection {
     ) async throws -> JSONValue {
         let id = nextID
         nextID += 1
-        try await send(RPCMessage.request(id: id, method: method, params: params))
+        do {
+            try await send(RPCMessage.request(id: id, method: method, params: params))
+        } catch {
+            // A daemon at socket.max_clients sends busy and closes at once, so the request may
+            // find the connection closed: report what the daemon said, if it said anything.
+            while let message = try? await receive() {
+                if let refusal = message["error"], message["id"] == .null { throw RemoteError(json: refusal) }
+            }
+            throw error
+        }
         while let message = try await receive() {
             guard message["id"] == .integer(Int64(id)) else {
                 if message["method"] != nil {

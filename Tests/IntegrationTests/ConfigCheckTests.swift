@@ -1,0 +1,94 @@
+import Foundation
+import Testing
+import WeatherClient
+import WeatherCore
+
+/// `weatherd --check-config` and configuration errors (exit 78).
+@Suite("check-config")
+struct ConfigCheckTests {
+    @Test("unknown keys: exit 78 with FILE: key.path: unknown key for each")
+    func unknownKeys() async throws {
+        let directory = try TemporaryDirectory()
+        let file = try directory.write("weatherd.toml", """
+            cities = ["Seoul"]
+            bogus = 1
+
+            [openweathermap]
+            api_key = "sekrit-config-key"
+            colour = "blue"
+            """)
+        let result = try await runWeatherd(["--check-config", "--config", file])
+        #expect(result.status == 78, "\(result)")
+        #expect(result.stderr.contains("\(file): bogus: unknown key"), "\(result)")
+        #expect(result.stderr.contains("\(file): openweathermap.colour: unknown key"), "\(result)")
+        #expect(!result.stderr.contains("sekrit-config-key") && !result.stdout.contains("sekrit-config-key"))
+    }
+
+    @Test("a syntax error: exit 78 with FILE:LINE:COLUMN:")
+    func syntaxError() async throws {
+        let directory = try TemporaryDirectory()
+        let file = try directory.write("weatherd.toml", """
+            cities = ["Seoul"]
+            [socket
+            path = "/tmp/x.sock"
+            """)
+        let result = try await runWeatherd(["--check-config", "--config", file])
+        #expect(result.status == 78, "\(result)")
+        let prefix = "\(file):"
+        let located = result.stderr.split(separator: "\n").contains { line in
+            guard line.hasPrefix(prefix) else { return false }
+            let parts = line.dropFirst(prefix.count).split(separator: ":", maxSplits: 2)
+            return parts.count == 3 && Int(parts[0]) == 2 && Int(parts[1]) != nil
+        }
+        #expect(located, "expected \(file):2:COLUMN: …\n\(result)")
+    }
+
+    @Test("the daemon itself refuses a bad configuration with 78")
+    func daemonRefusesBadConfig() async throws {
+        let directory = try TemporaryDirectory()
+        let file = try directory.write("weatherd.toml", "refresh = 5\n[openweathermap]\napi_key = \"k\"\n")
+        let result = try await runWeatherd(["--config", file, "--socket", directory.file("s.sock")])
+        #expect(result.status == 78, "\(result)")
+        #expect(result.stderr.contains("\(file): refresh:"), "\(result)")
+        #expect(!FileManager.default.fileExists(atPath: directory.file("s.sock")))
+    }
+
+    @Test("a valid configuration: exit 0, the effective configuration with the key redacted")
+    func valid() async throws {
+        let directory = try TemporaryDirectory()
+        let setup = DaemonSetup(directory: directory, replay: nil, cities: ["Seoul,KR"])
+        let file = try setup.writeConfig()
+        let result = try await runWeatherd(["--check-config", "--config", file])
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout.contains("<redacted>"), "\(result)")
+        #expect(!result.stdout.contains(setup.apiKey!) && !result.stderr.contains(setup.apiKey!), "\(result)")
+        #expect(result.stdout.contains(#"cities = ["Seoul,KR"]"#), "\(result)")
+        #expect(result.stdout.contains(setup.socketPath))
+
+        // The key from the environment is redacted the same way.
+        let fromEnvironment = try await runWeatherd(
+            ["--check-config", "--config", try directory.write("nokey.toml", "cities = []\n")],
+            environment: ["OWM_API_KEY": "env-key-0123456789"])
+        #expect(fromEnvironment.status == 0, "\(fromEnvironment)")
+        #expect(!fromEnvironment.stdout.contains("env-key-0123456789") && !fromEnvironment.stderr.contains("env-key-0123456789"))
+    }
+
+    @Test("no API key anywhere: exit 78 saying how to provide one")
+    func noAPIKey() async throws {
+        let directory = try TemporaryDirectory()
+        let file = try directory.write("weatherd.toml", """
+            cities = []
+            [openweathermap]
+            api_key_file = "\(directory.file("missing-key"))"
+            """)
+        let result = try await runWeatherd(["--check-config", "--config", file])
+        #expect(result.status == 78, "\(result)")
+        #expect(result.stderr.contains("OWM_API_KEY"), "\(result)")
+        #expect(result.stderr.hasPrefix(file), "\(result)")
+
+        // The daemon proper refuses too.
+        let daemon = try await runWeatherd(["--config", file, "--socket", directory.file("s.sock")])
+        #expect(daemon.status == 78, "\(daemon)")
+        #expect(daemon.stderr.contains("OWM_API_KEY"))
+    }
+}

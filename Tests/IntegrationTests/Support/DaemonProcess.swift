@@ -1,0 +1,124 @@
+import Foundation
+import WeatherClient
+import WeatherCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A weatherd configuration written into a test's temporary directory: the socket is
+/// `DIR/weatherd.sock`, the state directory `DIR/state`, gpsd is off.
+struct DaemonSetup: Sendable {
+    let directory: TemporaryDirectory
+    var cities: [String] = []
+    var baseURL: String
+    /// `nil`: no `api_key` line.
+    var apiKey: String? = "integration-test-key"
+    var maxClients: Int?
+    /// More TOML lines for the `[openweathermap]` table.
+    var openWeatherMapLines: [String] = []
+
+    init(directory: TemporaryDirectory, replay: ReplayServer?, cities: [String] = []) {
+        self.directory = directory
+        self.baseURL = replay?.baseURL ?? "http://127.0.0.1:9"
+        self.cities = cities
+    }
+
+    var configPath: String { directory.file("weatherd.toml") }
+    var socketPath: String { directory.file("weatherd.sock") }
+    var stateDirectory: String { directory.file("state") }
+
+    var toml: String {
+        var lines = ["cities = [\(cities.map { "\"\($0)\"" }.joined(separator: ", "))]", "", "[openweathermap]",
+                     "base_url = \"\(baseURL)\""]
+        if let apiKey { lines.append("api_key = \"\(apiKey)\"") }
+        lines += openWeatherMapLines
+        lines += ["", "[socket]", "path = \"\(socketPath)\""]
+        if let maxClients { lines.append("max_clients = \(maxClients)") }
+        lines += ["", "[state]", "directory = \"\(stateDirectory)\"", "", "[gpsd]", "enabled = false", ""]
+        return lines.joined(separator: "\n")
+    }
+
+    @discardableResult
+    func writeConfig() throws -> String {
+        try directory.write("weatherd.toml", toml)
+    }
+}
+
+/// A running `weatherd`: started on a written configuration, awaited until its `listening on` line.
+/// Its stderr is kept in memory. It is killed when the object goes away.
+final class DaemonProcess: Sendable {
+    let setup: DaemonSetup
+    let process: ChildProcess
+
+    var socketPath: String { setup.socketPath }
+    var stderrText: String { process.stderrText }
+    var pid: Int32 { process.pid }
+
+    /// Writes the configuration and starts the daemon with `--config` (and `extraArguments`).
+    static func start(
+        _ setup: DaemonSetup, extraArguments: [String] = [], environment: [String: String] = [:]
+    ) async throws -> DaemonProcess {
+        try setup.writeConfig()
+        let process = try ChildProcess(
+            try TestEnvironment.binary("weatherd"), ["--config", setup.configPath] + extraArguments,
+            environment: TestEnvironment.childEnvironment(environment))
+        _ = try await process.waitForLine(containing: "weatherd: listening on \(setup.socketPath)", on: \.stderr)
+        return DaemonProcess(setup: setup, process: process)
+    }
+
+    private init(setup: DaemonSetup, process: ChildProcess) {
+        self.setup = setup
+        self.process = process
+    }
+
+    /// SIGTERM; returns the exit status (a signal number + 128 when killed by one) and the time from
+    /// the signal to the exit.
+    func terminate(timeout: Duration = .seconds(10)) async throws -> (status: Int32, elapsed: Duration) {
+        let sent = ContinuousClock.now
+        process.send(SIGTERM)
+        let ended = try await process.waitForExit(timeout: timeout)
+        return (ended.exitedNormally ? ended.status : 128 + ended.status, ended.at - sent)
+    }
+
+    /// SIGKILL, then waits for the process to be gone.
+    func kill() async throws {
+        process.send(SIGKILL)
+        try await process.waitForExit()
+    }
+
+    /// Connects, runs `body`, closes.
+    func withConnection<R: Sendable>(_ body: (DaemonConnection) async throws -> R) async throws -> R {
+        try await DaemonConnection.with(socketPath: socketPath, body)
+    }
+
+    /// One request on a connection of its own.
+    func call(_ method: String, _ params: JSONObject = [:]) async throws -> JSONValue {
+        try await withConnection { try await $0.call(method, params) }
+    }
+
+    /// Runs weatherctl against this daemon (`--socket` first).
+    func weatherctl(_ arguments: [String]) async throws -> CommandResult {
+        try await runWeatherctl(["--socket", socketPath] + arguments)
+    }
+}
+
+/// Runs weatherctl with `arguments` to completion.
+func runWeatherctl(_ arguments: [String], environment: [String: String] = [:]) async throws -> CommandResult {
+    try await runCommand(try TestEnvironment.binary("weatherctl"), arguments, environment: TestEnvironment.childEnvironment(environment))
+}
+
+/// Runs `weatherd` to completion (for `--check-config`).
+func runWeatherd(_ arguments: [String], environment: [String: String] = [:]) async throws -> CommandResult {
+    try await runCommand(try TestEnvironment.binary("weatherd"), arguments, environment: TestEnvironment.childEnvironment(environment))
+}
+
+/// The JSON-RPC error a call ended with (or a test failure when it succeeded).
+func remoteError(_ body: () async throws -> JSONValue) async throws -> RemoteError {
+    do {
+        let result = try await body()
+        throw ChildProcessError(message: "expected an error reply, got the result \(result.serialized)")
+    } catch let error as RemoteError {
+        return error
+    }
+}

@@ -1,0 +1,79 @@
+import Foundation
+import Testing
+import WeatherClient
+import WeatherCore
+
+/// `weatherctl`'s exit statuses and output.
+@Suite("weatherctl")
+struct WeatherctlTests {
+    @Test("no daemon: exit 69 with cannot connect and a hint, for --socket and $WEATHERD_SOCKET")
+    func unavailable() async throws {
+        let directory = try TemporaryDirectory()
+        let socket = directory.file("none.sock")
+        for (arguments, environment) in [(["--socket", socket, "state"], [:]), (["state"], ["WEATHERD_SOCKET": socket])] {
+            let result = try await runWeatherctl(arguments, environment: environment)
+            #expect(result.status == 69, "\(result)")
+            #expect(result.stderr.hasPrefix("weatherctl: cannot connect to \(socket): "), "\(result)")
+            #expect(result.stderr.contains("(is weatherd running?)"), "\(result)")
+            #expect(result.stdout.isEmpty)
+        }
+    }
+
+    @Test("usage errors exit 2", arguments: [["search"], ["bogus"], ["cities", "add"], ["region", "x", "y"]])
+    func usage(arguments: [String]) async throws {
+        let directory = try TemporaryDirectory()
+        let result = try await runWeatherctl(["--socket", directory.file("none.sock")] + arguments)
+        #expect(result.status == 2, "\(arguments): \(result)")
+        #expect(!result.stderr.isEmpty)
+    }
+
+    @Test("search, state --json, overlays and watch --geojson print what the spec says")
+    func output() async throws {
+        let replay = try await ReplayServer.start()
+        let directory = try TemporaryDirectory()
+        let daemon = try await DaemonProcess.start(DaemonSetup(directory: directory, replay: replay))
+
+        let search = try await daemon.weatherctl(["search", "London"])
+        #expect(search.status == 0, "\(search)")
+        #expect(search.stdout == "London, GB  8.9 °C  ☁ overcast clouds  humidity 90%  wind 2.1 m/s\n", "\(search)")
+        let searchJSON = try await daemon.weatherctl(["search", "London", "--json"])
+        #expect(try JSONValue.parse(Array(searchJSON.stdout.utf8))["id"]?.stringValue == Fixtures.londonID)
+
+        let state = try await daemon.weatherctl(["state", "--json"])
+        #expect(state.status == 0, "\(state)")
+        #expect(state.stdout.hasSuffix("\n") && state.stdout.split(separator: "\n").count == 1)
+        let stateJSON = try JSONValue.parse(Array(state.stdout.utf8))
+        #expect(stateJSON == (try await daemon.call("state")), "the protocol object")
+        #expect(stateJSON["input"] == JSONValue.object(["kind": "text", "city": "London"]))
+        let human = try await daemon.weatherctl(["state"])
+        #expect(human.stdout.hasPrefix("idle  phase populated  input text \"London\""), "\(human)")
+
+        let overlays = try await daemon.weatherctl(["overlays"])
+        let overlaysJSON = try JSONValue.parse(Array(overlays.stdout.utf8))
+        #expect(overlaysJSON["type"] == "FeatureCollection")
+        #expect(overlaysJSON.featureIDs == [Fixtures.londonID])
+
+        // watch --geojson runs until stopped: read its first line, then end it.
+        let watch = try ChildProcess(
+            try TestEnvironment.binary("weatherctl"), ["--socket", daemon.socketPath, "watch", "--geojson"],
+            environment: TestEnvironment.childEnvironment())
+        let line = try await watch.waitForLine(containing: "{", on: \.stdout)
+        let collection = try JSONValue.parse(Array(line.utf8))
+        #expect(collection["type"] == "FeatureCollection", "\(line)")
+        #expect(collection["features"]?.arrayValue?.first?["id"]?.stringValue == Fixtures.londonID)
+        #expect(collection["seq"] == overlaysJSON["seq"])
+        #expect(collection["method"] == nil, "only the FeatureCollection, not the notification")
+        watch.send(SIGTERM)
+        try await watch.waitForExit()
+
+        // Plain watch prints whole notifications, one per line.
+        let plain = try ChildProcess(
+            try TestEnvironment.binary("weatherctl"), ["--socket", daemon.socketPath, "watch", "--topics", "state"],
+            environment: TestEnvironment.childEnvironment())
+        let notification = try JSONValue.parse(Array(try await plain.waitForLine(containing: "{", on: \.stdout).utf8))
+        #expect(notification["method"] == "state")
+        #expect(notification["params"]?["phase"] == "populated")
+        plain.send(SIGTERM)
+        try await plain.waitForExit()
+    }
+}
