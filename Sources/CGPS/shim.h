@@ -57,7 +57,13 @@ static inline int weatherd_gps_next(struct gps_data_t *data, int timeout_us, wea
         report->latitude = data->fix.latitude;
         report->longitude = data->fix.longitude;
     }
-    if ((data->set & HERR_SET) && isfinite(data->fix.eph)) report->eph = data->fix.eph;
+    /*
+     * eph comes with the TPV itself. libgps sets HERR_SET only when epx and epy are both known
+     * (gpsd 3.2x), which receivers without GST/GBS sentences never give, though gpsd sends an eph
+     * (HDOP x 19 m); the TPV parser resets fix.eph to NaN when a TPV carries none, so a finite
+     * value here is this report's.
+     */
+    if ((data->set & MODE_SET) && isfinite(data->fix.eph)) report->eph = data->fix.eph;
     return 1;
 }
 

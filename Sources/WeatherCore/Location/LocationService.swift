@@ -91,16 +91,17 @@ public actor LocationService {
 
     /// The weather at the next accepted fix after this call.
     /// - Throws: gps_disabled, no_fix after `timeout` (default `gpsd.locate_timeout`), or the lookup's error.
-    public func locate(timeout: Duration? = nil) async throws -> WeatherFeature {
+    /// `admitted` is called once the request waits for its fix.
+    public func locate(timeout: Duration? = nil, admitted: @Sendable () -> Void = {}) async throws -> WeatherFeature {
         guard settings.enabled else {
             throw WeatherError(.gpsDisabled, "gpsd is disabled (gpsd.enabled = false)")
         }
-        let fix = try await nextFix(timeout: timeout ?? settings.locateTimeout)
+        let fix = try await nextFix(timeout: timeout ?? settings.locateTimeout, admitted: admitted)
         return try await engine.locate(fix)
     }
 
     /// Waits for the next accepted fix, at most `timeout`.
-    func nextFix(timeout: Duration) async throws -> GPSFix {
+    func nextFix(timeout: Duration, admitted: @Sendable () -> Void = {}) async throws -> GPSFix {
         nextWaiter += 1
         let id = nextWaiter
         let deadline = clock.now.advanced(by: timeout)
@@ -111,7 +112,10 @@ public actor LocationService {
                 await self.expire(id, cancelled: Task.isCancelled)
             }
             defer { group.cancelAll() }
-            return try await withCheckedThrowingContinuation { waiters[id] = $0 }
+            return try await withCheckedThrowingContinuation {
+                waiters[id] = $0
+                admitted()
+            }
         }
     }
 

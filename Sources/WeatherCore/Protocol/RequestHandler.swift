@@ -28,8 +28,11 @@ public struct RequestHandler: Sendable {
         var effect: Effect?
     }
 
-    /// Handles one line from a client and queues its reply (if any) in `outbox`.
-    public func handle(line: [UInt8], outbox: Outbox) async {
+    /// Handles one line from a client and queues its reply (if any) in `outbox`. `admission` is
+    /// signalled once the request has entered the search stream (a search has begun, a region is
+    /// queued, a locate waits for its fix), or else when the request is done.
+    public func handle(line: [UInt8], outbox: Outbox, admission: Admission? = nil) async {
+        defer { admission?.signal() }
         let json: JSONValue
         do {
             json = try JSONValue.parse(line)
@@ -54,7 +57,7 @@ public struct RequestHandler: Sendable {
             if !replies.isEmpty { outbox.send(reply: JSONValue.array(replies).serialized) }
             for effect in outcomes.compactMap(\.effect) { apply(effect, to: outbox) }
         } else {
-            let outcome = await process(json)
+            let outcome = await process(json, admission: admission)
             if let reply = outcome.reply { outbox.send(reply: reply.serialized) }
             if let effect = outcome.effect { apply(effect, to: outbox) }
         }
@@ -72,7 +75,7 @@ public struct RequestHandler: Sendable {
         }
     }
 
-    private func process(_ message: JSONValue) async -> Outcome {
+    private func process(_ message: JSONValue, admission: Admission? = nil) async -> Outcome {
         guard let object = message.objectValue else {
             return Outcome(reply: RPCMessage.error(id: .null, WeatherError(.invalidRequest, "invalid request: expected a JSON-RPC request object")))
         }
@@ -96,7 +99,7 @@ public struct RequestHandler: Sendable {
         default:
             return respond(id, .failure(.invalidParams("invalid params: params must be an object of named params")))
         }
-        let (result, effect) = await call(method, params)
+        let (result, effect) = await call(method, params, admission: admission)
         var outcome = respond(id, result)
         if case .success = result { outcome.effect = effect }
         return outcome
@@ -111,16 +114,17 @@ public struct RequestHandler: Sendable {
         }
     }
 
-    private func call(_ method: String, _ params: JSONObject) async -> (Result<JSONValue, WeatherError>, Effect?) {
+    private func call(_ method: String, _ params: JSONObject, admission: Admission?) async -> (Result<JSONValue, WeatherError>, Effect?) {
+        let admitted: @Sendable () -> Void = { admission?.signal() }
         do {
             switch method {
             case "search":
                 let p = try Params(params, allowed: ["city"])
                 let city = try p.city()
-                return (.success(try await engine.search(city: city).json), nil)
+                return (.success(try await engine.search(city: city, admitted: admitted).json), nil)
             case "locate":
                 let timeout = try Params(params, allowed: ["timeout"]).seconds("timeout", in: 0.001...3600)
-                return (.success(try await location.locate(timeout: timeout).json), nil)
+                return (.success(try await location.locate(timeout: timeout, admitted: admitted).json), nil)
             case "region":
                 let p = try Params(params, allowed: ["center", "span"])
                 let region = try MapRegion(center: p.coordinate("center"), span: p.optionalCoordinate("span")).validated()

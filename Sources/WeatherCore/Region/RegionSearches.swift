@@ -74,9 +74,19 @@ public actor RegionSearches {
                 let points = RegionGrid.points(of: event.region, around: settings.around)
                 let ticket = await engine.begin(.region(event.region), lookups: points.count)
                 let concurrency = settings.concurrency
-                grids.addTask { await self.runGrid(points, ticket: ticket, concurrency: concurrency) }
+                let region = event.region
+                grids.addTask {
+                    await self.runGrid(points, ticket: ticket, concurrency: concurrency)
+                    if await !self.engine.isCurrent(ticket) { await self.forget(region) }
+                }
             }
         }
+    }
+
+    /// A region whose grid was superseded never reached the overlays: it no longer counts as the
+    /// last searched one, so the map sending it again searches it again.
+    private func forget(_ region: MapRegion) {
+        if lastSearched == region { lastSearched = nil }
     }
 
     /// Looks up every point, at most `concurrency` at once, and settles the grid once.

@@ -67,15 +67,16 @@ public actor SearchEngine {
 
     /// Looks up `city` as an interactive text input and returns its feature to the requester.
     /// - Throws: `WeatherError` from the lookup (also when superseded), or `CancellationError`.
-    public func search(city: String) async throws -> WeatherFeature {
-        try await lookUpInteractive(.text(city: city), query: .city(city)) {
+    /// `admitted` is called once the input has entered the stream (before the lookup).
+    public func search(city: String, admitted: @Sendable () -> Void = {}) async throws -> WeatherFeature {
+        try await lookUpInteractive(.text(city: city), query: .city(city), admitted: admitted) {
             WeatherFeature(observation: $0, source: .text)
         }
     }
 
     /// Looks up the weather at an accepted gpsd fix as an interactive location input.
     public func locate(_ fix: GPSFix) async throws -> WeatherFeature {
-        try await lookUpInteractive(.location(fix.coordinate), query: .coordinate(fix.coordinate)) {
+        try await lookUpInteractive(.location(fix.coordinate), query: .coordinate(fix.coordinate), admitted: {}) {
             WeatherFeature(observation: $0, source: .location, fix: FixSummary(fix))
         }
     }
@@ -83,9 +84,11 @@ public actor SearchEngine {
     /// One lookup as an interactive input: the requester always gets its answer; the overlays
     /// only if no newer input arrived meanwhile. The map focuses on the result.
     private func lookUpInteractive(
-        _ input: SearchInput, query: LookupQuery, feature makeFeature: (WeatherObservation) -> WeatherFeature
+        _ input: SearchInput, query: LookupQuery, admitted: @Sendable () -> Void,
+        feature makeFeature: (WeatherObservation) -> WeatherFeature
     ) async throws -> WeatherFeature {
         let ticket = begin(input, lookups: 1)
+        admitted()
         let result: Result<WeatherFeature, WeatherError>
         do {
             result = .success(makeFeature(try await lookups.lookup(query)))

@@ -144,8 +144,8 @@ public final class SocketServer: Service {
     }
 
     /// Reads requests until the client closes its side, sends an oversized line, or the task is
-    /// cancelled. Requests run concurrently (a slow `search` does not hold up a `state`), at most
-    /// `maxRequestsInFlight` at once.
+    /// cancelled. Requests enter the search stream in the order they were sent; their lookups run
+    /// concurrently (a slow `search` does not hold up a `state`), at most `maxRequestsInFlight`.
     private func read(_ inbound: NIOAsyncChannelInboundStream<JSONLineFrame>, into outbox: Outbox) async {
         await withTaskGroup(of: Void.self) { requests in
             var inFlight = 0
@@ -164,7 +164,12 @@ public final class SocketServer: Service {
                         await requests.next()
                         inFlight -= 1
                     }
-                    requests.addTask { [handler] in await handler.handle(line: line, outbox: outbox) }
+                    // Read the next request only once this one has entered the search stream, so
+                    // a client's inputs keep their order; its lookup then runs beside later requests.
+                    await withCheckedContinuation { (entered: CheckedContinuation<Void, Never>) in
+                        let admission = Admission(entered)
+                        requests.addTask { [handler] in await handler.handle(line: line, outbox: outbox, admission: admission) }
+                    }
                     inFlight += 1
                 }
             } catch {
