@@ -79,6 +79,13 @@ final class ChildProcess: Sendable {
     }
 
     var isRunning: Bool { termination.value == nil }
+
+    /// SIGKILL to the child's whole process group (Foundation's Process starts each child in a
+    /// group of its own, led by it), for a child that may have started others. Harmless when the
+    /// group is gone already.
+    func killProcessGroup() {
+        Glibc.kill(-pid, SIGKILL)
+    }
     var stdoutText: String { stdout.value.text }
     var stderrText: String { stderr.value.text }
 

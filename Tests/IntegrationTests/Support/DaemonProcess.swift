@@ -7,7 +7,7 @@ import Glibc
 #endif
 
 /// A weatherd configuration written into a test's temporary directory: the socket is
-/// `DIR/weatherd.sock`, the state directory `DIR/state`, gpsd is off.
+/// `DIR/weatherd.sock`, the state directory `DIR/state`, gpsd is off unless `gpsd` is set.
 struct DaemonSetup: Sendable {
     let directory: TemporaryDirectory
     var cities: [String] = []
@@ -17,6 +17,10 @@ struct DaemonSetup: Sendable {
     var maxClients: Int?
     /// More TOML lines for the `[openweathermap]` table.
     var openWeatherMapLines: [String] = []
+    /// The `[gpsd]` table; `nil` (the default): gpsd is off (`enabled = false`).
+    var gpsd: GPSDSettings?
+    /// TOML lines for a `[region]` table (none: no table, the defaults), e.g. `debounce = "250ms"`.
+    var regionLines: [String] = []
 
     init(directory: TemporaryDirectory, replay: ReplayServer?, cities: [String] = []) {
         self.directory = directory
@@ -35,13 +39,43 @@ struct DaemonSetup: Sendable {
         lines += openWeatherMapLines
         lines += ["", "[socket]", "path = \"\(socketPath)\""]
         if let maxClients { lines.append("max_clients = \(maxClients)") }
-        lines += ["", "[state]", "directory = \"\(stateDirectory)\"", "", "[gpsd]", "enabled = false", ""]
+        if !regionLines.isEmpty { lines += ["", "[region]"] + regionLines }
+        lines += ["", "[state]", "directory = \"\(stateDirectory)\"", ""]
+        lines += gpsd?.tomlLines ?? ["[gpsd]", "enabled = false"]
+        lines.append("")
         return lines.joined(separator: "\n")
     }
 
     @discardableResult
     func writeConfig() throws -> String {
         try directory.write("weatherd.toml", toml)
+    }
+}
+
+/// The `[gpsd]` table of a test configuration: where gpsd (e.g. a `GPSFake`) listens; the other
+/// keys are written only when set, so the daemon's defaults apply otherwise.
+struct GPSDSettings: Sendable {
+    var enabled = true
+    var host = "127.0.0.1"
+    var port: Int
+    var maxHorizontalError: Double?
+    /// A duration, e.g. `"5s"`.
+    var locateTimeout: String?
+    var follow: Bool?
+    var followDistance: Double?
+
+    init(port: Int, enabled: Bool = true) {
+        self.port = port
+        self.enabled = enabled
+    }
+
+    var tomlLines: [String] {
+        var lines = ["[gpsd]", "enabled = \(enabled)", "host = \"\(host)\"", "port = \(port)"]
+        if let maxHorizontalError { lines.append("max_horizontal_error = \(maxHorizontalError)") }
+        if let locateTimeout { lines.append("locate_timeout = \"\(locateTimeout)\"") }
+        if let follow { lines.append("follow = \(follow)") }
+        if let followDistance { lines.append("follow_distance = \(followDistance)") }
+        return lines
     }
 }
 
@@ -70,6 +104,25 @@ final class DaemonProcess: Sendable {
     private init(setup: DaemonSetup, process: ChildProcess) {
         self.setup = setup
         self.process = process
+    }
+
+    /// Writes the configuration and starts the daemon through another command: `launch` gets the
+    /// weatherd path and its arguments (`--config` and `extraArguments`) and returns the command line
+    /// to run (e.g. `systemd-socket-activate … weatherd …`, or `sh -c 'exec "$0" "$@"' weatherd …`:
+    /// a wrapper that execs weatherd, so `pid` becomes the daemon's). Waits for a stderr line
+    /// containing `awaiting` (nil: returns at once). The child runs in a process group of its own
+    /// (Foundation's Process makes one); see `ChildProcess.killProcessGroup()`.
+    static func start(
+        _ setup: DaemonSetup, extraArguments: [String] = [], environment: [String: String] = [:],
+        through launch: (_ weatherd: String, _ arguments: [String]) throws -> [String], awaiting: String?
+    ) async throws -> DaemonProcess {
+        try setup.writeConfig()
+        let command = try launch(try TestEnvironment.binary("weatherd"), ["--config", setup.configPath] + extraArguments)
+        guard let executable = command.first else { throw ChildProcessError(message: "an empty command line") }
+        let process = try ChildProcess(
+            executable, Array(command.dropFirst()), environment: TestEnvironment.childEnvironment(environment), name: "weatherd")
+        if let awaiting { _ = try await process.waitForLine(containing: awaiting, on: \.stderr) }
+        return DaemonProcess(setup: setup, process: process)
     }
 
     /// SIGTERM; returns the exit status (a signal number + 128 when killed by one) and the time from
