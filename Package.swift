@@ -93,6 +93,7 @@ let package = Package(
         .executableTarget(
             name: "owm-replay",
             dependencies: [
+                "WeatherCore",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -1,14 +1,8 @@
 import Foundation
+import WeatherCore
 
-/// The `units` parameter of the OpenWeatherMap API.
-enum Units: String, CaseIterable, Sendable {
-    /// Kelvin, metres per second.
-    case standard
-    /// Degrees Celsius, metres per second.
-    case metric
-    /// Degrees Fahrenheit, miles per hour.
-    case imperial
-
+/// The `units` parameter of the OpenWeatherMap API, and the conversions between its units.
+extension Units {
     /// Parses the query value like OpenWeatherMap does: anything unknown means `standard`.
     init(query value: String?) {
         self = value.flatMap { Units(rawValue: $0.lowercased()) } ?? .standard
@@ -39,11 +33,20 @@ enum Units: String, CaseIterable, Sendable {
     }
 }
 
-/// One recorded OpenWeatherMap response: the raw body and the units it was recorded in.
+extension JSONValue {
+    /// A number rounded to at most `decimals` places (written without trailing zeros, e.g. `8.9`).
+    static func rounded(_ value: Double, decimals: Int = 2) -> JSONValue {
+        var scale = 1.0
+        for _ in 0..<decimals { scale *= 10 }
+        return .double((value * scale).rounded() / scale)
+    }
+}
+
+/// One recorded OpenWeatherMap response: the parsed body and the units it was recorded in.
 struct RecordedWeather: Sendable {
     let file: String
     let units: Units
-    let body: JSON
+    let body: JSONObject
 
     var name: String { body["name"]?.stringValue ?? "" }
     var country: String? { body["sys"]?["country"]?.stringValue }
@@ -51,31 +54,34 @@ struct RecordedWeather: Sendable {
     var longitude: Double? { body["coord"]?["lon"]?.doubleValue }
 
     /// The body in `target` units: temperatures and wind speeds converted and rounded to 2 decimals,
-    /// every other field unchanged. A body already in `target` units is returned as recorded.
-    func body(in target: Units) -> JSON {
+    /// every other member unchanged and in its place. A body already in `target` units is returned
+    /// as read (written out, its numbers take their shortest form: `1.50` as `1.5`, `2.0` as `2`).
+    func body(in target: Units) -> JSONObject {
         guard target != units else { return body }
         var converted = body
-        converted.update("main") { main in
-            var main = main
-            for field in ["temp", "feels_like", "temp_min", "temp_max"] {
-                main.update(field) { value in
-                    guard let number = value.doubleValue else { return value }
-                    return .number(target.temperature(fromCelsius: units.celsius(from: number)))
-                }
-            }
-            return main
+        convert(&converted, "main", ["temp", "feels_like", "temp_min", "temp_max"]) {
+            target.temperature(fromCelsius: units.celsius(from: $0))
         }
-        converted.update("wind") { wind in
-            var wind = wind
-            for field in ["speed", "gust"] {
-                wind.update(field) { value in
-                    guard let number = value.doubleValue else { return value }
-                    return .number(target.speed(fromMetresPerSecond: units.metresPerSecond(from: number)))
-                }
-            }
-            return wind
+        convert(&converted, "wind", ["speed", "gust"]) {
+            target.speed(fromMetresPerSecond: units.metresPerSecond(from: $0))
         }
         return converted
+    }
+
+    /// Replaces the numeric `fields` of the object member `key` (those present) with
+    /// `conversion` of their value, rounded to 2 decimals; members keep their places.
+    private func convert(
+        _ object: inout JSONObject,
+        _ key: String,
+        _ fields: [String],
+        _ conversion: (Double) -> Double
+    ) {
+        guard var member = object[key]?.objectValue else { return }
+        for field in fields {
+            guard let number = member[field]?.doubleValue else { continue }
+            member[field] = .rounded(conversion(number))
+        }
+        object[key] = .object(member)
     }
 }
 
@@ -133,15 +139,16 @@ struct WeatherCatalog: Sendable {
                 throw CatalogError(file: file, reason: "expected a name like <slug>.<standard|metric|imperial>.json")
             }
             let text = try String(contentsOf: url.appendingPathComponent(file), encoding: .utf8)
+            let body: JSONValue
             do {
-                let body = try JSON(parsing: text)
-                guard case .object = body, body["name"]?.stringValue != nil else {
-                    throw CatalogError(file: file, reason: "not an OpenWeatherMap current-weather body")
-                }
-                entries.append(RecordedWeather(file: file, units: units, body: body))
-            } catch let error as JSONParseError {
-                throw CatalogError(file: file, reason: error.description)
+                body = try JSONValue.parse(text.utf8)
+            } catch {
+                throw CatalogError(file: file, reason: "invalid JSON: \(error)")
             }
+            guard let object = body.objectValue, object["name"]?.stringValue != nil else {
+                throw CatalogError(file: file, reason: "not an OpenWeatherMap current-weather body")
+            }
+            entries.append(RecordedWeather(file: file, units: units, body: object))
         }
         self.entries = entries
     }

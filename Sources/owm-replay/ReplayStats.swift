@@ -1,4 +1,5 @@
 import Synchronization
+import WeatherCore
 
 /// Counters served at `GET /_stats`, so tests can check caching, single-flight and connection reuse.
 final class ReplayStats: Sendable {
@@ -23,12 +24,16 @@ final class ReplayStats: Sendable {
     }
 
     /// `{"requests":N,"connections":M,"by_query":{...}}`, keys sorted.
-    var json: JSON {
+    var json: JSONValue {
         counts.withLock { counts in
-            .object([
-                ("requests", .number(String(counts.requests))),
-                ("connections", .number(String(counts.connections))),
-                ("by_query", .object(counts.byQuery.sorted { $0.key < $1.key }.map { ($0.key, .number(String($0.value))) })),
+            var byQuery = JSONObject()
+            for (key, count) in counts.byQuery.sorted(by: { $0.key < $1.key }) {
+                byQuery[key] = .integer(Int64(count))
+            }
+            return .object([
+                "requests": .integer(Int64(counts.requests)),
+                "connections": .integer(Int64(counts.connections)),
+                "by_query": .object(byQuery),
             ])
         }
     }

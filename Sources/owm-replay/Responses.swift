@@ -1,3 +1,5 @@
+import WeatherCore
+
 /// One HTTP answer of the replay, independent of the network layer.
 struct ReplayResponse: Sendable {
     var status: Int
@@ -9,8 +11,8 @@ struct ReplayResponse: Sendable {
         ReplayResponse(status: status, contentType: "application/json; charset=utf-8", body: body)
     }
 
-    static func weather(_ body: JSON) -> ReplayResponse {
-        .json(200, body.serialized)
+    static func weather(_ body: JSONObject) -> ReplayResponse {
+        .json(200, JSONValue.object(body).serialized)
     }
 
     // Error bodies exactly as OpenWeatherMap sends them (see fixtures/owm/errors.md).

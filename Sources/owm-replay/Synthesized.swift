@@ -1,4 +1,5 @@
 import Foundation
+import WeatherCore
 
 /// Made-up weather for a point far from every recorded city, in exactly OpenWeatherMap's shape for
 /// such points (`id: 0`, `name: ""`, no `sys.country`). Everything except the time fields (`dt`,
@@ -50,48 +51,46 @@ enum SynthesizedWeather {
         let solarSeconds = ((dt + Int(longitude / 15 * 3600)) % 86400 + 86400) % 86400
         let daytime = (6 * 3600..<18 * 3600).contains(solarSeconds)
 
-        var members: [(key: String, value: JSON)] = [
-            ("coord", .object([("lon", .number(longitude, decimals: 4)), ("lat", .number(latitude, decimals: 4))])),
-            ("weather", .array([.object([
-                ("id", .number(String(condition.id))),
-                ("main", .string(condition.main)),
-                ("description", .string(condition.description)),
-                ("icon", .string(condition.icon + (daytime ? "d" : "n"))),
-            ])])),
-            ("base", .string("stations")),
-            ("main", .object([
-                ("temp", .number(temp)),
-                ("feels_like", .number(temp - wind * 0.4)),
-                ("temp_min", .number(temp - spread)),
-                ("temp_max", .number(temp + spread)),
-                ("pressure", .number(String(pressure))),
-                ("humidity", .number(String(humidity))),
-                ("sea_level", .number(String(pressure))),
-                ("grnd_level", .number(String(pressure - 2))),
-            ])),
-            ("visibility", .number(condition.id == 701 ? "4000" : "10000")),
-            ("wind", .object([
-                ("speed", .number(wind)),
-                ("deg", .number(String(windDeg))),
-                ("gust", .number(wind * 1.6)),
-            ])),
-            ("clouds", .object([("all", .number(String(clouds)))])),
+        var body: JSONObject = [
+            "coord": .object(["lon": .rounded(longitude, decimals: 4), "lat": .rounded(latitude, decimals: 4)]),
+            "weather": .array([.object([
+                "id": .integer(Int64(condition.id)),
+                "main": .string(condition.main),
+                "description": .string(condition.description),
+                "icon": .string(condition.icon + (daytime ? "d" : "n")),
+            ])]),
+            "base": .string("stations"),
+            "main": .object([
+                "temp": .rounded(temp),
+                "feels_like": .rounded(temp - wind * 0.4),
+                "temp_min": .rounded(temp - spread),
+                "temp_max": .rounded(temp + spread),
+                "pressure": .integer(Int64(pressure)),
+                "humidity": .integer(Int64(humidity)),
+                "sea_level": .integer(Int64(pressure)),
+                "grnd_level": .integer(Int64(pressure - 2)),
+            ]),
+            "visibility": .integer(condition.id == 701 ? 4000 : 10000),
+            "wind": .object([
+                "speed": .rounded(wind),
+                "deg": .integer(Int64(windDeg)),
+                "gust": .rounded(wind * 1.6),
+            ]),
+            "clouds": .object(["all": .integer(Int64(clouds))]),
         ]
         if condition.main == "Rain" || condition.main == "Drizzle" {
-            members.append(("rain", .object([("1h", .number(random.next(in: 0.1...2.5)))])))
+            body["rain"] = .object(["1h": .rounded(random.next(in: 0.1...2.5))])
         }
-        members += [
-            ("dt", .number(String(dt))),
-            ("sys", .object([
-                ("sunrise", .number(String(solarNoon - dayLength))),
-                ("sunset", .number(String(solarNoon + dayLength))),
-            ])),
-            ("timezone", .number(String(offset))),
-            ("id", .number("0")),
-            ("name", .string("")),
-            ("cod", .number("200")),
-        ]
-        return RecordedWeather(file: "(synthesized)", units: .metric, body: .object(members))
+        body["dt"] = .integer(Int64(dt))
+        body["sys"] = .object([
+            "sunrise": .integer(Int64(solarNoon - dayLength)),
+            "sunset": .integer(Int64(solarNoon + dayLength)),
+        ])
+        body["timezone"] = .integer(Int64(offset))
+        body["id"] = .integer(0)
+        body["name"] = .string("")
+        body["cod"] = .integer(200)
+        return RecordedWeather(file: "(synthesized)", units: .metric, body: body)
     }
 
     /// FNV-1a over the point rounded to 0.01°: stable across runs, unlike `Hasher`.

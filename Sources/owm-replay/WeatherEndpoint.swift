@@ -1,4 +1,5 @@
 import Foundation
+import WeatherCore
 
 /// The behaviour of `GET /data/2.5/weather` and `GET /_stats`: lookup, unit conversion, the API key
 /// check and the `--delay` / `--fail` rules.
@@ -103,4 +104,20 @@ struct WeatherEndpoint: Sendable {
               let value = Double(text), value.isFinite, abs(value) <= limit else { return nil }
         return value
     }
+}
+
+/// Formats `value` with at most `decimals` fraction digits, dropping trailing zeros (`8.90` → `8.9`).
+private func formatDecimal(_ value: Double, decimals: Int) -> String {
+    var scale = 1.0
+    for _ in 0..<decimals { scale *= 10 }
+    let scaled = (value * scale).rounded()
+    let negative = scaled < 0
+    let magnitude = Int64(abs(scaled))
+    let divisor = Int64(scale)
+    let whole = magnitude / divisor
+    var fraction = String(magnitude % divisor)
+    fraction = String(repeating: "0", count: max(0, decimals - fraction.count)) + fraction
+    while fraction.last == "0" { fraction.removeLast() }
+    let sign = negative && magnitude != 0 ? "-" : ""
+    return sign + String(whole) + (fraction.isEmpty ? "" : "." + fraction)
 }
