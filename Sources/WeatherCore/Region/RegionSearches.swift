@@ -20,11 +20,12 @@ public actor RegionSearches {
         }
     }
 
-    /// A region event and the engine generation when it arrived: an input that arrives later
-    /// is newer, and the region must not supersede it after its debounce.
+    /// A region event and how many text and location inputs had begun when it arrived: one that
+    /// begins later is newer, and the region must not supersede it after its debounce. (Newer
+    /// regions need no such check: the debounce keeps only the last of a burst.)
     private struct Event: Sendable {
         var region: MapRegion
-        var generation: Int
+        var otherInputs: Int
     }
 
     private let engine: SearchEngine
@@ -52,8 +53,8 @@ public actor RegionSearches {
 
     /// Takes a region event; its search starts after the debounce, if nothing newer came.
     public func submit(_ region: MapRegion) async {
-        let generation = await engine.currentGeneration
-        eventSink.yield(Event(region: region, generation: generation))
+        let otherInputs = await engine.textAndLocationInputCount
+        eventSink.yield(Event(region: region, otherInputs: otherInputs))
     }
 
     /// Debounces events and runs their grids until cancelled. A new grid does not wait for an
@@ -62,7 +63,7 @@ public actor RegionSearches {
         let debounced = events.debounce(for: settings.debounce, clock: clock)
         await withDiscardingTaskGroup { grids in
             for await event in debounced {
-                guard await engine.currentGeneration == event.generation else {
+                guard await engine.textAndLocationInputCount == event.otherInputs else {
                     logger.debug("region \(event.region.center) superseded by a newer input during its debounce")
                     continue
                 }

@@ -30,6 +30,8 @@ public actor SearchEngine {
     private var reservedForFirstRound: Int
     private var interactiveFeatures: [WeatherFeature] = []
     private var latestGeneration = 0
+    /// Text and location inputs begun so far: what a debounced region event must not override.
+    private var textAndLocationInputs = 0
     private var hasInteractiveInput = false
 
     /// The maximum number of watched-city lookups of one round in flight at once.
@@ -114,6 +116,7 @@ public actor SearchEngine {
     /// older one. The state goes to loading and running at once.
     public func begin(_ input: SearchInput, lookups count: Int) -> Ticket {
         latestGeneration += 1
+        if case .region = input {} else { textAndLocationInputs += 1 }
         hasInteractiveInput = true
         var next = state
         next.input = input
@@ -139,6 +142,10 @@ public actor SearchEngine {
 
     /// The generation of the latest interactive input; it grows with each new one.
     public var currentGeneration: Int { latestGeneration }
+
+    /// How many text and location inputs have begun; a region event that arrived before the latest
+    /// of them is older than it and must not start a search after its debounce.
+    public var textAndLocationInputCount: Int { textAndLocationInputs }
 
     /// Whether `ticket` is still the latest interactive input.
     public func isCurrent(_ ticket: Ticket) -> Bool { ticket.generation == latestGeneration }
