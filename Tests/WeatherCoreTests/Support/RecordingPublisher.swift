@@ -13,13 +13,25 @@ final class RecordingPublisher: ChangePublisher, Sendable {
         /// Overlays published since the start (not reset), and who waits for a number of them.
         var overlaysCount = 0
         var overlaysWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+        /// Every state published since the start (not reset), and who waits for one that matches.
+        var allStates: [DaemonState] = []
+        var stateWaiters: [(matches: @Sendable (DaemonState) -> Bool, continuation: CheckedContinuation<Void, Never>)] = []
     }
 
     private let recorded = Mutex(Recorded())
 
     init() {}
 
-    func publish(state: DaemonState) { recorded.withLock { $0.events.append(.state(state)) } }
+    func publish(state: DaemonState) {
+        let ready = recorded.withLock { recorded in
+            recorded.events.append(.state(state))
+            recorded.allStates.append(state)
+            let ready = recorded.stateWaiters.filter { $0.matches(state) }.map(\.continuation)
+            recorded.stateWaiters.removeAll { $0.matches(state) }
+            return ready
+        }
+        for waiter in ready { waiter.resume() }
+    }
 
     func publish(overlays: Overlays) {
         let ready = recorded.withLock { recorded in
@@ -53,6 +65,19 @@ final class RecordingPublisher: ChangePublisher, Sendable {
             let now = recorded.withLock { recorded in
                 if recorded.overlaysCount >= count { return true }
                 recorded.overlaysWaiters.append((count, continuation))
+                return false
+            }
+            if now { continuation.resume() }
+        }
+    }
+
+    /// Returns once a state matching `matches` has been published (at once when one already was,
+    /// counting from the start, `reset` or not).
+    func waitForState(where matches: @escaping @Sendable (DaemonState) -> Bool) async {
+        await withCheckedContinuation { continuation in
+            let now = recorded.withLock { recorded in
+                if recorded.allStates.contains(where: matches) { return true }
+                recorded.stateWaiters.append((matches, continuation))
                 return false
             }
             if now { continuation.resume() }

@@ -13,6 +13,9 @@ final class ScriptedUpstream: WeatherUpstream, Sendable {
     private struct State {
         var scripts: [LookupKey: Script] = [:]
         var fetches: [LookupQuery] = []
+        /// Fetches started and not yet finished (held at a gate or not), and the most at once.
+        var inFlight = 0
+        var maxInFlight = 0
         var waiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
     }
 
@@ -42,6 +45,15 @@ final class ScriptedUpstream: WeatherUpstream, Sendable {
     var fetches: [LookupQuery] { state.withLock { $0.fetches } }
     var fetchCount: Int { state.withLock { $0.fetches.count } }
 
+    /// Fetches started and not yet finished now, and the most there were at once so far.
+    var inFlight: Int { state.withLock { $0.inFlight } }
+    var maxInFlight: Int { state.withLock { $0.maxInFlight } }
+
+    /// How many fetches of `query` (by its key, so coordinates to 0.01°) were made.
+    func fetchCount(of query: LookupQuery) -> Int {
+        state.withLock { $0.fetches.filter { $0.key == query.key }.count }
+    }
+
     func fetchCount(of city: String) -> Int {
         let key = LookupQuery.city(city).key
         return state.withLock { $0.fetches.filter { $0.key == key }.count }
@@ -62,12 +74,15 @@ final class ScriptedUpstream: WeatherUpstream, Sendable {
     func fetch(_ query: LookupQuery) async throws -> WeatherObservation {
         let (script, ready) = state.withLock { state in
             state.fetches.append(query)
+            state.inFlight += 1
+            state.maxInFlight = max(state.maxInFlight, state.inFlight)
             let reached = state.fetches.count
             let ready = state.waiters.filter { $0.count <= reached }.map(\.continuation)
             state.waiters.removeAll { $0.count <= reached }
             return (state.scripts[query.key], ready)
         }
         for waiter in ready { waiter.resume() }
+        defer { state.withLock { $0.inFlight -= 1 } }
         guard let script else { throw UpstreamError.notFound(message: "city not found") }
         await script.gate?.pass()
         try Task.checkCancellation()
