@@ -226,6 +226,37 @@ struct SystemdTests {
         #expect(status == 0)
     }
 
+    @Test("SIGHUP: new units and language apply to the next lookup; answers cached in the old units are dropped")
+    func reloadUnitsAndLanguage() async throws {
+        let replay = try await ReplayServer.start()
+        let directory = try TemporaryDirectory()
+        let setup = DaemonSetup(directory: directory, replay: replay)
+        let daemon = try await DaemonProcess.start(setup)
+        let watcher = try await Watcher.start(socketPath: daemon.socketPath)
+
+        let metric = try await daemon.call("search", ["city": "London"])
+        #expect(metric["properties"]?["units"] == "metric")
+        #expect(metric["properties"]?["temperature"]?.doubleValue == 8.94)
+        #expect(try await replay.stats().requests == 1)
+
+        var reloaded = setup
+        reloaded.openWeatherMapLines = ["units = \"imperial\"", "lang = \"de\""]
+        try reloaded.writeConfig()
+        daemon.process.send(SIGHUP)
+        _ = try await waitForLines(daemon, containing: "configuration reloaded; changed: openweathermap")
+
+        let imperial = try await daemon.call("search", ["city": "London"])
+        #expect(imperial["properties"]?["units"] == "imperial", "\(imperial.serialized)")
+        #expect(imperial["properties"]?["temperature"]?.doubleValue == 48.09, "8.94 °C in °F, from a new request")
+        let stats = try await replay.stats()
+        #expect(stats.requests == 2, "the cached metric answer was dropped: \(stats)")
+        _ = try await replay.process.waitForLine(containing: "units=imperial&lang=de", on: \.stderr)
+        #expect(!watcher.inbox.value.ended, "the watcher stayed connected")
+
+        let (status, _) = try await daemon.terminate()
+        #expect(status == 0)
+    }
+
     @Test("SIGHUP: a broken file keeps the running configuration; a new socket.path needs a restart")
     func reloadProblems() async throws {
         let replay = try await ReplayServer.start()
