@@ -1,5 +1,7 @@
 import ArgumentParser
 import Foundation
+import Logging
+import ServiceLifecycle
 
 /// `owm-replay`: an offline stand-in for the OpenWeatherMap current-weather API
 /// (`GET /data/2.5/weather`), answering from recorded responses.
@@ -64,39 +66,12 @@ struct OWMReplay: AsyncParsableCommand {
         FileHandle.standardOutput.write(Data("owm-replay listening on http://\(hostText):\(boundPort)\n".utf8))
         logLine("serving \(catalog.entries.count) recorded cities from \(data)")
 
-        let serving = Task { try await server.run() }
-        let signals = ShutdownSignals { signal in
-            logLine("received signal \(signal), shutting down")
-            serving.cancel()
-        }
-        defer { signals.cancel() }
-        do {
-            try await serving.value
-        } catch is CancellationError {
-            // Shutdown by signal.
-        }
-    }
-}
-
-/// Turns SIGTERM and SIGINT into a callback (on a dispatch queue, not in signal-handler context).
-/// If the orderly shutdown has not finished a second later, the process exits with status 0.
-struct ShutdownSignals {
-    private let sources: [any DispatchSourceSignal]
-
-    init(onSignal: @escaping @Sendable (Int32) -> Void) {
-        sources = [SIGTERM, SIGINT].map { number in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler {
-                onSignal(number)
-                DispatchQueue.global().asyncAfter(deadline: .now() + 1) { exit(0) }
-            }
-            source.resume()
-            return source
-        }
-    }
-
-    func cancel() {
-        for source in sources { source.cancel() }
+        // SIGTERM and SIGINT end the server gracefully: open keep-alive connections are closed.
+        var logger = Logger(label: "owm-replay") { StreamLogHandler.standardError(label: $0) }  // stdout has the port line
+        logger.logLevel = .warning
+        let group = ServiceGroup(configuration: .init(
+            services: [server], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        try await group.run()
+        logLine("stopped")
     }
 }

@@ -2,14 +2,17 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import ServiceLifecycle
 
 /// The HTTP/1.1 server: one task per accepted connection, requests on a connection answered in
 /// order, persistent connections kept open (every response carries `Content-Length`).
-struct ReplayServer: Sendable {
+struct ReplayServer: Service, CustomStringConvertible {
     typealias Connection = NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>
 
     private let listener: NIOAsyncChannel<Connection, Never>
     private let endpoint: WeatherEndpoint
+
+    var description: String { "ReplayServer(\(localAddress.map { "\($0)" } ?? "unbound"))" }
 
     /// The address actually bound (its port is the real one when asked for port 0).
     var localAddress: SocketAddress? { listener.channel.localAddress }
@@ -34,15 +37,22 @@ struct ReplayServer: Sendable {
         return ReplayServer(listener: listener, endpoint: endpoint)
     }
 
-    /// Accepts and serves connections until the listener closes or the task is cancelled.
+    /// Accepts and serves connections until graceful shutdown (or cancellation), which closes the
+    /// listener and every open connection.
     func run() async throws {
-        try await withThrowingDiscardingTaskGroup { group in
-            try await listener.executeThenClose { inbound in
-                for try await connection in inbound {
-                    endpoint.stats.recordConnection()
-                    group.addTask { await serve(connection) }
+        do {
+            try await cancelWhenGracefulShutdown {
+                try await withThrowingDiscardingTaskGroup { group in
+                    try await listener.executeThenClose { inbound in
+                        for try await connection in inbound {
+                            endpoint.stats.recordConnection()
+                            group.addTask { await serve(connection) }
+                        }
+                    }
                 }
             }
+        } catch is CancellationError {
+            // Shutting down.
         }
     }
 
