@@ -151,11 +151,11 @@ struct ConfigParseTests {
         #expect(config == expected)
     }
 
-    @Test("city keys are case- and space-insensitive")
+    @Test("city keys (duplicates in `cities`, the same rule as the lookup cache) are case- and space-insensitive")
     func cityKeys() {
-        #expect(DaemonConfig.cityKey(" London ,  gb ") == DaemonConfig.cityKey("london,GB"))
-        #expect(DaemonConfig.cityKey("New  York") == "new york")
-        #expect(DaemonConfig.cityKey("New York") != DaemonConfig.cityKey("NewYork"))
+        #expect(LookupKey.normalize(city: " London ,  gb ") == LookupKey.normalize(city: "london,GB"))
+        #expect(LookupKey.normalize(city: "New  York") == "new york")
+        #expect(LookupKey.normalize(city: "New York") != LookupKey.normalize(city: "NewYork"))
     }
 }
 

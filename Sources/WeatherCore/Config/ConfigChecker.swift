@@ -83,11 +83,11 @@ struct ConfigChecker {
             } else if city.count > 200 {
                 problem(path, "must be at most 200 characters long, found \(city.count) characters")
                 valid = false
-            } else if let first = seen[DaemonConfig.cityKey(city)] {
+            } else if let first = seen[LookupKey.normalize(city: city)] {
                 problem(path, "duplicate of cities[\(first.index)] (\(Self.quoted(first.city))), found \(Self.quoted(city))")
                 valid = false
             } else {
-                seen[DaemonConfig.cityKey(city)] = (index, city)
+                seen[LookupKey.normalize(city: city)] = (index, city)
                 result.append(city)
             }
         }

@@ -44,16 +44,6 @@ public struct DaemonConfig: Sendable, Equatable {
         self.region = region
         self.state = state
     }
-
-    /// The key under which two city names count as the same city: lower-cased, runs of white space
-    /// collapsed to one space, no white space at either end or around commas
-    /// (`" london ,  GB"` and `"London,GB"` have the same key).
-    public static func cityKey(_ city: String) -> String {
-        let words = city.lowercased().split(whereSeparator: { $0.isWhitespace })
-        return words.joined(separator: " ")
-            .replacingOccurrences(of: " ,", with: ",")
-            .replacingOccurrences(of: ", ", with: ",")
-    }
 }
 
 /// Units of the OpenWeatherMap results (`openweathermap.units`).
