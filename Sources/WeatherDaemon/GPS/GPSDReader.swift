@@ -63,8 +63,14 @@ public final class GPSDReader: Service, CustomStringConvertible {
             data = weatherd_gps_allocate()
         }
 
-        deinit {
+        /// Closes the connection to gpsd, if one is open.
+        func close() {
             if open { gps_close(data) }
+            open = false
+        }
+
+        deinit {
+            close()
             free(data)
         }
     }
@@ -79,12 +85,7 @@ public final class GPSDReader: Service, CustomStringConvertible {
         } catch is CancellationError {
             // Shutting down.
         }
-        try? await thread.runIfActive {
-            if session.open {
-                gps_close(session.data)
-                session.open = false
-            }
-        }
+        try? await thread.runIfActive { session.close() }
     }
 
     private func loop(_ session: Session, on thread: NIOThreadPool) async throws {
@@ -136,21 +137,13 @@ public final class GPSDReader: Service, CustomStringConvertible {
         while true {
             try Task.checkCancellation()
             if restart.load(ordering: .relaxed) {
-                try await thread.runIfActive {
-                    if session.open {
-                        gps_close(session.data)
-                        session.open = false
-                    }
-                }
+                try await thread.runIfActive { session.close() }
                 return false
             }
             let next = try await thread.runIfActive { () -> (Int32, weatherd_gps_report) in
                 var report = weatherd_gps_report()
                 let status = weatherd_gps_next(session.data, Self.pollInterval, &report)
-                if status < 0 {
-                    gps_close(session.data)
-                    session.open = false
-                }
+                if status < 0 { session.close() }
                 return (status, report)
             }
             switch next.0 {
