@@ -46,9 +46,9 @@ struct ConfigParseTests {
         let root = URL(fileURLWithPath: #filePath)
             .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let text = try String(contentsOfFile: root.appendingPathComponent("config/weatherd.toml").path, encoding: .utf8)
-        for (table, keys) in ConfigChecker.knownKeys {
+        for (table, keys) in ConfigSchema.knownKeys {
             if !table.isEmpty { #expect(text.contains("[\(table)]\n")) }
-            for key in keys where !ConfigChecker.knownKeys.contains(where: { $0.table == key }) {
+            for key in keys where !ConfigSchema.knownKeys.contains(where: { $0.table == key }) {
                 #expect(text.contains("\n\(key) = ") || text.contains("\n# \(key) = "), "missing \(key)")
             }
         }

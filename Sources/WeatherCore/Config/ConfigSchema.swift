@@ -1,0 +1,49 @@
+/// Every key of `weatherd.toml`, in the order of the contract. Adding a key is one entry here (and its
+/// property in ``DaemonConfig``, with its default); checking, `--check-config` and reloads follow from it.
+public enum ConfigSchema {
+    /// The tables of the file, in order ("" is the top level).
+    public static let tables = ["", "openweathermap", "socket", "gpsd", "region", "state"]
+
+    /// Every key, table by table.
+    public static let keys: [ConfigKey] = [
+        ConfigKey("cities", \.cities, .cityList, reload: .live),
+        ConfigKey("refresh", \.refresh, .duration(.atLeast(.seconds(1))), reload: .live),
+
+        ConfigKey("openweathermap.base_url", \.openWeatherMap.baseURL, .httpURL, reload: .refetch),
+        ConfigKey("openweathermap.api_key_file", \.openWeatherMap.apiKeyFile, .nonEmpty("path"), reload: .live),
+        ConfigKey("openweathermap.api_key", \.openWeatherMap.apiKey, .secret, reload: .live),
+        ConfigKey("openweathermap.units", \.openWeatherMap.units, .choice, reload: .refetch),
+        ConfigKey("openweathermap.lang", \.openWeatherMap.lang, .languageCode, reload: .refetch),
+        ConfigKey("openweathermap.timeout", \.openWeatherMap.timeout,
+                  .duration(.moreThan(.zero, atMost: .seconds(300))), reload: .live),
+        ConfigKey("openweathermap.requests_per_minute", \.openWeatherMap.requestsPerMinute, .integer(1...6000), reload: .live),
+        ConfigKey("openweathermap.cache_ttl", \.openWeatherMap.cacheTTL, .duration(), reload: .live),
+
+        ConfigKey("socket.path", \.socket.path, .socketPath, reload: .restart),
+        ConfigKey("socket.mode", \.socket.mode, .fileMode, reload: .live),
+        ConfigKey("socket.max_clients", \.socket.maxClients, .integer(1...65536), reload: .live),
+
+        ConfigKey("gpsd.enabled", \.gpsd.enabled, .boolean, reload: .live),
+        ConfigKey("gpsd.host", \.gpsd.host, .nonEmpty("host name or address"), reload: .live),
+        ConfigKey("gpsd.port", \.gpsd.port, .integer(1...65535), reload: .live),
+        ConfigKey("gpsd.max_horizontal_error", \.gpsd.maxHorizontalError, .metres(greaterThan: 0), reload: .live),
+        ConfigKey("gpsd.locate_timeout", \.gpsd.locateTimeout,
+                  .duration(.moreThan(.zero, atMost: .seconds(600))), reload: .live),
+        ConfigKey("gpsd.follow", \.gpsd.follow, .boolean, reload: .live),
+        ConfigKey("gpsd.follow_distance", \.gpsd.followDistance, .metres(atLeast: 0), reload: .live),
+
+        ConfigKey("region.debounce", \.region.debounce, .duration(.atMost(.seconds(10))), reload: .restart),
+        ConfigKey("region.around", \.region.around, .integer(0...3), reload: .live),
+        ConfigKey("region.concurrency", \.region.concurrency, .integer(1...32), reload: .live),
+
+        ConfigKey("state.directory", \.state.directory, .nonEmpty("path"), reload: .restart),
+    ]
+
+    /// The names each table may hold ("" is the top level, whose names include the tables).
+    public static var knownKeys: [(table: String, keys: [String])] {
+        tables.map { table in
+            let names = keys.filter { $0.table == table }.map(\.name)
+            return (table, table.isEmpty ? names + tables.dropFirst() : names)
+        }
+    }
+}

@@ -1,0 +1,302 @@
+import Foundation
+import TOMLKit
+
+/// What a configuration key holds: how a TOML value is read and checked, and how it is written back.
+///
+/// Messages say what was expected and what was found; a key's own range check is part of its type
+/// (``integer(_:)``, ``duration(_:)``, ``checked(_:)``).
+public struct ConfigValueType<Value: Sendable & Equatable>: Sendable {
+    /// Reports a problem: the key path (the key's own, or one of its elements like `cities[1]`) and the message.
+    typealias Report = (_ path: String, _ message: String) -> Void
+
+    /// Reads `value` of the key at `path`; nil (with a problem reported) when it cannot be used.
+    let read: @Sendable (_ value: TOMLValueConvertible, _ path: String, _ report: Report) -> Value?
+    /// The value as TOML text, or nil when it is not set (the rendered file says so in a comment).
+    let write: @Sendable (Value) -> String?
+
+    /// The same type with one more check of the value read; `check` returns the problem's message.
+    func checked(_ check: @escaping @Sendable (Value) -> String?) -> ConfigValueType {
+        let read = self.read
+        return ConfigValueType(
+            read: { value, path, report in
+                guard let result = read(value, path, report) else { return nil }
+                if let message = check(result) {
+                    report(path, message)
+                    return nil
+                }
+                return result
+            },
+            write: write)
+    }
+}
+
+extension ConfigValueType where Value == String {
+    /// Any string.
+    static var string: ConfigValueType {
+        ConfigValueType(
+            read: { value, path, report in
+                guard let string = value.string else {
+                    report(path, "expected a string, found \(ConfigText.typeName(value))")
+                    return nil
+                }
+                return string
+            },
+            write: { ConfigText.quoted($0, limit: false) })
+    }
+
+    /// A string with more than white space in it; `what` names it in messages ("path").
+    static func nonEmpty(_ what: String) -> ConfigValueType {
+        string.checked {
+            $0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
+                ? "expected a non-empty \(what), found \(ConfigText.quoted($0))" : nil
+        }
+    }
+
+    /// An `http://` or `https://` URL with a host.
+    static var httpURL: ConfigValueType {
+        string.checked { text in
+            let lower = text.lowercased()
+            let isHTTP = lower.hasPrefix("http://") || lower.hasPrefix("https://")
+            guard isHTTP, let host = URLComponents(string: text)?.host, !host.isEmpty else {
+                return "expected an http:// or https:// url with a host, found \(ConfigText.quoted(text))"
+            }
+            return nil
+        }
+    }
+
+    /// A language code of letters, `_` and `-`.
+    static var languageCode: ConfigValueType {
+        string.checked { text in
+            let valid = !text.isEmpty && text.unicodeScalars.allSatisfy {
+                ("a"..."z").contains($0) || ("A"..."Z").contains($0) || $0 == "_" || $0 == "-"
+            }
+            return valid ? nil : "expected a language code of letters, \"_\" and \"-\" like \"en\", found \(ConfigText.quoted(text))"
+        }
+    }
+
+    /// The path of a Unix domain socket: not empty, and short enough for a socket address.
+    static var socketPath: ConfigValueType {
+        string.checked { path in
+            if path.isEmpty { return "expected a non-empty path, found \"\"" }
+            if path.utf8.count >= 108 {
+                return "must be shorter than 108 bytes (the limit of a unix socket address), found \(path.utf8.count) bytes"
+            }
+            return nil
+        }
+    }
+}
+
+extension ConfigValueType where Value == Int {
+    /// An integer within `range`.
+    static func integer(_ range: ClosedRange<Int>) -> ConfigValueType {
+        ConfigValueType(
+            read: { value, path, report in
+                guard let int = value.int else {
+                    report(path, "expected an integer, found \(ConfigText.typeName(value))")
+                    return nil
+                }
+                guard range.contains(int) else {
+                    report(path, "must be between \(range.lowerBound) and \(range.upperBound), found \(int)")
+                    return nil
+                }
+                return int
+            },
+            write: { "\($0)" })
+    }
+}
+
+extension ConfigValueType where Value == Double {
+    /// A number (an integer is taken as a float too).
+    static var number: ConfigValueType {
+        ConfigValueType(
+            read: { value, path, report in
+                if let double = value.double { return double }
+                if let int = value.int { return Double(int) }
+                report(path, "expected a number, found \(ConfigText.typeName(value))")
+                return nil
+            },
+            write: ConfigText.number)
+    }
+
+    /// A finite number of metres greater than `bound`.
+    static func metres(greaterThan bound: Int) -> ConfigValueType {
+        number.checked { $0.isFinite && $0 > Double(bound) ? nil : "must be a number of metres greater than \(bound), found \($0)" }
+    }
+
+    /// A finite number of metres of at least `bound`.
+    static func metres(atLeast bound: Int) -> ConfigValueType {
+        number.checked { $0.isFinite && $0 >= Double(bound) ? nil : "must be a number of metres of at least \(bound), found \($0)" }
+    }
+}
+
+extension ConfigValueType where Value == Bool {
+    /// `true` or `false`.
+    static var boolean: ConfigValueType {
+        ConfigValueType(
+            read: { value, path, report in
+                guard let bool = value.bool else {
+                    report(path, "expected a boolean (true or false), found \(ConfigText.typeName(value))")
+                    return nil
+                }
+                return bool
+            },
+            write: { "\($0)" })
+    }
+}
+
+extension ConfigValueType where Value == Duration {
+    /// Bounds of a duration key, as they are said in messages.
+    struct DurationBounds: Sendable {
+        var lower: (value: Duration, inclusive: Bool)?
+        var upper: Duration?
+
+        static func atLeast(_ value: Duration) -> DurationBounds { DurationBounds(lower: (value, true)) }
+        static func atMost(_ value: Duration) -> DurationBounds { DurationBounds(upper: value) }
+        static func moreThan(_ value: Duration, atMost upper: Duration) -> DurationBounds {
+            DurationBounds(lower: (value, false), upper: upper)
+        }
+
+        /// The message for `value` outside these bounds, or nil when it is within them.
+        func problem(_ value: Duration) -> String? {
+            var valid = true
+            var said: [String] = []
+            if let lower {
+                valid = valid && (lower.inclusive ? value >= lower.value : value > lower.value)
+                said.append((lower.inclusive ? "at least " : "more than ") + DurationText.format(lower.value))
+            }
+            if let upper {
+                valid = valid && value <= upper
+                said.append("at most " + DurationText.format(upper))
+            }
+            if valid { return nil }
+            return "must be \(said.joined(separator: " and ")), found \(ConfigText.quoted(DurationText.format(value)))"
+        }
+    }
+
+    /// A duration string like `"10m"` (``DurationText``) within `bounds`.
+    static func duration(_ bounds: DurationBounds = DurationBounds()) -> ConfigValueType {
+        ConfigValueType(
+            read: { value, path, report in
+                guard let text = value.string else {
+                    report(path, "expected a duration string like \"10m\", found \(ConfigText.typeName(value))")
+                    return nil
+                }
+                guard let duration = DurationText.parse(text) else {
+                    report(path, "expected a duration string like \"10m\" (a number, then ms, s, m or h), found \(ConfigText.quoted(text))")
+                    return nil
+                }
+                if let message = bounds.problem(duration) {
+                    report(path, message)
+                    return nil
+                }
+                return duration
+            },
+            write: { ConfigText.quoted(DurationText.format($0)) })
+    }
+}
+
+extension ConfigValueType where Value: RawRepresentable & CaseIterable, Value.RawValue == String {
+    /// One of the names of `Value`'s cases.
+    static var choice: ConfigValueType {
+        ConfigValueType(
+            read: { value, path, report in
+                guard let text = ConfigValueType<String>.string.read(value, path, report) else { return nil }
+                guard let choice = Value(rawValue: text) else {
+                    let choices = Value.allCases.map { ConfigText.quoted($0.rawValue) }.joined(separator: ", ")
+                    report(path, "expected one of \(choices), found \(ConfigText.quoted(text))")
+                    return nil
+                }
+                return choice
+            },
+            write: { ConfigText.quoted($0.rawValue) })
+    }
+}
+
+extension ConfigValueType where Value == UInt32 {
+    /// A file mode written as a string of octal digits like `"0660"`.
+    static var fileMode: ConfigValueType {
+        ConfigValueType(
+            read: { value, path, report in
+                guard let text = value.string else {
+                    report(path, "expected a string of octal digits like \"0660\", found \(ConfigText.typeName(value))")
+                    return nil
+                }
+                guard !text.isEmpty, text.allSatisfy({ ("0"..."7").contains($0) }) else {
+                    report(path, "expected a string of octal digits like \"0660\", found \(ConfigText.quoted(text))")
+                    return nil
+                }
+                guard let mode = UInt32(text, radix: 8), mode <= 0o777 else {
+                    report(path, "must be between \"0000\" and \"0777\", found \(ConfigText.quoted(text))")
+                    return nil
+                }
+                return mode
+            },
+            write: { mode in
+                let octal = String(mode, radix: 8)
+                return ConfigText.quoted(String(repeating: "0", count: max(0, 4 - octal.count)) + octal)
+            })
+    }
+}
+
+extension ConfigValueType where Value == Secret? {
+    /// A secret string; its value never appears in a message, and it is written as `"<redacted>"`.
+    static var secret: ConfigValueType {
+        ConfigValueType(
+            read: { value, path, report in
+                guard let key = value.string else {
+                    report(path, "expected a string, found \(ConfigText.typeName(value))")
+                    return nil
+                }
+                guard !key.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+                    report(path, "expected a non-empty string, found an empty one")
+                    return nil
+                }
+                return .some(Secret(key))
+            },
+            write: { $0 == nil ? nil : ConfigText.quoted("<redacted>") })
+    }
+}
+
+extension ConfigValueType where Value == [String] {
+    /// A list of city names: trimmed, not empty, no control characters, no two alike
+    /// (``LookupKey/normalize(city:)``). One bad element makes the whole list unusable.
+    static var cityList: ConfigValueType {
+        ConfigValueType(
+            read: { value, path, report in
+                guard let array = value.array else {
+                    report(path, "expected an array of strings, found \(ConfigText.typeName(value))")
+                    return nil
+                }
+                var result: [String] = []
+                var seen: [String: (index: Int, city: String)] = [:]
+                var valid = true
+                for (index, element) in array.enumerated() {
+                    let elementPath = "\(path)[\(index)]"
+                    guard let raw = element.string else {
+                        report(elementPath, "expected a city name string, found \(ConfigText.typeName(element))")
+                        valid = false
+                        continue
+                    }
+                    let city = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+                    if city.isEmpty {
+                        report(elementPath, "expected a city name, found an empty string")
+                        valid = false
+                    } else if city.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+                        report(elementPath, "must not contain control characters, found \(ConfigText.quoted(city))")
+                        valid = false
+                    } else if city.count > 200 {
+                        report(elementPath, "must be at most 200 characters long, found \(city.count) characters")
+                        valid = false
+                    } else if let first = seen[LookupKey.normalize(city: city)] {
+                        report(elementPath, "duplicate of \(path)[\(first.index)] (\(ConfigText.quoted(first.city))), found \(ConfigText.quoted(city))")
+                        valid = false
+                    } else {
+                        seen[LookupKey.normalize(city: city)] = (index, city)
+                        result.append(city)
+                    }
+                }
+                return valid ? result : nil
+            },
+            write: { "[" + $0.map { ConfigText.quoted($0, limit: false) }.joined(separator: ", ") + "]" })
+    }
+}
