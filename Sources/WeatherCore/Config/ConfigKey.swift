@@ -59,6 +59,15 @@ public struct ConfigKey: Sendable {
     /// The key's value in `config` as TOML text, or nil when it is not set.
     public func written(_ config: DaemonConfig) -> String? { writeValue(config) }
 
+    /// The key's value in `config` for a log line: as TOML text, but a plain string without its quotes.
+    public func shown(_ config: DaemonConfig) -> String {
+        guard let text = written(config) else { return "nothing" }
+        if text.count >= 2, text.hasPrefix("\""), text.hasSuffix("\""), !text.contains("\\") {
+            return String(text.dropFirst().dropLast())
+        }
+        return text
+    }
+
     /// Whether the key has different values in the two configurations.
     public func differs(_ old: DaemonConfig, _ new: DaemonConfig) -> Bool { differsValue(old, new) }
 }

@@ -1,0 +1,77 @@
+import Testing
+@testable import WeatherCore
+
+@Suite("Configuration: what a reload does")
+struct ConfigReloadTests {
+    private func change(_ edit: (inout DaemonConfig) -> Void) -> ConfigChange {
+        var new = DaemonConfig()
+        edit(&new)
+        return ConfigChange(old: DaemonConfig(), new: new, apiKey: Secret("k"))
+    }
+
+    @Test("the same configuration changes no key")
+    func nothingChanged() {
+        let same = change { _ in }
+        #expect(same.changedKeys.isEmpty)
+        #expect(same.summary.isEmpty)
+        #expect(!same.invalidatesWeather)
+    }
+
+    @Test("socket.path, state.directory and region.debounce need a restart; every other key applies at once")
+    func restartKeys() {
+        let restart = ConfigSchema.keys.filter { $0.reload == .restart }.map(\.path)
+        #expect(restart == ["socket.path", "region.debounce", "state.directory"])
+        let all = change {
+            $0.socket.path = "/tmp/other.sock"
+            $0.state.directory = "/tmp/state"
+            $0.region.debounce = .seconds(1)
+            $0.region.around = 2
+        }
+        #expect(all.needingRestart.map(\.path) == ["socket.path", "region.debounce", "state.directory"])
+        #expect(all.changed("region.around"))
+        #expect(!all.needingRestart.contains { $0.path == "region.around" })
+    }
+
+    @Test("new units, language or base_url make fetched weather wrong; a new budget or timeout does not",
+          arguments: [
+            (#"units = "imperial""#, true), (#"lang = "de""#, true), (#"base_url = "http://127.0.0.1:1""#, true),
+            ("requests_per_minute = 5", false), (#"timeout = "1s""#, false), (#"cache_ttl = "0s""#, false),
+          ])
+    func weatherInvalidated(line: String, invalidates: Bool) throws {
+        let new = try parseConfig("[openweathermap]\n" + line)
+        let change = ConfigChange(old: DaemonConfig(), new: new, apiKey: Secret("k"))
+        #expect(change.changedKeys.count == 1)
+        #expect(change.invalidatesWeather == invalidates)
+        #expect(change.summary == ["openweathermap"])
+    }
+
+    @Test("the summary names each changed table once, and top-level keys by name, in schema order")
+    func summary() {
+        let several = change {
+            $0.gpsd.port = 1
+            $0.cities = ["Oslo"]
+            $0.gpsd.host = "::1"
+            $0.refresh = .seconds(60)
+        }
+        #expect(several.summary == ["cities", "refresh", "gpsd"])
+        #expect(several.changed(table: "gpsd"))
+        #expect(!several.changed(table: "region"))
+    }
+
+    @Test("every key of the schema is reported when it changes, and only then")
+    func everyKeyDiffers() throws {
+        let changed = try parseConfig(ConfigLoader.render(ConfigRenderTests.changed))
+        let all = ConfigChange(old: DaemonConfig(), new: changed, apiKey: Secret("k"))
+        #expect(all.changedKeys.map(\.path) == ConfigSchema.keys.map(\.path))
+    }
+
+    @Test("a restart-needing value is shown without TOML quotes in the log")
+    func shownValue() throws {
+        let path = try #require(ConfigSchema.keys.first { $0.path == "socket.path" })
+        #expect(path.shown(change { $0.socket.path = "/tmp/x.sock" }.new) == "/tmp/x.sock")
+        let debounce = try #require(ConfigSchema.keys.first { $0.path == "region.debounce" })
+        #expect(debounce.shown(DaemonConfig()) == "250ms")
+        let key = try #require(ConfigSchema.keys.first { $0.path == "openweathermap.api_key" })
+        #expect(key.shown(DaemonConfig()) == "nothing")
+    }
+}
