@@ -39,7 +39,7 @@ public struct Daemon: Sendable {
             transport: transport, baseURL: config.openWeatherMap.baseURL, apiKey: apiKey,
             units: config.openWeatherMap.units, lang: config.openWeatherMap.lang, timeout: config.openWeatherMap.timeout,
             logger: logger)
-        let lookups = LookupService(upstream: upstream, limits: config.lookupLimits, clock: clock, logger: logger)
+        let lookups = LookupService(upstream: upstream, limits: .init(config.openWeatherMap), clock: clock, logger: logger)
         let store = FileCityStore(directory: config.state.directory, logger: logger)
         let watched: WatchedCities
         do {
@@ -50,8 +50,8 @@ public struct Daemon: Sendable {
         let hub = NotificationHub()
         let engine = SearchEngine(
             cities: watched, gps: GPSStatus(enabled: config.gpsd.enabled), lookups: lookups, publisher: hub, logger: logger)
-        let location = LocationService(settings: config.locationSettings, engine: engine, clock: clock, logger: logger)
-        let regions = RegionSearches(settings: config.regionSettings, engine: engine, lookups: lookups, clock: clock, logger: logger)
+        let location = LocationService(settings: .init(config.gpsd), engine: engine, clock: clock, logger: logger)
+        let regions = RegionSearches(settings: .init(config.region), engine: engine, clock: clock, logger: logger)
         let handler = RequestHandler(engine: engine, location: location, regions: regions, hub: hub, logger: logger)
 
         let inherited = ListenFDs.take(environment: environment)
@@ -63,17 +63,20 @@ public struct Daemon: Sendable {
                 inheritedSocket: inherited.first),
             handler: handler, logger: logger,
             onListening: { notifier.notify(["READY=1", "STATUS=serving on \(socketPath)"]) })
-        let refreshInterval = Shared(config.refresh)
-        let reader = GPSDReader(endpoint: config.gpsdEndpoint, location: location, clock: clock, logger: logger)
+        let refresher = CityRefresher(engine: engine, clock: clock, refresh: config.refresh)
+        let reader = GPSDReader(endpoint: .init(config.gpsd), location: location, clock: clock, logger: logger)
+        // Each part applies its own keys of a reloaded configuration, in this order: the upstream and
+        // its cache before the cities are looked up again.
         let reloader = ConfigReloader(
-            source: source, running: config, upstream: upstream, lookups: lookups, engine: engine, location: location,
-            reader: reader, regions: regions, server: server, refreshInterval: refreshInterval, notifier: notifier, logger: logger)
+            source: source, running: config,
+            parts: [server, upstream, lookups, engine, location, reader, regions, refresher],
+            notifier: notifier, servingStatus: "serving on \(socketPath)", logger: logger)
 
         logger.notice("weatherd \(WeatherdVersion.current) starting: \(watched.effective.count) watched cities, OpenWeatherMap at \(config.openWeatherMap.baseURL)")
         let services: [any Service] = [
             server,
-            RefresherService(refresher: CityRefresher(engine: engine, clock: clock, interval: { refreshInterval.current })),
-            RegionService(regions: regions),
+            CityRefresherService(refresher: refresher),
+            RegionSearchService(regions: regions),
             reader,
             FollowService(location: location),
             reloader,
@@ -92,55 +95,4 @@ public struct Daemon: Sendable {
         await transport.shutdown()
         logger.notice("weatherd stopped")
     }
-}
-
-extension DaemonConfig {
-    var lookupLimits: LookupService.Limits {
-        .init(cacheTTL: openWeatherMap.cacheTTL, requestsPerMinute: openWeatherMap.requestsPerMinute)
-    }
-
-    var locationSettings: LocationService.Settings {
-        .init(
-            enabled: gpsd.enabled, maxHorizontalError: gpsd.maxHorizontalError, locateTimeout: gpsd.locateTimeout,
-            follow: gpsd.follow, followDistance: gpsd.followDistance)
-    }
-
-    var regionSettings: RegionSearches.Settings {
-        .init(debounce: region.debounce, around: region.around, concurrency: region.concurrency)
-    }
-
-    var gpsdEndpoint: GPSDReader.Endpoint {
-        .init(enabled: gpsd.enabled, host: gpsd.host, port: gpsd.port)
-    }
-}
-
-/// Runs the watched-city rounds as a service; it stops at graceful shutdown.
-struct RefresherService: Service, CustomStringConvertible {
-    let refresher: CityRefresher
-    var description: String { "CityRefresher" }
-
-    func run() async throws {
-        do {
-            try await cancelWhenGracefulShutdown { try await refresher.run() }
-        } catch is CancellationError {
-            // Shutting down.
-        }
-    }
-}
-
-/// Runs the debounced region searches as a service.
-struct RegionService: Service, CustomStringConvertible {
-    let regions: RegionSearches
-    var description: String { "RegionSearches" }
-
-    func run() async throws {
-        await cancelWhenGracefulShutdown { await regions.run() }
-    }
-}
-
-/// A fatal error of the daemon (exit status 1).
-public struct DaemonError: Error, CustomStringConvertible {
-    public var message: String
-    public init(message: String) { self.message = message }
-    public var description: String { message }
 }

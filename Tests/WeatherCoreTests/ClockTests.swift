@@ -78,7 +78,7 @@ struct CityRefresherTests {
     func rounds() async throws {
         let h = try EngineHarness(cities: ["London,GB", "Zocca,IT"])
         try h.scriptFixtures()
-        let refresher = CityRefresher(engine: h.engine, clock: DaemonClock(h.clock), interval: { .seconds(600) })
+        let refresher = CityRefresher(engine: h.engine, clock: DaemonClock(h.clock), refresh: .seconds(600))
         let task = Task { try await refresher.run() }
 
         await h.clock.waitForSleepers(1)
@@ -100,32 +100,69 @@ struct CityRefresherTests {
         h.checkInvariants()
     }
 
-    @Test("the interval is read before each wait, so a reload can change it")
-    func intervalReadEachTime() async throws {
+    @Test("a reload's new refresh applies to the wait under way, measured from the last round's start")
+    func newRefreshAppliesAtOnce() async throws {
         let h = try EngineHarness(cities: ["London,GB"])
         try h.scriptFixtures()
-        let intervals = IntervalScript([.seconds(600), .seconds(60)])
-        let refresher = CityRefresher(engine: h.engine, clock: DaemonClock(h.clock), interval: { intervals.next() })
+        let refresher = CityRefresher(engine: h.engine, clock: DaemonClock(h.clock), refresh: .seconds(600))
         let task = Task { try await refresher.run() }
         await h.clock.waitForSleepers(1)
-        h.clock.advance(by: .seconds(600))
-        await h.clock.waitForSleepers(1)
-        #expect(h.upstream.fetchCount == 2)
+        h.clock.advance(by: .seconds(30))
+        #expect(h.upstream.fetchCount == 1)
+
+        await refresher.apply(reload { $0.refresh = .seconds(60) })
+        h.clock.advance(by: .seconds(30))
+        await h.upstream.waitForFetches(2)  // 60 s after the first round, not 600 s
         h.clock.advance(by: .seconds(60))
-        await h.clock.waitForSleepers(1)
+        await h.upstream.waitForFetches(3)  // and every 60 s from then on
+        task.cancel()
+        _ = try? await task.value
         #expect(h.upstream.fetchCount == 3)
+    }
+
+    @Test("a reload that changes the cities runs one round at once; the regular rounds keep their interval")
+    func newCitiesRoundAtOnce() async throws {
+        let h = try EngineHarness(cities: ["London,GB"])
+        try h.scriptFixtures()
+        let refresher = CityRefresher(engine: h.engine, clock: DaemonClock(h.clock), refresh: .seconds(600))
+        let task = Task { try await refresher.run() }
+        await h.clock.waitForSleepers(1)
+        #expect(h.upstream.fetchCount == 1)
+
+        let change = reload { $0.cities = ["London,GB", "Zocca,IT"] }
+        await h.engine.apply(change)
+        await refresher.apply(change)
+        await h.upstream.waitForFetches(3)  // one round of both cities, with no time passing
+        await h.publisher.waitForOverlays(3)
+        #expect(await h.engine.currentOverlays.ids == ["owm:2643743", "owm:3163858"])
+        h.clock.advance(by: .seconds(600))
+        await h.upstream.waitForFetches(5)  // the next regular round
+        task.cancel()
+        _ = try? await task.value
+        #expect(h.upstream.fetchCount == 5)
+        h.checkInvariants()
+    }
+
+    @Test("a reload that changes nothing of the refresher starts no round")
+    func unrelatedReload() async throws {
+        let h = try EngineHarness(cities: ["London,GB"])
+        try h.scriptFixtures()
+        let refresher = CityRefresher(engine: h.engine, clock: DaemonClock(h.clock), refresh: .seconds(600))
+        let task = Task { try await refresher.run() }
+        await h.clock.waitForSleepers(1)
+        await refresher.apply(reload { $0.gpsd.port = 2948 })
+        h.clock.advance(by: .seconds(599))
+        #expect(h.upstream.fetchCount == 1)
+        h.clock.advance(by: .seconds(1))
+        await h.upstream.waitForFetches(2)
         task.cancel()
         _ = try? await task.value
     }
 }
 
-import Synchronization
-
-/// Hands out scripted durations, repeating the last.
-private final class IntervalScript: Sendable {
-    private let remaining: Mutex<[Duration]>
-    init(_ durations: [Duration]) { remaining = Mutex(durations) }
-    func next() -> Duration {
-        remaining.withLock { $0.count > 1 ? $0.removeFirst() : $0[0] }
-    }
+/// A reload from the default configuration to one changed by `change`.
+private func reload(_ change: (inout DaemonConfig) -> Void) -> ConfigChange {
+    var new = DaemonConfig()
+    change(&new)
+    return ConfigChange(old: DaemonConfig(), new: new, apiKey: Secret("test-key"))
 }

@@ -418,7 +418,7 @@ private struct LocateProtocol {
         let engine = location.engine
         let regions = RegionSearches(
             settings: .init(debounce: .milliseconds(250), around: 1, concurrency: 4), engine: engine.engine,
-            lookups: engine.lookups, clock: DaemonClock(engine.clock), logger: silentLogger)
+            clock: DaemonClock(engine.clock), logger: silentLogger)
         handler = RequestHandler(engine: engine.engine, location: location.service, regions: regions,
                                  hub: NotificationHub(), logger: silentLogger)
     }

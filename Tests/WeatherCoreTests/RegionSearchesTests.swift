@@ -21,7 +21,7 @@ private final class RegionHarness: Sendable {
         engine = try EngineHarness(cities: [])
         settings = .init(debounce: interval, around: around, concurrency: concurrency)
         regions = RegionSearches(
-            settings: settings, engine: engine.engine, lookups: engine.lookups, clock: DaemonClock(debounce),
+            settings: settings, engine: engine.engine, clock: DaemonClock(debounce),
             logger: silentLogger)
         loop = Task { [regions] in await regions.run() }
     }

@@ -14,7 +14,7 @@ private struct Protocol {
             engine: engine.engine, clock: DaemonClock(engine.clock), logger: silentLogger)
         let regions = RegionSearches(
             settings: .init(debounce: .milliseconds(250), around: 1, concurrency: 4), engine: engine.engine,
-            lookups: engine.lookups, clock: DaemonClock(engine.clock), logger: silentLogger)
+            clock: DaemonClock(engine.clock), logger: silentLogger)
         handler = RequestHandler(engine: engine.engine, location: location, regions: regions, hub: hub, logger: silentLogger)
         try engine.scriptFixtures()
     }

@@ -20,6 +20,13 @@ public actor LocationService {
             self.follow = follow
             self.followDistance = followDistance
         }
+
+        /// The settings of the `[gpsd]` table.
+        public init(_ config: GPSDConfig) {
+            self.init(
+                enabled: config.enabled, maxHorizontalError: config.maxHorizontalError, locateTimeout: config.locateTimeout,
+                follow: config.follow, followDistance: config.followDistance)
+        }
     }
 
     private let engine: SearchEngine
@@ -143,5 +150,12 @@ public actor LocationService {
                 logger.warning("follow search at \(fix.coordinate) failed: \(error)")
             }
         }
+    }
+}
+
+extension LocationService: Reconfigurable {
+    /// New `[gpsd]` settings apply at once (the reader applies the endpoint itself).
+    public func apply(_ change: ConfigChange) async {
+        if change.changed(table: "gpsd") { await update(Settings(change.new.gpsd)) }
     }
 }

@@ -18,6 +18,11 @@ public actor RegionSearches {
             self.around = around
             self.concurrency = concurrency
         }
+
+        /// The settings of the `[region]` table.
+        public init(_ config: RegionConfig) {
+            self.init(debounce: config.debounce, around: config.around, concurrency: config.concurrency)
+        }
     }
 
     /// A region event and how many text and location inputs had begun when it arrived: one that
@@ -29,7 +34,6 @@ public actor RegionSearches {
     }
 
     private let engine: SearchEngine
-    private let lookups: LookupService
     private let clock: DaemonClock
     private let logger: Logger
     private var settings: Settings
@@ -37,10 +41,9 @@ public actor RegionSearches {
     private let events: AsyncStream<Event>
     private let eventSink: AsyncStream<Event>.Continuation
 
-    public init(settings: Settings, engine: SearchEngine, lookups: LookupService, clock: DaemonClock, logger: Logger) {
+    public init(settings: Settings, engine: SearchEngine, clock: DaemonClock, logger: Logger) {
         self.settings = settings
         self.engine = engine
-        self.lookups = lookups
         self.clock = clock
         self.logger = logger
         (events, eventSink) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: .bufferingNewest(1))
@@ -73,12 +76,12 @@ public actor RegionSearches {
                 }
                 lastSearched = event.region
                 let points = RegionGrid.points(of: event.region, around: settings.around)
-                let ticket = await engine.begin(.region(event.region), lookups: points.count)
+                let search = await engine.beginRegion(event.region, points: points)
                 let concurrency = settings.concurrency
                 let region = event.region
                 grids.addTask {
-                    await self.runGrid(points, ticket: ticket, concurrency: concurrency)
-                    if await !self.engine.isCurrent(ticket) { await self.forget(region) }
+                    let landed = await self.engine.searchRegion(search, concurrency: concurrency)
+                    if !landed { await self.forget(region) }
                 }
             }
         }
@@ -89,55 +92,11 @@ public actor RegionSearches {
     private func forget(_ region: MapRegion) {
         if lastSearched == region { lastSearched = nil }
     }
+}
 
-    /// Looks up every point, at most `concurrency` at once, and settles the grid once.
-    private nonisolated func runGrid(_ points: [RegionGrid.Point], ticket: SearchEngine.Ticket, concurrency: Int) async {
-        var features: [WeatherFeature?] = Array(repeating: nil, count: points.count)
-        var failures: [WeatherError] = []
-        var unsettled = points.count
-        var heldBack = 0  // the last lookup settles together with the grid's result
-        await withTaskGroup(of: (Int, Result<WeatherObservation, WeatherError>?).self) { group in
-            var queue = Array(points.indices)[...]
-            var stopped = false
-            func startNext() async {
-                guard !stopped, let index = queue.first else { return }
-                guard await engine.isCurrent(ticket), !Task.isCancelled else {
-                    // Superseded: the queued lookups are never sent.
-                    stopped = true
-                    unsettled -= queue.count
-                    await engine.lookupsSettled(queue.count)
-                    queue.removeAll()
-                    return
-                }
-                queue.removeFirst()
-                let query = LookupQuery.coordinate(points[index].coordinate)
-                group.addTask { [lookups] in
-                    do {
-                        return (index, .success(try await lookups.lookup(query)))
-                    } catch let error as WeatherError {
-                        return (index, .failure(error))
-                    } catch {
-                        return (index, nil)
-                    }
-                }
-            }
-            for _ in 0..<max(1, concurrency) { await startNext() }
-            for await (index, result) in group {
-                unsettled -= 1
-                if unsettled == 0 { heldBack = 1 } else { await engine.lookupsSettled(1) }
-                switch result {
-                case .success(let observation)?:
-                    features[index] = WeatherFeature(observation: observation, source: points[index].source)
-                case .failure(let error)?:
-                    failures.append(error)
-                case nil:
-                    break
-                }
-                await startNext()
-            }
-        }
-        let landed = features.compactMap { $0 }
-        let failure = landed.isEmpty ? failures.first(where: { $0.code != .notFound }) ?? failures.first : nil
-        await engine.settle(ticket, features: landed, focus: nil, failure: failure, settledLookups: heldBack)
+extension RegionSearches: Reconfigurable {
+    /// New `around` and `concurrency` apply to the next grid; `debounce` needs a restart.
+    public func apply(_ change: ConfigChange) {
+        if change.changed(table: "region") { update(Settings(change.new.region)) }
     }
 }

@@ -8,10 +8,35 @@ import Logging
 /// if no newer interactive input arrived meanwhile. A superseded search still answers its own
 /// requester, but never replaces a newer result.
 public actor SearchEngine {
-    /// A ticket for one interactive input, from `begin` to `settle`.
+    /// A ticket for one interactive input, from its start to its outcome.
     public struct Ticket: Sendable, Hashable {
         public let generation: Int
         public let input: SearchInput
+    }
+
+    /// What `state.phase` follows: the watched-city rounds until the first interactive input, then
+    /// the latest interactive input.
+    private enum PhaseSource: Equatable {
+        case cities
+        case interactive(generation: Int)
+    }
+
+    /// What happened to the input the phase follows.
+    private enum PhaseEvent {
+        /// It began: loading.
+        case began
+        /// It settled: populated with any feature, error for a failure other than not_found, else empty.
+        case settled(hasFeatures: Bool, failure: WeatherError?)
+        /// Its requester went away before it settled: the phase leaves loading.
+        case abandoned(hasFeatures: Bool)
+    }
+
+    /// The answers of one input's lookups, in the order of its queries (nil: cancelled), and how many
+    /// of its lookups are still counted in `pending`: the last answer stays counted until the input's
+    /// outcome goes out, so `running` and the outcome change together.
+    private struct LookupRun {
+        var results: [Result<WeatherObservation, WeatherError>?]
+        var stillPending: Int
     }
 
     private let lookups: LookupService
@@ -32,7 +57,7 @@ public actor SearchEngine {
     private var latestGeneration = 0
     /// Text and location inputs begun so far: what a debounced region event must not override.
     private var textAndLocationInputs = 0
-    private var hasInteractiveInput = false
+    private var phaseSource = PhaseSource.cities
 
     /// The maximum number of watched-city lookups of one round in flight at once.
     static let cityRoundConcurrency = 4
@@ -65,7 +90,14 @@ public actor SearchEngine {
     public var currentOverlays: Overlays { overlays }
     public var watchedCities: [String] { cities }
 
-    // MARK: Text and location searches
+    /// The generation of the latest interactive input; it grows with each new one.
+    public var currentGeneration: Int { latestGeneration }
+
+    /// How many text and location inputs have begun; a region event that arrived before the latest
+    /// of them is older than it and must not start a search after its debounce.
+    public var textAndLocationInputCount: Int { textAndLocationInputs }
+
+    // MARK: Interactive inputs (text, location, region)
 
     /// Looks up `city` as an interactive text input and returns its feature to the requester.
     /// - Throws: `WeatherError` from the lookup (also when superseded), or `CancellationError`.
@@ -83,6 +115,38 @@ public actor SearchEngine {
         }
     }
 
+    /// A region search that has entered the stream: its lookups are counted in `pending` until
+    /// ``searchRegion(_:concurrency:)`` settles it.
+    public struct RegionSearch: Sendable {
+        let ticket: Ticket
+        let points: [RegionGrid.Point]
+    }
+
+    /// Enters a map region's grid into the stream as an interactive input: it supersedes every older
+    /// input at once. Run it with ``searchRegion(_:concurrency:)``.
+    public func beginRegion(_ region: MapRegion, points: [RegionGrid.Point]) -> RegionSearch {
+        RegionSearch(ticket: begin(.region(region), lookups: points.count), points: points)
+    }
+
+    /// Looks up the grid of a region search, at most `concurrency` points at once. Once a newer input
+    /// supersedes it, its queued lookups are never sent. The overlays change once, when the whole grid
+    /// has settled: points that failed are left out, and `focus` is null.
+    /// - Returns: whether its result landed (false when it was superseded).
+    public func searchRegion(_ search: RegionSearch, concurrency: Int) async -> Bool {
+        let run = await runLookups(search.points.map { .coordinate($0.coordinate) }, concurrency: concurrency, for: search.ticket)
+        var features: [WeatherFeature] = []
+        var failures: [WeatherError] = []
+        for (point, result) in zip(search.points, run.results) {
+            switch result {
+            case .success(let observation)?: features.append(WeatherFeature(observation: observation, source: point.source))
+            case .failure(let error)?: failures.append(error)
+            case nil: break
+            }
+        }
+        let failure = features.isEmpty ? failures.first(where: { $0.code != .notFound }) ?? failures.first : nil
+        return settle(search.ticket, features: features, focus: nil, failure: failure, stillPending: run.stillPending)
+    }
+
     /// One lookup as an interactive input: the requester always gets its answer; the overlays
     /// only if no newer input arrived meanwhile. The map focuses on the result.
     private func lookUpInteractive(
@@ -91,100 +155,62 @@ public actor SearchEngine {
     ) async throws -> WeatherFeature {
         let ticket = begin(input, lookups: 1)
         admitted()
-        let result: Result<WeatherFeature, WeatherError>
-        do {
-            result = .success(makeFeature(try await lookups.lookup(query)))
-        } catch let error as WeatherError {
-            result = .failure(error)
-        } catch {
-            abandon(ticket, settledLookups: 1)
-            throw error
-        }
-        switch result {
-        case .success(let feature):
-            settle(ticket, features: [feature], focus: feature.coordinate, failure: nil, settledLookups: 1)
+        // Not stopped when superseded: the requester always gets its answer.
+        let run = await runLookups([query], concurrency: 1, for: nil)
+        switch run.results[0] {
+        case .success(let observation)?:
+            let feature = makeFeature(observation)
+            settle(ticket, features: [feature], focus: feature.coordinate, failure: nil, stillPending: run.stillPending)
             return feature
-        case .failure(let error):
-            settle(ticket, features: [], focus: nil, failure: error, settledLookups: 1)
+        case .failure(let error)?:
+            settle(ticket, features: [], focus: nil, failure: error, stillPending: run.stillPending)
             throw error
+        case nil:
+            // The requester went away.
+            var next = state
+            next.pending -= run.stillPending
+            transition(&next, from: .interactive(generation: ticket.generation), .abandoned(hasFeatures: !interactiveFeatures.isEmpty))
+            commit(next)
+            throw CancellationError()
         }
     }
 
-    // MARK: The interactive stream (text, location, region)
-
-    /// Registers a new interactive input that will run `lookups` lookups; it supersedes every
-    /// older one. The state goes to loading and running at once.
-    public func begin(_ input: SearchInput, lookups count: Int) -> Ticket {
+    /// Registers a new interactive input that will run `count` lookups; it supersedes every older
+    /// one. The state goes to loading and running at once.
+    private func begin(_ input: SearchInput, lookups count: Int) -> Ticket {
         latestGeneration += 1
         if case .region = input {} else { textAndLocationInputs += 1 }
-        hasInteractiveInput = true
+        phaseSource = .interactive(generation: latestGeneration)
         var next = state
         next.input = input
-        next.phase = .loading
-        next.error = nil
         next.pending += count
+        transition(&next, from: phaseSource, .began)
         commit(next)
         return Ticket(generation: latestGeneration, input: input)
     }
 
-    /// One lookup of an input finished (whatever its outcome).
-    public func lookupSettled() {
-        lookupsSettled(1)
-    }
-
-    /// `count` lookups of an input finished, or were dropped before they were sent.
-    public func lookupsSettled(_ count: Int) {
-        guard count > 0 else { return }
-        var next = state
-        next.pending = max(0, next.pending - count)
-        commit(next)
-    }
-
-    /// The generation of the latest interactive input; it grows with each new one.
-    public var currentGeneration: Int { latestGeneration }
-
-    /// How many text and location inputs have begun; a region event that arrived before the latest
-    /// of them is older than it and must not start a search after its debounce.
-    public var textAndLocationInputCount: Int { textAndLocationInputs }
-
     /// Whether `ticket` is still the latest interactive input.
-    public func isCurrent(_ ticket: Ticket) -> Bool { ticket.generation == latestGeneration }
+    private func isCurrent(_ ticket: Ticket) -> Bool { ticket.generation == latestGeneration }
 
-    /// The outcome of an input. It lands in the overlays only if the input is still the latest.
-    /// `failure` with no features makes the phase `error` (or `empty` for not_found).
-    /// `settledLookups` of its lookups finish in the same state change (so the state never says
-    /// "loading" while nothing is pending).
-    public func settle(_ ticket: Ticket, features: [WeatherFeature], focus: Coordinate?, failure: WeatherError?, settledLookups: Int = 0) {
+    /// The outcome of an interactive input, with the last of its lookups. It lands in the overlays
+    /// only if the input is still the latest. Returns whether it landed.
+    @discardableResult
+    private func settle(
+        _ ticket: Ticket, features: [WeatherFeature], focus: Coordinate?, failure: WeatherError?, stillPending: Int
+    ) -> Bool {
         var next = state
-        next.pending = max(0, next.pending - settledLookups)
+        next.pending -= stillPending
         guard isCurrent(ticket) else {
             logger.debug("dropping the result of superseded input \(ticket.input)")
             commit(next)
-            return
+            return false
         }
         interactiveFeatures = Self.uniqueByID(features)
-        if !interactiveFeatures.isEmpty {
-            next.phase = .populated
-            next.error = nil
-        } else if let failure, failure.code != .notFound {
-            next.phase = .error
-            next.error = failure
-        } else {
-            next.phase = .empty
-            next.error = nil
-        }
+        transition(&next, from: .interactive(generation: ticket.generation),
+                   .settled(hasFeatures: !interactiveFeatures.isEmpty, failure: failure))
         publishOverlays(focus: interactiveFeatures.isEmpty ? nil : focus)
         commit(next)
-    }
-
-    /// An input given up (its requester went away): if it was the latest, the phase leaves loading.
-    private func abandon(_ ticket: Ticket, settledLookups: Int) {
-        var next = state
-        next.pending = max(0, next.pending - settledLookups)
-        if isCurrent(ticket), state.phase == .loading {
-            next.phase = interactiveFeatures.isEmpty ? .empty : .populated
-        }
-        commit(next)
+        return true
     }
 
     // MARK: Watched cities
@@ -194,12 +220,24 @@ public actor SearchEngine {
     /// stored durably, then shown. Returns the effective list. Adding a watched city changes nothing.
     public func addCity(_ city: String) async throws -> [String] {
         guard !watched.contains(city) else { return cities }
+        var next = state
+        next.pending += 1
+        commit(next)
+        let run = await runLookups([.city(city)], concurrency: 1, for: nil)
         var feature: WeatherFeature?
-        do {
-            feature = try await lookUpCity(city)
-        } catch let error as WeatherError where error.code != .notFound {
+        switch run.results[0] {
+        case .success(let observation)?:
+            feature = WeatherFeature(observation: observation, source: .city)
+        case .failure(let error)? where error.code != .notFound:
             logger.warning("adding \(city) without weather for now: \(error.message)")
+        case .failure(let error)?:
+            lookupsSettled(run.stillPending)
+            throw error
+        case nil:
+            lookupsSettled(run.stillPending)
+            throw CancellationError()
         }
+        lookupsSettled(run.stillPending)
         let list = try watched.add(city)
         setCities(list, lookedUp: feature.map { (city, $0) })
         return list
@@ -233,16 +271,7 @@ public actor SearchEngine {
             changed = true
         }
         if changed { publishOverlays(focus: nil, onlyIfChanged: true) }
-        if state.pending == 0 { settleCityPhase(failure: nil) }
-    }
-
-    /// Looks up a city to be watched, counted in `pending` like any lookup.
-    private func lookUpCity(_ city: String) async throws -> WeatherFeature {
-        var next = state
-        next.pending += 1
-        commit(next)
-        defer { lookupSettled() }
-        return WeatherFeature(observation: try await lookups.lookup(.city(city)), source: .city)
+        if state.pending == 0 { settleCityRound(failure: nil, stillPending: 0) }
     }
 
     /// One round of lookups of every watched city. Failed cities keep their last good feature;
@@ -252,76 +281,120 @@ public actor SearchEngine {
         var next = state
         next.pending += round.count - reservedForFirstRound
         reservedForFirstRound = 0
-        if !hasInteractiveInput, !round.isEmpty {
-            next.input = .cities
-            next.phase = .loading
-            next.error = nil
+        if !round.isEmpty {
+            next.input = phaseSource == .cities ? .cities : next.input
+            transition(&next, from: .cities, .began)
         }
         commit(next)
 
+        let run = await runLookups(round.map { .city($0) }, concurrency: Self.cityRoundConcurrency, for: nil)
         var failures: [WeatherError] = []
-        // The round's last lookup settles in the same state change as the round's outcome.
-        var unsettled = round.count
-        await withTaskGroup(of: (String, Result<WeatherObservation, WeatherError>?).self) { group in
-            var remaining = round[...]
-            func startNext() {
-                guard let city = remaining.popFirst() else { return }
-                group.addTask { [lookups] in
-                    do {
-                        return (city, .success(try await lookups.lookup(.city(city))))
-                    } catch let error as WeatherError {
-                        return (city, .failure(error))
-                    } catch {
-                        return (city, nil)  // cancelled: shutting down
-                    }
+        for (city, result) in zip(round, run.results) {
+            switch result {
+            case .success(let observation)?:
+                if cities.contains(city) {
+                    cityFeatures[LookupKey.normalize(city: city)] = WeatherFeature(observation: observation, source: .city)
                 }
-            }
-            for _ in 0..<Self.cityRoundConcurrency { startNext() }
-            for await (city, result) in group {
-                unsettled -= 1
-                if unsettled > 0 { lookupSettled() }
-                switch result {
-                case .success(let observation):
-                    if cities.contains(city) {
-                        cityFeatures[LookupKey.normalize(city: city)] = WeatherFeature(observation: observation, source: .city)
-                    }
-                case .failure(let error):
-                    logger.warning("watched city \(city): \(error.message)")
-                    failures.append(error)
-                case nil:
-                    break
-                }
-                startNext()
+            case .failure(let error)?:
+                logger.warning("watched city \(city): \(error.message)")
+                failures.append(error)
+            case nil:
+                break  // cancelled: shutting down
             }
         }
-        let heldBack = round.isEmpty ? 0 : 1
         if Task.isCancelled {
-            if heldBack > 0 { lookupSettled() }
+            lookupsSettled(run.stillPending)
             return
         }
         publishOverlays(focus: nil, onlyIfChanged: true)
-        settleCityPhase(failure: failures.first { $0.code != .notFound }, settledLookups: heldBack)
+        settleCityRound(failure: failures.first { $0.code != .notFound }, stillPending: run.stillPending)
     }
 
-    /// Before any interactive input, the phase is that of the watched cities.
-    /// `settledLookups` finish in the same state change.
-    private func settleCityPhase(failure: WeatherError?, settledLookups: Int = 0) {
-        var settled = state
-        settled.pending = max(0, settled.pending - settledLookups)
-        if !hasInteractiveInput {
-            if cities.contains(where: { cityFeatures[LookupKey.normalize(city: $0)] != nil }) {
-                settled.phase = .populated
-                settled.error = nil
-            } else if let failure {
-                settled.phase = .error
-                settled.error = failure
-            } else {
-                settled.phase = .empty
-                settled.error = nil
+    /// The outcome of the watched cities, with the last of their lookups: the phase while it follows them.
+    private func settleCityRound(failure: WeatherError?, stillPending: Int) {
+        var next = state
+        next.pending -= stillPending
+        let hasFeatures = cities.contains { cityFeatures[LookupKey.normalize(city: $0)] != nil }
+        if phaseSource == .cities { next.input = cities.isEmpty ? nil : .cities }
+        transition(&next, from: .cities, .settled(hasFeatures: hasFeatures, failure: failure))
+        commit(next)
+    }
+
+    // MARK: Lookups and the phase
+
+    /// Runs the lookups of one input (already counted in `pending`), at most `concurrency` at once.
+    ///
+    /// Each answer leaves `pending` as it arrives, except the last one: the caller settles it with
+    /// the input's outcome (``LookupRun/stillPending``). Once `ticket` is superseded (or the task is
+    /// cancelled), queued lookups are never sent and leave `pending` at once.
+    private func runLookups(_ queries: [LookupQuery], concurrency: Int, for ticket: Ticket?) async -> LookupRun {
+        var run = LookupRun(results: Array(repeating: nil, count: queries.count), stillPending: 0)
+        var unsettled = queries.count
+        await withTaskGroup(of: (Int, Result<WeatherObservation, WeatherError>?).self) { group in
+            var queue = Array(queries.indices)[...]
+            var inFlight = 0
+            while true {
+                while inFlight < max(1, concurrency), let index = queue.first {
+                    if Task.isCancelled || ticket.map({ !isCurrent($0) }) == true {
+                        // Superseded: the queued lookups are never sent.
+                        unsettled -= queue.count
+                        lookupsSettled(queue.count)
+                        queue.removeAll()
+                        break
+                    }
+                    queue.removeFirst()
+                    inFlight += 1
+                    let query = queries[index]
+                    group.addTask { [lookups] in
+                        do {
+                            return (index, .success(try await lookups.lookup(query)))
+                        } catch let error as WeatherError {
+                            return (index, .failure(error))
+                        } catch {
+                            return (index, nil)
+                        }
+                    }
+                }
+                guard let (index, result) = await group.next() else { break }
+                inFlight -= 1
+                run.results[index] = result
+                unsettled -= 1
+                if unsettled == 0 { run.stillPending = 1 } else { lookupsSettled(1) }
             }
-            settled.input = cities.isEmpty ? nil : .cities
         }
-        commit(settled)
+        return run
+    }
+
+    /// `count` lookups finished, or were dropped before they were sent.
+    private func lookupsSettled(_ count: Int) {
+        guard count > 0 else { return }
+        var next = state
+        next.pending -= count
+        commit(next)
+    }
+
+    /// The one transition of the phase: `event` of an input of `source` changes the phase only while
+    /// the phase follows that source.
+    private func transition(_ next: inout DaemonState, from source: PhaseSource, _ event: PhaseEvent) {
+        guard source == phaseSource else { return }
+        switch event {
+        case .began:
+            next.phase = .loading
+            next.error = nil
+        case .settled(let hasFeatures, let failure):
+            if hasFeatures {
+                next.phase = .populated
+                next.error = nil
+            } else if let failure, failure.code != .notFound {
+                next.phase = .error
+                next.error = failure
+            } else {
+                next.phase = .empty
+                next.error = nil
+            }
+        case .abandoned(let hasFeatures):
+            if next.phase == .loading { next.phase = hasFeatures ? .populated : .empty }
+        }
     }
 
     // MARK: gpsd
@@ -336,6 +409,7 @@ public actor SearchEngine {
     // MARK: Publishing
 
     private func commit(_ next: DaemonState) {
+        assert(next.pending >= 0, "pending went below zero")
         guard !next.sameFields(as: state) else { return }
         state = next
         state.updatedAt = wallClock()
@@ -357,5 +431,12 @@ public actor SearchEngine {
     private static func uniqueByID(_ features: [WeatherFeature]) -> [WeatherFeature] {
         var seen = Set<String>()
         return features.filter { seen.insert($0.id).inserted }
+    }
+}
+
+extension SearchEngine: Reconfigurable {
+    /// New configured cities (`cities`): the stored changes stay on top of them.
+    public func apply(_ change: ConfigChange) async {
+        if change.changed("cities") { reconfigure(cities: change.new.cities) }
     }
 }

@@ -103,25 +103,3 @@ public struct WatchedCities: Sendable {
         changes = next
     }
 }
-
-/// Looks up the watched cities at start and every `refresh`, and when asked to.
-public struct CityRefresher: Sendable {
-    private let engine: SearchEngine
-    private let clock: DaemonClock
-    private let interval: @Sendable () async -> Duration
-
-    /// - Parameter interval: read before each wait, so a reload can change it.
-    public init(engine: SearchEngine, clock: DaemonClock, interval: @escaping @Sendable () async -> Duration) {
-        self.engine = engine
-        self.clock = clock
-        self.interval = interval
-    }
-
-    /// Runs rounds until cancelled.
-    public func run() async throws {
-        while !Task.isCancelled {
-            await engine.refreshCities()
-            try await clock.sleep(for: await interval())
-        }
-    }
-}

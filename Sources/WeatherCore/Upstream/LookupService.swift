@@ -15,6 +15,11 @@ public actor LookupService {
             self.cacheTTL = cacheTTL
             self.requestsPerMinute = requestsPerMinute
         }
+
+        /// The limits of the `[openweathermap]` table.
+        public init(_ config: OpenWeatherMapConfig) {
+            self.init(cacheTTL: config.cacheTTL, requestsPerMinute: config.requestsPerMinute)
+        }
     }
 
     private struct CacheEntry {
@@ -177,5 +182,14 @@ public actor LookupService {
             logger.warning("OpenWeatherMap lookup of \(query) failed: \(message)")
             return WeatherError(.upstreamUnavailable, "OpenWeatherMap is unavailable: \(message)")
         }
+    }
+}
+
+extension LookupService: Reconfigurable {
+    /// New limits apply at once (cached answers stay); after a change that makes fetched weather
+    /// wrong (units, language, provider) every cached answer is dropped.
+    public func apply(_ change: ConfigChange) {
+        update(limits: Limits(change.new.openWeatherMap))
+        if change.invalidatesWeather { clearCache() }
     }
 }

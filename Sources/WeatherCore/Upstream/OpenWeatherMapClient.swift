@@ -71,6 +71,11 @@ public struct OpenWeatherMapClient: WeatherUpstream {
             self.lang = lang
             self.timeout = timeout
         }
+
+        /// The endpoint of the `[openweathermap]` table, with the key found for it.
+        public init(_ config: OpenWeatherMapConfig, apiKey: Secret) {
+            self.init(baseURL: config.baseURL, apiKey: apiKey, units: config.units, lang: config.lang, timeout: config.timeout)
+        }
     }
 
     private final class EndpointBox: Sendable {
@@ -189,5 +194,12 @@ public struct OpenWeatherMapClient: WeatherUpstream {
     /// `Retry-After` as delay-seconds (an HTTP date is rare here and treated as absent).
     static func retryAfter(_ header: String) -> Duration? {
         Int(header.trimmingCharacters(in: .whitespaces)).flatMap { $0 >= 0 ? .seconds($0) : nil }
+    }
+}
+
+extension OpenWeatherMapClient: Reconfigurable {
+    /// Later requests go to the new endpoint, with the new key, units, language and timeout.
+    public func apply(_ change: ConfigChange) {
+        update(Endpoint(change.new.openWeatherMap, apiKey: change.apiKey))
     }
 }

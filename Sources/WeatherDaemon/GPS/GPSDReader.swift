@@ -31,17 +31,24 @@ public final class GPSDReader: Service, CustomStringConvertible {
             self.host = host
             self.port = port
         }
+
+        /// The endpoint of the `[gpsd]` table.
+        public init(_ config: GPSDConfig) {
+            self.init(enabled: config.enabled, host: config.host, port: config.port)
+        }
     }
 
-    private let endpoint: Shared<Endpoint>
+    private let endpoint: Mutex<Endpoint>
     /// Set when the endpoint changed: the reader drops its connection and starts over.
     private let restart = Atomic<Bool>(false)
+    /// Ends a wait between connection attempts (or while disabled) when the endpoint changed.
+    private let wakeup = Wakeup()
     private let location: LocationService
     private let clock: DaemonClock
     private let logger: Logger
 
     public init(endpoint: Endpoint, location: LocationService, clock: DaemonClock, logger: Logger) {
-        self.endpoint = Shared(endpoint)
+        self.endpoint = Mutex(endpoint)
         self.location = location
         self.clock = clock
         self.logger = logger
@@ -49,9 +56,16 @@ public final class GPSDReader: Service, CustomStringConvertible {
 
     public var description: String { "GPSDReader" }
 
-    /// Reads gpsd at `endpoint` from now on (reconnecting if it changed).
+    /// Reads gpsd at `endpoint` from now on: a new endpoint is connected to at once, whether the
+    /// reader is connected, waiting out its backoff, or disabled.
     public func update(_ endpoint: Endpoint) {
-        if self.endpoint.replace(with: endpoint) != endpoint { restart.store(true, ordering: .relaxed) }
+        let changed = self.endpoint.withLock { current in
+            defer { current = endpoint }
+            return current != endpoint
+        }
+        guard changed else { return }
+        restart.store(true, ordering: .relaxed)
+        wakeup.wake()
     }
 
     /// The heap-allocated `gps_data_t`, used only on the reader's thread.
@@ -93,9 +107,9 @@ public final class GPSDReader: Service, CustomStringConvertible {
         var reportedAbsent = false
         while !Task.isCancelled {
             restart.store(false, ordering: .relaxed)
-            let current = endpoint.current
+            let current = endpoint.withLock { $0 }
             guard current.enabled else {
-                try await clock.sleep(for: .seconds(1))  // idle until a reload enables gpsd
+                _ = try await wakeup.sleep(until: nil, on: clock)  // idle until a reload enables gpsd
                 continue
             }
             let (host, port) = (current.host, String(current.port))
@@ -114,8 +128,11 @@ public final class GPSDReader: Service, CustomStringConvertible {
                 } else {
                     logger.debug("gpsd at \(host):\(port) still not answering (\(reason)); next try in \(backoff)")
                 }
-                try await clock.sleep(for: backoff)
-                backoff = min(backoff * 2, Self.maxBackoff)
+                if try await wakeup.sleep(until: clock.now.advanced(by: backoff), on: clock) {
+                    backoff = .seconds(1)  // a new endpoint: try it at once
+                } else {
+                    backoff = min(backoff * 2, Self.maxBackoff)
+                }
                 continue
             }
             logger.notice("connected to gpsd at \(host):\(port)")
@@ -163,12 +180,9 @@ public final class GPSDReader: Service, CustomStringConvertible {
     }
 }
 
-/// Runs the follow-mode searches as a service.
-struct FollowService: Service, CustomStringConvertible {
-    let location: LocationService
-    var description: String { "FollowSearches" }
-
-    func run() async throws {
-        await cancelWhenGracefulShutdown { await location.runFollow() }
+extension GPSDReader: Reconfigurable {
+    /// A new gpsd host, port or `enabled` is connected to (or left) at once.
+    public func apply(_ change: ConfigChange) {
+        update(Endpoint(change.new.gpsd))
     }
 }

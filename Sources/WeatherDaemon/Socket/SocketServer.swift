@@ -184,3 +184,12 @@ public struct SocketServerError: Error, CustomStringConvertible {
     public var message: String
     public var description: String { message }
 }
+
+extension SocketServer: Reconfigurable {
+    /// A new `socket.mode` and `socket.max_clients` apply at once (`socket.path` needs a restart).
+    public func apply(_ change: ConfigChange) {
+        if change.changed("socket.mode") || change.changed("socket.max_clients") {
+            update(mode: change.new.socket.mode, maxClients: change.new.socket.maxClients)
+        }
+    }
+}
