@@ -7,9 +7,9 @@ import Glibc
 
 /// The NMEA logs gpsfake replays.
 enum NMEALog {
-    /// The recorded receiver logs in `../shared/fixtures/nmea/` (next to the repository root).
+    /// The recorded receiver logs (gpsd's regression logs) in `Tests/Fixtures/nmea/` inside the repository.
     static func shared(_ name: String) -> String {
-        URL(fileURLWithPath: TestEnvironment.packageRoot).appendingPathComponent("../shared/fixtures/nmea/\(name)")
+        URL(fileURLWithPath: TestEnvironment.packageRoot).appendingPathComponent("Tests/Fixtures/nmea/\(name)")
             .standardizedFileURL.path
     }
 

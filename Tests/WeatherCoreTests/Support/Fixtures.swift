@@ -3,7 +3,7 @@ import Logging
 import Synchronization
 @testable import WeatherCore
 
-/// The shared fixtures, read from `/work/shared/fixtures` (next to the repository root).
+/// The recorded fixtures, read from `Tests/Fixtures/` inside the repository (see `Tests/Fixtures/README.md`).
 enum Fixture {
     /// The repository root: this file is `<root>/Tests/WeatherCoreTests/Support/Fixtures.swift`.
     static let repositoryRoot: URL = {
@@ -12,9 +12,9 @@ enum Fixture {
         return url
     }()
 
-    static let owmDirectory = repositoryRoot.appendingPathComponent("../shared/fixtures/owm").standardizedFileURL
+    static let owmDirectory = repositoryRoot.appendingPathComponent("Tests/Fixtures/owm").standardizedFileURL
 
-    /// The bytes of `fixtures/owm/<name>`.
+    /// The bytes of `Tests/Fixtures/owm/<name>`.
     static func owm(_ name: String) throws -> [UInt8] {
         Array(try Data(contentsOf: owmDirectory.appendingPathComponent(name)))
     }
