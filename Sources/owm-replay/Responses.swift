@@ -15,7 +15,7 @@ struct ReplayResponse: Sendable {
         .json(200, JSONValue.object(body).serialized)
     }
 
-    // Error bodies exactly as OpenWeatherMap sends them (see fixtures/owm/errors.md).
+    // Error bodies exactly as OpenWeatherMap sends them (see Tests/Fixtures/owm/errors.md).
     static let cityNotFound = json(404, #"{"cod":"404","message":"city not found"}"#)
     static let nothingToGeocode = json(400, #"{"cod":"400","message":"Nothing to geocode"}"#)
     static let wrongLatitude = json(400, #"{"cod":"400","message":"wrong latitude"}"#)

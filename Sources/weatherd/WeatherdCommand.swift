@@ -11,8 +11,8 @@ struct WeatherdCommand: AsyncParsableCommand {
         commandName: "weatherd",
         abstract: "Merges city searches, gpsd locations and map regions into one weather search stream.",
         discussion: """
-            Serves the socket protocol (JSON-RPC 2.0 lines) on a Unix domain socket. The contract is \
-            weatherd.md: methods, configuration keys, exit codes.
+            Serves the socket protocol (JSON-RPC 2.0 lines) on a Unix domain socket. The reference of \
+            methods, configuration keys and exit codes is docs/protocol.md in the source repository.
             """,
         version: WeatherdVersion.current)
 
