@@ -8,13 +8,6 @@ import Musl
 import Darwin
 #endif
 
-/// Process-wide libcurl initialisation, performed exactly once.
-enum CurlGlobal {
-    /// Whether `curl_global_init` succeeded. Evaluating this the first time runs it; Swift
-    /// initialises static lets once, thread-safely.
-    static let initialized: Bool = weatherd_curl_global_init() == CURLE_OK
-}
-
 /// A libcurl share handle holding the DNS cache and TLS session cache of all of a transport's
 /// easy handles, with the locking libcurl needs to use it from several threads.
 ///

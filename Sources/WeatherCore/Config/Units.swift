@@ -1,0 +1,9 @@
+/// Units of the OpenWeatherMap results (`openweathermap.units`).
+public enum Units: String, Sendable, CaseIterable {
+    /// Kelvin, metres per second.
+    case standard
+    /// Degrees Celsius, metres per second.
+    case metric
+    /// Degrees Fahrenheit, miles per hour.
+    case imperial
+}
