@@ -119,6 +119,14 @@ let package = Package(
             ]
         ),
         .testTarget(
+            name: "WeatherWireTests",
+            dependencies: [
+                "WeatherWire",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(
             name: "IntegrationTests",
             dependencies: [
                 "WeatherClient",
