@@ -127,6 +127,13 @@ let package = Package(
             ]
         ),
         .testTarget(
+            name: "WeatherClientTests",
+            dependencies: [
+                "WeatherClient",
+                "WeatherCore",
+            ]
+        ),
+        .testTarget(
             name: "IntegrationTests",
             dependencies: [
                 "WeatherClient",
