@@ -1,0 +1,124 @@
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+struct ServerError: Error, CustomStringConvertible {
+    var message: String
+    var description: String { message }
+
+    static func errno(_ what: String) -> ServerError {
+        ServerError(message: "\(what): \(String(cString: strerror(Glibc.errno)))")
+    }
+}
+
+/// A stand-in for weatherd: a Unix stream socket in a fresh temporary directory that accepts one
+/// client and plays `script` with it on a thread of its own (plain blocking calls, each bounded by
+/// a timeout), then closes the connection. `finished` gives what the script returned or threw.
+final class ScriptedServer: Sendable {
+    /// One accepted client, as the script sees it.
+    final class Client {
+        fileprivate let fd: Int32
+        private var buffer: [UInt8] = []
+
+        fileprivate init(fd: Int32) {
+            self.fd = fd
+            var timeout = timeval(tv_sec: 10, tv_usec: 0)
+            _ = setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+            _ = setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        }
+
+        /// The next line the client sent (without its newline), or nil at end of file.
+        func readLine() throws -> String? {
+            while true {
+                if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                    defer { buffer.removeSubrange(...newline) }
+                    return String(decoding: buffer[..<newline], as: UTF8.self)
+                }
+                var chunk = [UInt8](repeating: 0, count: 4096)
+                let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+                if n < 0 && errno == EINTR { continue }
+                if n < 0 { throw ServerError.errno("recv") }
+                if n == 0 { return nil }
+                buffer += chunk[..<n]
+            }
+        }
+
+        /// Sends `text` as it is (add the newlines).
+        func write(_ text: String) throws {
+            let bytes = Array(text.utf8)
+            var sent = 0
+            while sent < bytes.count {
+                let n = bytes[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                if n < 0 && errno == EINTR { continue }
+                guard n > 0 else { throw ServerError.errno("send") }
+                sent += n
+            }
+        }
+    }
+
+    let path: String
+    private let directory: String
+    private let listener: Int32
+    private let outcome: Observed<Result<[String], ServerError>?>
+
+    /// Listens on `<new temporary directory>/weatherd.sock` and serves one client with `script`,
+    /// which returns what it wants the test to see (e.g. the lines it read).
+    init(_ script: @escaping @Sendable (Client) throws -> [String]) throws {
+        var template = Array("/tmp/wc-XXXXXX".utf8CString)
+        guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
+            throw ServerError.errno("mkdtemp")
+        }
+        directory = String(cString: made)
+        path = directory + "/weatherd.sock"
+        listener = try Self.listen(on: path)
+        let outcome = Observed<Result<[String], ServerError>?>(nil)
+        self.outcome = outcome
+        let listener = self.listener
+        Thread.detachNewThread {
+            let result: Result<[String], ServerError>
+            var poller = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
+            if poll(&poller, 1, 10_000) != 1 {
+                result = .failure(ServerError(message: "no client connected within 10 s"))
+            } else {
+                let fd = accept(listener, nil, nil)
+                if fd < 0 {
+                    result = .failure(ServerError.errno("accept"))
+                } else {
+                    result = Result { try script(Client(fd: fd)) }.mapError { $0 as? ServerError ?? ServerError(message: "\($0)") }
+                    close(fd)
+                }
+            }
+            outcome.update { $0 = result }
+        }
+    }
+
+    deinit {
+        close(listener)
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    /// What the script returned, once it has ended (and the connection is closed).
+    func finished(timeout: Duration = .seconds(15)) async throws -> [String] {
+        try await outcome.wait(for: "the server's script to end", timeout: timeout) { $0 }.get()
+    }
+
+    private static func listen(on path: String) throws -> Int32 {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw ServerError.errno("socket") }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in raw.copyBytes(from: Array(path.utf8)) }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard bound == 0, Glibc.listen(fd, 8) == 0 else {
+            let error = ServerError.errno("listen on \(path)")
+            close(fd)
+            throw error
+        }
+        return fd
+    }
+}

@@ -1,0 +1,110 @@
+import Foundation
+import Testing
+import WeatherCore
+
+@testable import WeatherDaemon
+
+/// `FileCityStore`: the `cities.add`/`cities.remove` changes in `<state.directory>/cities.json`.
+@Suite struct FileCityStoreTests {
+    let directory: TemporaryDirectory
+
+    init() throws {
+        directory = try TemporaryDirectory()
+    }
+
+    private func store(in path: String? = nil) -> FileCityStore {
+        FileCityStore(directory: path ?? directory.path, logger: silentLogger)
+    }
+
+    private func files(in path: String) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: path).sorted()
+    }
+
+    @Test func savedChangesAreLoadedBack() throws {
+        let changes = CityChanges(added: ["Zocca", "São Paulo", "Zürich"], removed: ["London"])
+        try store().save(changes)
+
+        #expect(try store().load() == changes)
+    }
+
+    @Test func theFileIsCitiesJSONInTheStateDirectory() {
+        #expect(store().path == directory.path + "/cities.json")
+    }
+
+    @Test func aLaterSaveReplacesTheEarlierOne() throws {
+        try store().save(CityChanges(added: ["Zocca"], removed: ["London"]))
+        try store().save(CityChanges(added: ["Oslo"]))
+
+        #expect(try store().load() == CityChanges(added: ["Oslo"]))
+    }
+
+    @Test func noFileMeansNoChanges() throws {
+        #expect(try store().load() == CityChanges())
+        #expect(try files(in: directory.path).isEmpty, "loading creates nothing")
+    }
+
+    @Test func aMissingStateDirectoryMeansNoChanges() throws {
+        #expect(try store(in: directory.file("not/there")).load() == CityChanges())
+    }
+
+    @Test func theSavedFileIsOneCompleteJSONTextAndNothingIsLeftBeside() throws {
+        let changes = CityChanges(added: ["Zocca"], removed: ["London"])
+        try store().save(changes)
+
+        #expect(try files(in: directory.path) == ["cities.json"])
+        let text = try String(contentsOfFile: store().path, encoding: .utf8)
+        #expect(text.hasSuffix("}\n"))
+        #expect(try JSONValue.parse(Array(text.utf8)) == changes.json)
+    }
+
+    @Test func saveCreatesTheStateDirectoryWithItsParents() throws {
+        let nested = directory.file("var/lib/weatherd")
+        try store(in: nested).save(CityChanges(added: ["Zocca"]))
+
+        #expect(try files(in: nested) == ["cities.json"])
+        #expect(try store(in: nested).load() == CityChanges(added: ["Zocca"]))
+    }
+
+    @Test(arguments: ["", "not json", "{\"added\": [\"Zocca\"]", "[]", "{\"added\": [\"Zocca\"]}", "{\"added\": 1, \"removed\": []}"])
+    func aFileThatIsNotACityListIsMovedAsideAndLoadingStartsEmpty(content: String) throws {
+        try content.write(toFile: store().path, atomically: false, encoding: .utf8)
+
+        #expect(try store().load() == CityChanges())
+
+        let left = try files(in: directory.path)
+        try #require(left.count == 1, "\(left)")
+        let aside = left[0]
+        #expect(aside.hasPrefix("cities.json.corrupt-"), "\(aside)")
+        let time = try #require(Int(aside.dropFirst("cities.json.corrupt-".count)), "a Unix time after .corrupt-: \(aside)")
+        #expect(abs(time - Int(Date().timeIntervalSince1970)) < 60)
+        #expect(try String(contentsOfFile: directory.file(aside), encoding: .utf8) == content, "the operator keeps the file as it was")
+    }
+
+    @Test func afterACorruptFileASaveStoresAFreshList() throws {
+        try "garbage".write(toFile: store().path, atomically: false, encoding: .utf8)
+        _ = try store().load()
+
+        try store().save(CityChanges(added: ["Oslo"]))
+
+        #expect(try store().load() == CityChanges(added: ["Oslo"]))
+    }
+
+    @Test func aCityListThatCannotBeReadIsAnErrorAndIsLeftInPlace() throws {
+        // A directory where the file should be: it exists, yet has no contents to read.
+        try FileManager.default.createDirectory(atPath: store().path, withIntermediateDirectories: false)
+
+        #expect(throws: StoreError.self) { try store().load() }
+        #expect(try files(in: directory.path) == ["cities.json"])
+    }
+
+    @Test func aFailedSaveLeavesTheStoredListAsItWas() throws {
+        try store().save(CityChanges(added: ["Zocca"]))
+        // The temporary file cannot be created: a directory is in its place.
+        try FileManager.default.createDirectory(atPath: store().path + ".tmp", withIntermediateDirectories: false)
+
+        let error = #expect(throws: StoreError.self) { try store().save(CityChanges(added: ["Oslo"])) }
+
+        #expect(error?.message.contains("cities.json.tmp") == true, "\(String(describing: error))")
+        #expect(try store().load() == CityChanges(added: ["Zocca"]))
+    }
+}

@@ -1,0 +1,260 @@
+import Foundation
+import ServiceLifecycle
+import Testing
+import WeatherCore
+
+@testable import WeatherDaemon
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `GPSDReader`: libgps against a real gpsd (fed by gpsfake) or against nothing, reporting into a
+/// real `LocationService` and engine. Serialized: each test may run a gpsd of its own.
+@Suite(.serialized) struct GPSDReaderTests {
+    /// Runs `reader` in a `ServiceGroup` during `body`, then shuts it down gracefully and waits
+    /// until it has stopped.
+    private func withReader(_ reader: GPSDReader, _ body: () async throws -> Void) async throws {
+        let group = ServiceGroup(configuration: .init(services: [.init(service: reader)], logger: silentLogger))
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
+            do {
+                try await body()
+            } catch {
+                await group.triggerGracefulShutdown()
+                try? await tasks.waitForAll()
+                throw error
+            }
+            await group.triggerGracefulShutdown()
+            try await tasks.waitForAll()
+        }
+    }
+
+    private func reader(port: Int, enabled: Bool = true, core: CoreHarness, clock: DaemonClock = .continuous) -> GPSDReader {
+        GPSDReader(endpoint: .init(enabled: enabled, host: "127.0.0.1", port: port), location: core.location, clock: clock, logger: silentLogger)
+    }
+
+    // MARK: With gpsd
+
+    @Test func theReaderConnectsToGpsdAndTheFixesReachTheState() async throws {
+        let gpsd = try await GPSFake.start(NMEALog.bu353s4)
+        defer { gpsd.kill() }
+        let core = try CoreHarness(gpsEnabled: true)
+
+        try await withReader(reader(port: gpsd.port, core: core)) {
+            try await core.publisher.waitForState("gps.connected") { $0.gps.connected }
+            let fixed = try await core.publisher.waitForState("gps.last_fix set", timeout: .seconds(20)) { $0.gps.lastFix != nil }
+
+            let fix = try #require(fixed.gps.lastFix)
+            #expect(fixed.gps.connected)
+            #expect(abs(fix.coordinate.lat - -37.7848) < 0.01, "\(fix)")
+            #expect(abs(fix.coordinate.lon - 175.3149) < 0.01, "\(fix)")
+            #expect(fix.horizontalError > 0 && fix.horizontalError <= 100, "\(fix)")
+            #expect(fix.mode >= 2)
+        }
+        try await gpsd.stop()
+    }
+
+    @Test func locateIsAnsweredWithTheWeatherAtGpsdsNextFix() async throws {
+        let gpsd = try await GPSFake.start(NMEALog.bu353s4)
+        defer { gpsd.kill() }
+        let core = try CoreHarness(gpsEnabled: true)
+
+        try await withReader(reader(port: gpsd.port, core: core)) {
+            let feature = try await core.location.locate(timeout: .seconds(20))
+
+            #expect(feature.source == .location)
+            #expect(abs(feature.coordinate.lat - -37.7848) < 0.01, "\(feature.coordinate)")
+            #expect(abs(feature.coordinate.lon - 175.3149) < 0.01, "\(feature.coordinate)")
+        }
+        try await gpsd.stop()
+    }
+
+    @Test func whenGpsdGoesAwayTheReaderReportsNotConnected() async throws {
+        let gpsd = try await GPSFake.start(NMEALog.bu353s4)
+        defer { gpsd.kill() }
+        let core = try CoreHarness(gpsEnabled: true)
+
+        try await withReader(reader(port: gpsd.port, core: core)) {
+            try await core.publisher.waitForState("gps.connected") { $0.gps.connected }
+
+            try await gpsd.stop()
+
+            try await core.publisher.waitForStates("gps.connected false after it was true") { (states: [DaemonState]) -> Bool? in
+                guard let up = states.firstIndex(where: { $0.gps.connected }) else { return nil }
+                return states[up...].contains { !$0.gps.connected } ? true : nil
+            }
+            #expect(await core.location.gpsStatus.connected == false)
+        }
+    }
+
+    // MARK: Without gpsd (on a manual clock: the backoff is checked, not waited for)
+
+    @Test func withNothingOnThePortTheReaderStaysNotConnectedAndRetriesWithDoublingBackoff() async throws {
+        let port = try freeTCPPort()
+        let core = try CoreHarness(gpsEnabled: true)
+        let clock = ManualClock()
+
+        try await withReader(reader(port: port, core: core, clock: DaemonClock(clock))) {
+            var waits: [Duration] = []
+            for _ in 0..<4 {
+                try await clock.waitForSleepers(1)
+                waits += clock.sleepingUntil
+                #expect(await core.location.gpsStatus.connected == false)
+                clock.advance(by: clock.sleepingUntil.first ?? .zero)
+            }
+            #expect(waits == [.seconds(1), .seconds(2), .seconds(4), .seconds(8)])
+        }
+        #expect(core.publisher.states.value.allSatisfy { !$0.gps.connected })
+    }
+
+    @Test func theBackoffStopsAtThirtySeconds() async throws {
+        let port = try freeTCPPort()
+        let core = try CoreHarness(gpsEnabled: true)
+        let clock = ManualClock()
+
+        try await withReader(reader(port: port, core: core, clock: DaemonClock(clock))) {
+            var waits: [Duration] = []
+            for _ in 0..<7 {
+                try await clock.waitForSleepers(1)
+                waits += clock.sleepingUntil
+                clock.advance(by: clock.sleepingUntil.first ?? .zero)
+            }
+            // 1, 2, 4, 8, 16, then 30 rather than 32.
+            #expect(waits.max() == .seconds(30), "\(waits)")
+            #expect(waits.suffix(2) == [.seconds(30), .seconds(30)], "\(waits)")
+        }
+    }
+
+    @Test func gpsdThatAppearsLaterIsConnectedAtTheNextRetry() async throws {
+        let port = try freeTCPPort()
+        let core = try CoreHarness(gpsEnabled: true)
+        let clock = ManualClock()
+
+        try await withReader(reader(port: port, core: core, clock: DaemonClock(clock))) {
+            try await clock.waitForSleepers(1)  // the first try failed
+            #expect(await core.location.gpsStatus.connected == false)
+
+            let gpsd = try await GPSFake.start(NMEALog.bu353s4, port: port)
+            defer { gpsd.kill() }
+            clock.advance(by: clock.sleepingUntil.first ?? .zero)
+
+            try await core.publisher.waitForState("gps.connected") { $0.gps.connected }
+            try await gpsd.stop()
+        }
+    }
+
+    @Test func aGpsdThatHangsUpAtOnceIsRetriedWithBackoff() async throws {
+        // Accepts every connection and closes it at once, like a gpsd that cannot serve.
+        let server = try HangUpServer()
+        let core = try CoreHarness(gpsEnabled: true)
+        let clock = ManualClock()
+
+        try await withReader(reader(port: server.port, core: core, clock: DaemonClock(clock))) {
+            try await core.publisher.waitForStates("gps.connected, then not") { (states: [DaemonState]) -> Bool? in
+                guard let up = states.firstIndex(where: { $0.gps.connected }) else { return nil }
+                return states[up...].contains { !$0.gps.connected } ? true : nil
+            }
+            // The next try should wait on the clock, which does not move here.
+            let backedOff = (try? await clock.waitForSleepers(1, timeout: .seconds(1))) != nil
+            let connections = server.hangUps
+            withKnownIssue("after a connection ends the reader reconnects at once, without backoff") {
+                #expect(backedOff, "the reader connected \(connections) times in a second of real time while the clock stood still")
+            }
+        }
+        await server.stop()
+    }
+
+    @Test func aDisabledReaderNeverConnects() async throws {
+        // Something listens on the port: a connection attempt would be seen there.
+        let listener = try TCPListener()
+        let core = try CoreHarness(gpsEnabled: false)
+        let clock = ManualClock()
+
+        try await withReader(reader(port: listener.port, enabled: false, core: core, clock: DaemonClock(clock))) {
+            for _ in 0..<3 {
+                try await clock.waitForSleepers(1)  // idle until a reload enables gpsd
+                clock.advance(by: clock.sleepingUntil.first ?? .zero)
+            }
+            try await clock.waitForSleepers(1)
+        }
+        #expect(!listener.hasPendingConnection)
+        #expect(core.publisher.states.value.allSatisfy { !$0.gps.connected })
+    }
+}
+
+/// A TCP socket listening on 127.0.0.1 (port chosen by the system) that accepts nobody: a
+/// connection made to it waits in its backlog, where `hasPendingConnection` sees it.
+private final class TCPListener: Sendable {
+    let fd: Int32
+    let port: Int
+
+    init() throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw ChildProcessError(message: "socket: \(String(cString: strerror(errno)))") }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, length) == 0 && listen(fd, 8) == 0 && getsockname(fd, $0, &length) == 0
+            }
+        }
+        guard bound else {
+            let reason = String(cString: strerror(errno))
+            close(fd)
+            throw ChildProcessError(message: "listen on 127.0.0.1: \(reason)")
+        }
+        self.fd = fd
+        port = Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    deinit {
+        close(fd)
+    }
+
+    /// Whether a connection waits to be accepted.
+    var hasPendingConnection: Bool {
+        var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        return poll(&poller, 1, 0) > 0
+    }
+}
+
+/// A TCP server on 127.0.0.1 (port chosen by the system) that accepts every connection and closes
+/// it at once, on a thread of its own, until `stop()`.
+private final class HangUpServer: Sendable {
+    let port: Int
+    private let accepted = Observed(0)
+    private let stopping = Observed(false)
+    private let ended = Observed(false)
+
+    init() throws {
+        let listener = try TCPListener()
+        port = listener.port
+        let (accepted, stopping, ended) = (accepted, stopping, ended)
+        Thread.detachNewThread {
+            defer { ended.update { $0 = true } }
+            var poller = pollfd(fd: listener.fd, events: Int16(POLLIN), revents: 0)
+            while !stopping.value {
+                poller.revents = 0
+                guard poll(&poller, 1, 20) > 0 else { continue }
+                let fd = accept(listener.fd, nil, nil)
+                if fd >= 0 {
+                    close(fd)
+                    accepted.update { $0 += 1 }
+                }
+            }
+            withExtendedLifetime(listener) {}
+        }
+    }
+
+    /// Connections accepted (and closed) so far.
+    var hangUps: Int { accepted.value }
+
+    /// Stops accepting and waits until the thread is done with the socket.
+    func stop() async {
+        stopping.update { $0 = true }
+        _ = try? await ended.wait(for: "the hang-up server to stop") { $0 ? true : nil }
+    }
+}

@@ -1,0 +1,160 @@
+// A copy of Tests/IntegrationTests/Support/ChildProcess.swift (test targets cannot import each other).
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What a child process wrote to one of its output streams so far.
+struct CapturedOutput: Sendable {
+    var data = Data()
+    /// The stream reached end of file (the process and every copy of the pipe are closed).
+    var closed = false
+
+    var text: String { String(decoding: data, as: UTF8.self) }
+}
+
+/// How a child process ended.
+struct Termination: Sendable, CustomStringConvertible {
+    var status: Int32
+    var reason: Process.TerminationReason
+    var at: ContinuousClock.Instant
+
+    var exitedNormally: Bool { reason == .exit }
+    var description: String { reason == .exit ? "exit status \(status)" : "killed by signal \(status)" }
+}
+
+/// A child process started with an explicit environment, its stdout and stderr captured in memory
+/// as they come. It is killed (SIGKILL) when the object goes away, so no test leaves one behind.
+final class ChildProcess: Sendable {
+    let name: String
+    let stdout = Observed(CapturedOutput())
+    let stderr = Observed(CapturedOutput())
+    let termination = Observed<Termination?>(nil)
+    let pid: Int32
+    private let process: Process
+
+    /// Starts `executable` with exactly `environment` (nothing is inherited).
+    init(_ executable: String, _ arguments: [String], environment: [String: String], name: String? = nil) throws {
+        self.name = name ?? URL(fileURLWithPath: executable).lastPathComponent
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.environment = environment
+        process.standardInput = FileHandle.nullDevice
+        let outPipe = Pipe()
+        let errPipe = Pipe()
+        process.standardOutput = outPipe
+        process.standardError = errPipe
+        let termination = self.termination
+        process.terminationHandler = { process in
+            let ended = Termination(status: process.terminationStatus, reason: process.terminationReason, at: .now)
+            termination.update { $0 = ended }
+        }
+        try process.run()
+        // Each stream is read by a thread of its own with plain blocking reads until end of file.
+        // (FileHandle.readabilityHandler lost the end of file now and then when tests started
+        // processes in parallel: libdispatch on Linux mixes up sources of reused descriptors.)
+        // The pipe stays referenced by the thread, so its descriptor is not closed under it.
+        for (pipe, output) in [(outPipe, stdout), (errPipe, stderr)] {
+            Thread.detachNewThread {
+                let fd = pipe.fileHandleForReading.fileDescriptor
+                var chunk = [UInt8](repeating: 0, count: 65536)
+                while true {
+                    let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+                    if n < 0 && errno == EINTR { continue }
+                    if n <= 0 { break }
+                    output.update { $0.data.append(contentsOf: chunk[..<n]) }
+                }
+                output.update { $0.closed = true }
+                withExtendedLifetime(pipe) {}
+            }
+        }
+        // Process.run() closed the parent's copies of the pipes' write ends.
+        self.process = process
+        self.pid = process.processIdentifier
+    }
+
+    deinit {
+        if termination.value == nil { Glibc.kill(pid, SIGKILL) }
+    }
+
+    var isRunning: Bool { termination.value == nil }
+
+    /// SIGKILL to the child's whole process group (Foundation's Process starts each child in a
+    /// group of its own, led by it), for a child that may have started others. Harmless when the
+    /// group is gone already.
+    func killProcessGroup() {
+        Glibc.kill(-pid, SIGKILL)
+    }
+    var stdoutText: String { stdout.value.text }
+    var stderrText: String { stderr.value.text }
+
+    /// Sends `signal` (if the process still runs).
+    func send(_ signal: Int32) {
+        if termination.value == nil { Glibc.kill(pid, signal) }
+    }
+
+    /// Waits for the process to end.
+    @discardableResult
+    func waitForExit(timeout: Duration = .seconds(10)) async throws -> Termination {
+        try await termination.wait(for: "\(name) (pid \(pid)) to exit", timeout: timeout) { $0 }
+    }
+
+    /// Waits for the process to end and for both of its output streams to be closed, so the
+    /// captured output is complete.
+    @discardableResult
+    func waitForExitAndOutput(timeout: Duration = .seconds(10)) async throws -> Termination {
+        let ended = try await waitForExit(timeout: timeout)
+        for (label, output) in [("stdout", stdout), ("stderr", stderr)] {
+            _ = try await output.wait(for: "\(name)'s \(label) to close", timeout: timeout) { $0.closed ? true : nil }
+        }
+        return ended
+    }
+
+    /// Waits until a complete line of `stream` (`\.stdout` or `\.stderr`) contains `text` and
+    /// returns it; fails early, with the output, when the stream ends first (the process is gone).
+    func waitForLine(
+        containing text: String, on stream: KeyPath<ChildProcess, Observed<CapturedOutput>>, timeout: Duration = .seconds(10)
+    ) async throws -> String {
+        let output = self[keyPath: stream]
+        let termination = self.termination
+        let name = self.name
+        return try await output.wait(for: "\(name) to print \"\(text)\"", timeout: timeout) { captured in
+            let all = captured.text
+            let lines = all.split(separator: "\n", omittingEmptySubsequences: false).dropLast()  // the last one is incomplete
+            if let line = lines.first(where: { $0.contains(text) }) { return String(line) }
+            if captured.closed {
+                let ended = termination.value.map { "\($0)" } ?? "output closed"
+                throw ChildProcessError(message: "\(name) ended before printing \"\(text)\" (\(ended)); it printed:\n\(all)")
+            }
+            return nil
+        }
+    }
+}
+
+struct ChildProcessError: Error, CustomStringConvertible {
+    var message: String
+    var description: String { message }
+}
+
+/// Runs a short-lived command to completion: (status, stdout, stderr).
+struct CommandResult: Sendable, CustomStringConvertible {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+    var description: String { "status \(status)\n--- stdout:\n\(stdout)--- stderr:\n\(stderr)" }
+}
+
+func runCommand(
+    _ executable: String, _ arguments: [String], environment: [String: String], timeout: Duration = .seconds(20)
+) async throws -> CommandResult {
+    let child = try ChildProcess(executable, arguments, environment: environment)
+    do {
+        let ended = try await child.waitForExitAndOutput(timeout: timeout)
+        return CommandResult(status: ended.exitedNormally ? ended.status : 128 + ended.status, stdout: child.stdoutText, stderr: child.stderrText)
+    } catch {
+        child.send(SIGKILL)
+        throw error
+    }
+}

@@ -1,0 +1,216 @@
+// A copy of Tests/IntegrationTests/Support/GPSFake.swift (test targets cannot import each other).
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The NMEA logs gpsfake replays.
+enum NMEALog {
+    /// The recorded receiver logs in `../shared/fixtures/nmea/` (next to the repository root): the
+    /// one place in this target that knows where they are.
+    static func shared(_ name: String) -> String {
+        URL(fileURLWithPath: TestEnvironment.packageRoot).appendingPathComponent("../shared/fixtures/nmea/\(name)")
+            .standardizedFileURL.path
+    }
+
+    /// A steady good fix near -37.7848, 175.3149 (Hamilton, NZ); eph ≈ 21 m.
+    static var bu353s4: String { shared("bu353s4.log") }
+}
+
+/// A real gpsd fed by `gpsfake` from an NMEA log, listening on 127.0.0.1:`port`.
+///
+/// gpsfake runs in a session (and process group) of its own through `setsid -w`, and is ended by
+/// killing that whole group with SIGKILL (gpsfake can hang on SIGTERM, and its gpsd is in the same
+/// group). `stop()` does that and waits until the group is gone; the object also kills the group
+/// when it goes away, so no gpsd outlives a test, even a failing one. Keep the object alive until
+/// the end of the test (`defer { fake.kill() }` does).
+final class GPSFake: Sendable {
+    let port: Int
+    let log: String
+    /// The `setsid -w` process (its output is gpsfake's and gpsd's).
+    let process: ChildProcess
+    /// The process group (= session) of gpsfake and its gpsd: the pid of setsid's child.
+    let group: pid_t
+    private let ended = Atomic<Bool>(false)
+
+    /// Starts gpsfake on `port` (default: a free one) replaying `log` (looping unless `once`), one
+    /// sentence every `cycle` seconds, and waits until gpsd accepts TCP connections.
+    static func start(
+        _ log: String, port: Int? = nil, once: Bool = false, cycle: Double = 0.1, timeout: Duration = .seconds(10)
+    ) async throws -> GPSFake {
+        guard FileManager.default.isReadableFile(atPath: log) else {
+            throw ChildProcessError(message: "no NMEA log \(log)")
+        }
+        // A port picked by us can be taken by someone else before gpsd binds it: try another one.
+        var attempt = 0
+        while true {
+            attempt += 1
+            let chosen = try port ?? freeTCPPort()
+            do {
+                return try await launch(log, port: chosen, once: once, cycle: cycle, timeout: timeout)
+            } catch is GPSFakeEndedEarly where port == nil && attempt < 3 {
+                continue
+            }
+        }
+    }
+
+    private static func launch(_ log: String, port: Int, once: Bool, cycle: Double, timeout: Duration) async throws -> GPSFake {
+        var arguments = ["-w", "gpsfake", "-q", "-n"]
+        if once { arguments.append("-1") }
+        arguments += ["-c", "\(cycle)", "-P", "\(port)", log]
+        let process = try ChildProcess("/usr/bin/setsid", arguments, environment: TestEnvironment.childEnvironment(), name: "gpsfake:\(port)")
+        let deadline = ContinuousClock.now.advanced(by: timeout)
+        // setsid is a process group leader (Foundation starts children in a group of their own), so
+        // it forks: the child calls setsid() and execs gpsfake. Find that child once it leads its group.
+        var group: pid_t?
+        while group == nil {
+            group = sessionChild(of: process.pid)
+            if group != nil { break }
+            if !process.isRunning {
+                _ = try? await process.waitForExitAndOutput(timeout: .seconds(2))
+                throw GPSFakeEndedEarly(message: "setsid gpsfake on port \(port) ended at once (\(process.termination.value.map { "\($0)" } ?? "?")):\n\(process.stdoutText)\(process.stderrText)")
+            }
+            guard ContinuousClock.now < deadline else {
+                process.send(SIGKILL)
+                throw TimeoutError(what: "setsid to start gpsfake in a session of its own", timeout: timeout)
+            }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        let fake = GPSFake(port: port, log: log, process: process, group: group!)
+        do {
+            while !canConnect(port: port) {
+                if !process.isRunning {
+                    fake.kill()
+                    _ = try? await process.waitForExitAndOutput(timeout: .seconds(2))
+                    throw GPSFakeEndedEarly(message: "gpsfake on port \(port) ended before gpsd answered (\(process.termination.value.map { "\($0)" } ?? "?")):\n\(process.stdoutText)\(process.stderrText)")
+                }
+                guard ContinuousClock.now < deadline else {
+                    throw TimeoutError(what: "gpsd (gpsfake \(log)) to accept connections on 127.0.0.1:\(port); it printed:\n\(process.stdoutText)\(process.stderrText)", timeout: timeout)
+                }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+        } catch {
+            await fake.stopQuietly()
+            throw error
+        }
+        return fake
+    }
+
+    private init(port: Int, log: String, process: ChildProcess, group: pid_t) {
+        self.port = port
+        self.log = log
+        self.process = process
+        self.group = group
+    }
+
+    deinit {
+        kill()
+    }
+
+    /// Kills gpsfake's process group (gpsfake, its gpsd) and setsid with SIGKILL, without waiting.
+    /// Only the first call sends signals (afterwards the ids may belong to other processes).
+    func kill() {
+        guard !ended.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        _ = Glibc.kill(-group, SIGKILL)
+        process.send(SIGKILL)
+    }
+
+    /// Kills the group and waits until setsid was reaped and no process of the group runs any more
+    /// (gpsd's port is free again then).
+    func stop(timeout: Duration = .seconds(10)) async throws {
+        kill()
+        try await process.waitForExitAndOutput(timeout: timeout)
+        let deadline = ContinuousClock.now.advanced(by: timeout)
+        while let member = livingMember(ofGroup: group) {
+            guard ContinuousClock.now < deadline else {
+                throw TimeoutError(what: "process \(member) of gpsfake's group \(group) to end", timeout: timeout)
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    private func stopQuietly() async {
+        do { try await stop() } catch { kill() }
+    }
+}
+
+private struct GPSFakeEndedEarly: Error, CustomStringConvertible {
+    var message: String
+    var description: String { message }
+}
+
+/// A TCP port that was free on 127.0.0.1 a moment ago (bound to port 0, read back, closed).
+func freeTCPPort() throws -> Int {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { throw ChildProcessError(message: "socket: \(String(cString: strerror(errno)))") }
+    defer { close(fd) }
+    var address = loopback(port: 0)
+    let bound = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    guard bound == 0 else { throw ChildProcessError(message: "bind 127.0.0.1:0: \(String(cString: strerror(errno)))") }
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let named = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+    }
+    guard named == 0 else { throw ChildProcessError(message: "getsockname: \(String(cString: strerror(errno)))") }
+    return Int(UInt16(bigEndian: address.sin_port))
+}
+
+/// Whether something accepts a TCP connection on 127.0.0.1:`port` now (the connection is closed
+/// at once; refused on loopback is immediate).
+func canConnect(port: Int) -> Bool {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { return false }
+    defer { close(fd) }
+    var address = loopback(port: port)
+    return withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    } == 0
+}
+
+private func loopback(port: Int) -> sockaddr_in {
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = in_port_t(UInt16(port).bigEndian)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    return address
+}
+
+/// `/proc/PID/stat`: (state, ppid, pgrp), or nil when the process is gone.
+private func processStat(_ pid: pid_t) -> (state: Character, ppid: pid_t, pgrp: pid_t)? {
+    guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+          let close = text.lastIndex(of: ")") else { return nil }
+    // After "pid (comm) ": state ppid pgrp ...
+    let fields = text[text.index(after: close)...].split(separator: " ")
+    guard fields.count >= 3, let state = fields[0].first, let ppid = pid_t(fields[1]), let pgrp = pid_t(fields[2]) else { return nil }
+    return (state, ppid, pgrp)
+}
+
+private func allPIDs() -> [pid_t] {
+    ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap { pid_t($0) }
+}
+
+/// The child of `parent` that leads a process group of its own (setsid's child after setsid()); or
+/// `parent` itself when setsid did not need to fork and already runs gpsfake.
+private func sessionChild(of parent: pid_t) -> pid_t? {
+    if let stat = processStat(parent), stat.pgrp == parent,
+       let name = try? String(contentsOfFile: "/proc/\(parent)/comm", encoding: .utf8),
+       name.trimmingCharacters(in: .whitespacesAndNewlines) == "gpsfake" {
+        return parent
+    }
+    return allPIDs().first { pid in
+        guard let stat = processStat(pid) else { return false }
+        return stat.ppid == parent && stat.pgrp == pid
+    }
+}
+
+/// A process of group `group` that is not a zombie, if any.
+private func livingMember(ofGroup group: pid_t) -> pid_t? {
+    allPIDs().first { pid in
+        guard let stat = processStat(pid) else { return false }
+        return stat.pgrp == group && stat.state != "Z" && stat.state != "X"
+    }
+}

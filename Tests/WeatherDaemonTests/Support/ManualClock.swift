@@ -1,0 +1,102 @@
+// After Tests/WeatherCoreTests/Support/ManualClock.swift (test targets cannot import each other);
+// here waiting for sleepers has a deadline, and a test can see when the sleepers are to wake.
+import Synchronization
+
+/// A clock whose time moves only when a test calls `advance(by:)`. Sleepers whose deadline has
+/// passed are resumed by the advance; a cancelled sleeper throws `CancellationError` at once.
+/// `waitForSleepers(_:)` lets a test await "n tasks are sleeping" instead of guessing.
+final class ManualClock: Clock, Sendable {
+    struct Instant: InstantProtocol, Hashable {
+        var offset: Duration
+        func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
+        func duration(to other: Instant) -> Duration { other.offset - offset }
+        static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
+    }
+
+    private struct Sleeper {
+        var deadline: Instant
+        var continuation: CheckedContinuation<Void, any Error>
+    }
+
+    private struct State {
+        var now = Instant(offset: .zero)
+        var nextID = 0
+        var sleepers: [Int: Sleeper] = [:]
+        /// Sleepers cancelled before they were registered.
+        var cancelledEarly: Set<Int> = []
+    }
+
+    private let state = Mutex(State())
+    /// Bumped after every change of the sleepers, to wake `waitForSleepers`.
+    private let changes = Observed(0)
+
+    init() {}
+
+    var now: Instant { state.withLock { $0.now } }
+
+    var minimumResolution: Duration { .nanoseconds(1) }
+
+    /// Tasks sleeping now.
+    var sleeperCount: Int { state.withLock { $0.sleepers.count } }
+
+    /// When the tasks sleeping now are to wake, as offsets from now, soonest first.
+    var sleepingUntil: [Duration] {
+        state.withLock { state in state.sleepers.values.map { state.now.duration(to: $0.deadline) }.sorted() }
+    }
+
+    func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
+        try Task.checkCancellation()
+        let id = state.withLock { state in
+            defer { state.nextID += 1 }
+            return state.nextID
+        }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                enum Action { case resume, cancel, wait }
+                let action: Action = state.withLock { state in
+                    if state.cancelledEarly.remove(id) != nil { return .cancel }
+                    if deadline <= state.now { return .resume }
+                    state.sleepers[id] = Sleeper(deadline: deadline, continuation: continuation)
+                    return .wait
+                }
+                switch action {
+                case .resume: continuation.resume()
+                case .cancel: continuation.resume(throwing: CancellationError())
+                case .wait: changes.update { $0 += 1 }
+                }
+            }
+        } onCancel: {
+            let sleeper = state.withLock { state in
+                guard let sleeper = state.sleepers.removeValue(forKey: id) else {
+                    state.cancelledEarly.insert(id)
+                    return Sleeper?.none
+                }
+                return sleeper
+            }
+            sleeper?.continuation.resume(throwing: CancellationError())
+            changes.update { $0 += 1 }
+        }
+    }
+
+    /// Moves time forward and resumes every sleeper whose deadline is now due, earliest first.
+    func advance(by duration: Duration) {
+        precondition(duration >= .zero, "time only moves forward")
+        let due = state.withLock { state in
+            state.now = state.now.advanced(by: duration)
+            let now = state.now
+            let due = state.sleepers.filter { $0.value.deadline <= now }.sorted { $0.value.deadline < $1.value.deadline }
+            for (id, _) in due { state.sleepers[id] = nil }
+            return due.map(\.value.continuation)
+        }
+        for continuation in due { continuation.resume() }
+        changes.update { $0 += 1 }
+    }
+
+    /// Returns once at least `count` tasks are sleeping on this clock; throws `TimeoutError` when
+    /// that did not happen within `timeout` (of real time).
+    func waitForSleepers(_ count: Int, timeout: Duration = .seconds(10)) async throws {
+        _ = try await changes.wait(for: "\(count) task(s) sleeping on the manual clock (\(sleeperCount) now)", timeout: timeout) { _ in
+            self.sleeperCount >= count ? true : nil
+        }
+    }
+}
