@@ -102,6 +102,12 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // What the test targets share: running child processes (the real binaries, gpsd, gpsfake),
+        // raw sockets, systemd's notify socket, the recorded fixtures.
+        .target(
+            name: "TestSupport",
+            path: "Tests/Support"
+        ),
         .testTarget(
             name: "WeatherCoreTests",
             dependencies: ["WeatherCore"]
@@ -109,6 +115,7 @@ let package = Package(
         .testTarget(
             name: "WeatherDaemonTests",
             dependencies: [
+                "TestSupport",
                 "WeatherDaemon",
                 "WeatherCore",
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -129,6 +136,7 @@ let package = Package(
         .testTarget(
             name: "WeatherClientTests",
             dependencies: [
+                "TestSupport",
                 "WeatherClient",
                 "WeatherCore",
             ]
@@ -136,6 +144,7 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
+                "TestSupport",
                 "WeatherClient",
                 "WeatherCore",
             ]

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WeatherClient
 import WeatherCore
+@testable import TestSupport
 
 /// `weatherd --check-config` and configuration errors (exit 78).
 @Suite("check-config")

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WeatherClient
 import WeatherCore
+@testable import TestSupport
 
 /// Locations end to end: a real gpsd fed by gpsfake from NMEA logs, weatherd reading it through
 /// libgps, owm-replay as OpenWeatherMap. Serialized: each test runs gpsd instances and daemons of

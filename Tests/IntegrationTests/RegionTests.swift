@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WeatherClient
 import WeatherCore
+@testable import TestSupport
 
 /// Map regions end to end: `region` events from clients, the debounce, the grid of lookups against
 /// owm-replay, and the one search stream in which the latest input wins.

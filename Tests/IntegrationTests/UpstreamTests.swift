@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WeatherClient
 import WeatherCore
+@testable import TestSupport
 
 /// How the daemon uses OpenWeatherMap: cache, single-flight, connection reuse (seen from owm-replay).
 @Suite("upstream")

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WeatherClient
 import WeatherCore
+@testable import TestSupport
 
 /// `weatherctl`'s exit statuses and output.
 @Suite("weatherctl")

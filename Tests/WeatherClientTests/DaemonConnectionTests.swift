@@ -3,6 +3,7 @@ import NIOCore
 import Testing
 import WeatherClient
 import WeatherCore
+@testable import TestSupport
 
 /// `DaemonConnection`: the client side of the socket protocol, against a scripted stand-in for
 /// weatherd on a Unix socket.

@@ -3,6 +3,7 @@ import Testing
 import WeatherCore
 
 @testable import WeatherDaemon
+@testable import TestSupport
 
 @Suite struct CurlTransportTests {
     /// Runs `body` against a fresh server and transport, and shuts both down afterwards (the

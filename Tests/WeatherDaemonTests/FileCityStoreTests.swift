@@ -3,6 +3,7 @@ import Testing
 import WeatherCore
 
 @testable import WeatherDaemon
+@testable import TestSupport
 
 /// `FileCityStore`: the `cities.add`/`cities.remove` changes in `<state.directory>/cities.json`.
 @Suite struct FileCityStoreTests {

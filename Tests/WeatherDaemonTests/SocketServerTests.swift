@@ -5,6 +5,7 @@ import Testing
 import WeatherCore
 
 @testable import WeatherDaemon
+@testable import TestSupport
 
 #if canImport(Glibc)
 import Glibc

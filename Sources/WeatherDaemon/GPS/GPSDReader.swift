@@ -137,25 +137,46 @@ public final class GPSDReader: Service, CustomStringConvertible {
             }
             logger.notice("connected to gpsd at \(host):\(port)")
             reportedAbsent = false
-            backoff = .seconds(1)
             await location.setConnected(true)
-            if try await read(session, on: thread) {
-                logger.warning("gpsd at \(host):\(port) went away; reconnecting")
-            } else {
-                logger.notice("gpsd settings changed; leaving \(host):\(port)")
-            }
+            let ended = try await read(session, on: thread)
             await location.setConnected(false)
+            switch ended {
+            case .endpointChanged:
+                logger.notice("gpsd settings changed; leaving \(host):\(port)")
+                backoff = .seconds(1)
+            case .wentAway(let reports) where reports > 0:
+                logger.warning("gpsd at \(host):\(port) went away; reconnecting")
+                backoff = .seconds(1)
+            case .wentAway:
+                // It hung up before saying anything: a failed attempt, not a session. Back off, or a
+                // gpsd that cannot serve would be reconnected to in a busy loop.
+                logger.warning("gpsd at \(host):\(port) hung up before sending anything; retrying in \(backoff)")
+                if try await wakeup.sleep(until: clock.now.advanced(by: backoff), on: clock) {
+                    backoff = .seconds(1)
+                } else {
+                    backoff = min(backoff * 2, Self.maxBackoff)
+                }
+            }
         }
     }
 
-    /// Reads reports until gpsd goes away (returns true), the endpoint changes (closes the
-    /// connection, returns false) or the task is cancelled (throws).
-    private func read(_ session: Session, on thread: NIOThreadPool) async throws -> Bool {
+    /// How a connection to gpsd ended.
+    private enum SessionEnd {
+        /// gpsd closed it, after sending this many messages.
+        case wentAway(reports: Int)
+        /// A reload changed the endpoint; the connection was closed.
+        case endpointChanged
+    }
+
+    /// Reads reports until gpsd goes away, the endpoint changes (closes the connection) or the task
+    /// is cancelled (throws).
+    private func read(_ session: Session, on thread: NIOThreadPool) async throws -> SessionEnd {
+        var reports = 0
         while true {
             try Task.checkCancellation()
             if restart.load(ordering: .relaxed) {
                 try await thread.runIfActive { session.close() }
-                return false
+                return .endpointChanged
             }
             let next = try await thread.runIfActive { () -> (Int32, weatherd_gps_report) in
                 var report = weatherd_gps_report()
@@ -165,10 +186,11 @@ public final class GPSDReader: Service, CustomStringConvertible {
             }
             switch next.0 {
             case ..<0:
-                return true
+                return .wentAway(reports: reports)
             case 0:
                 continue
             default:
+                reports += 1
                 let report = next.1
                 guard report.has_mode != 0 else { continue }  // not a TPV
                 await location.receive(GPSReport(

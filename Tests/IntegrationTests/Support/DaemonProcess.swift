@@ -1,6 +1,7 @@
 import Foundation
 import WeatherClient
 import WeatherCore
+@testable import TestSupport
 
 #if canImport(Glibc)
 import Glibc

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Synchronization
 import WeatherCore
+@testable import TestSupport
 
 /// A logger that drops everything.
 let silentLogger = Logger(label: "weatherd.tests", factory: { _ in SwiftLogNoOpLogHandler() })
@@ -101,7 +102,7 @@ struct CoreHarness {
             settings: .init(enabled: gpsEnabled, maxHorizontalError: 100, locateTimeout: .seconds(30), follow: false, followDistance: 1000),
             engine: engine, clock: clock, logger: silentLogger)
         regions = RegionSearches(
-            settings: .init(debounce: .milliseconds(250), around: 1, concurrency: 4), engine: engine, lookups: lookups,
+            settings: .init(debounce: .milliseconds(250), around: 1, concurrency: 4), engine: engine,
             clock: clock, logger: silentLogger)
         handler = RequestHandler(engine: engine, location: location, regions: regions, hub: publisher.hub, logger: silentLogger)
     }

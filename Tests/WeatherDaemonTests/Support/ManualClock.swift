@@ -1,6 +1,7 @@
 // After Tests/WeatherCoreTests/Support/ManualClock.swift (test targets cannot import each other);
 // here waiting for sleepers has a deadline, and a test can see when the sleepers are to wake.
 import Synchronization
+@testable import TestSupport
 
 /// A clock whose time moves only when a test calls `advance(by:)`. Sleepers whose deadline has
 /// passed are resumed by the advance; a cancelled sleeper throws `CancellationError` at once.

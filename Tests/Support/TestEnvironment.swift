@@ -35,8 +35,9 @@ enum TestEnvironment {
 
     /// The package root, from this file's place in it (Tests/IntegrationTests/Support/).
     static let packageRoot: String = {
+        // This file is Tests/Support/TestEnvironment.swift.
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent().path
+            .deletingLastPathComponent().path
     }()
 
     /// The recorded OpenWeatherMap answers owm-replay serves.

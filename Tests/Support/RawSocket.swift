@@ -44,6 +44,11 @@ final class RawSocket: Sendable {
         _ = Glibc.shutdown(fd, Int32(SHUT_RDWR))
     }
 
+    /// Closes the sending direction only (the peer reads end of file; replies still arrive).
+    func closeWriting() {
+        _ = Glibc.shutdown(fd, Int32(SHUT_WR))
+    }
+
     /// Writes `line` and a newline.
     func send(_ line: String) throws {
         let bytes = Array((line + "\n").utf8)
@@ -75,14 +80,17 @@ final class RawSocket: Sendable {
             }
             if let line { return line }
             let remaining = ContinuousClock.now.duration(to: deadline)
-            guard remaining > .zero else { throw TimeoutError(what: "a line from the daemon", timeout: timeout) }
+            guard remaining > .zero else { throw TimeoutError(what: "a line from the server", timeout: timeout) }
             var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             let milliseconds = Int32(remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000 + 1)
             let ready = poll(&poller, 1, milliseconds)
             if ready < 0 && errno == EINTR { continue }
             guard ready > 0 else { continue }
             var chunk = [UInt8](repeating: 0, count: 65536)
-            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            var n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            // A peer that closed with bytes of ours unread resets the connection (after what it
+            // sent was read): that is its end of file too.
+            if n < 0 && errno == ECONNRESET { n = 0 }
             if n == 0 {
                 let rest = buffer.withLock { buffer -> String? in
                     defer { buffer.removeAll() }
