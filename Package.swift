@@ -110,7 +110,7 @@ let package = Package(
         ),
         .testTarget(
             name: "WeatherCoreTests",
-            dependencies: ["WeatherCore"]
+            dependencies: ["WeatherCore", "TestSupport"]
         ),
         .testTarget(
             name: "WeatherDaemonTests",

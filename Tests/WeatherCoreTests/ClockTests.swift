@@ -1,5 +1,6 @@
 import Testing
 @testable import WeatherCore
+@testable import TestSupport
 
 @Suite("DaemonClock over a ManualClock", .timeLimit(.minutes(1)))
 struct DaemonClockTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import WeatherCore
+@testable import TestSupport
 
 @Suite("Configuration: reading values")
 struct ConfigParseTests {

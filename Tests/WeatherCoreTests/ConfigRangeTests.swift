@@ -1,5 +1,6 @@
 import Testing
 @testable import WeatherCore
+@testable import TestSupport
 
 /// One bound of one key: `toml` sets a value at (accepted) or just past (rejected) the bound.
 struct RangeCase: Sendable, CustomTestStringConvertible {

@@ -1,5 +1,6 @@
 import Testing
 @testable import WeatherCore
+@testable import TestSupport
 
 @Suite("Configuration: rendering")
 struct ConfigRenderTests {

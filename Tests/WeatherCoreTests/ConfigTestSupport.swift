@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import WeatherCore
+@testable import TestSupport
 
 /// The file name used in messages by the configuration tests.
 let configTestFile = "test.toml"

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import WeatherCore
+@testable import TestSupport
 
 @Suite("FixFilter: which gpsd reports are fixes")
 struct FixFilterTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import WeatherCore
+@testable import TestSupport
 
 @Suite("FollowPolicy: which fixes start a search in follow mode")
 struct FollowPolicyTests {

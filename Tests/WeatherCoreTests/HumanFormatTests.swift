@@ -1,5 +1,6 @@
 import Testing
 @testable import WeatherCore
+@testable import TestSupport
 
 @Suite("HumanFormat")
 struct HumanFormatTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import WeatherCore
+@testable import TestSupport
 
 /// Places used below. Zocca's weather station is at 44.34, 10.99; the fixes near it look up the
 /// same 0.01° cell. 0.01° of latitude is about 1112 m.

@@ -1,6 +1,7 @@
 import Logging
 import Testing
 @testable import WeatherCore
+@testable import TestSupport
 
 /// A LookupService over the real OpenWeatherMap client and a scripted transport, on a manual clock.
 /// Every URL is answered with the London fixture unless a test scripts otherwise.

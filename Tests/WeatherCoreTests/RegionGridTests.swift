@@ -1,5 +1,6 @@
 import Testing
 @testable import WeatherCore
+@testable import TestSupport
 
 private func region(_ lat: Double, _ lon: Double, span: (lat: Double, lon: Double)? = nil) -> MapRegion {
     MapRegion(center: Coordinate(lat: lat, lon: lon), span: span.map { Coordinate(lat: $0.lat, lon: $0.lon) })

@@ -1,5 +1,6 @@
 import Testing
 @testable import WeatherCore
+@testable import TestSupport
 
 /// RegionSearches over an EngineHarness (no watched cities, scripted upstream, recording
 /// publisher), its `run()` loop running in a task that is cancelled with the harness.

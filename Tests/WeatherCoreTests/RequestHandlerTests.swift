@@ -1,5 +1,6 @@
 import Testing
 @testable import WeatherCore
+@testable import TestSupport
 
 /// A RequestHandler over a real engine and hub (no socket): lines in, queued lines out.
 private struct Protocol {

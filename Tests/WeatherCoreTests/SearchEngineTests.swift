@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import WeatherCore
+@testable import TestSupport
 
 /// Runs `body`, expecting a WeatherError, and returns it.
 func expectWeatherError<T>(_ body: () async throws -> T, sourceLocation: SourceLocation = #_sourceLocation) async -> WeatherError? {

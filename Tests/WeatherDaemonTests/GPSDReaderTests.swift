@@ -99,7 +99,7 @@ import Glibc
         try await withReader(reader(port: port, core: core, clock: DaemonClock(clock))) {
             var waits: [Duration] = []
             for _ in 0..<4 {
-                try await clock.waitForSleepers(1)
+                await clock.waitForSleepers(1)
                 waits += clock.sleepingUntil
                 #expect(await core.location.gpsStatus.connected == false)
                 clock.advance(by: clock.sleepingUntil.first ?? .zero)
@@ -117,7 +117,7 @@ import Glibc
         try await withReader(reader(port: port, core: core, clock: DaemonClock(clock))) {
             var waits: [Duration] = []
             for _ in 0..<7 {
-                try await clock.waitForSleepers(1)
+                await clock.waitForSleepers(1)
                 waits += clock.sleepingUntil
                 clock.advance(by: clock.sleepingUntil.first ?? .zero)
             }
@@ -133,7 +133,7 @@ import Glibc
         let clock = ManualClock()
 
         try await withReader(reader(port: port, core: core, clock: DaemonClock(clock))) {
-            try await clock.waitForSleepers(1)  // the first try failed
+            await clock.waitForSleepers(1)  // the first try failed
             #expect(await core.location.gpsStatus.connected == false)
 
             let gpsd = try await GPSFake.start(NMEALog.bu353s4, port: port)
@@ -191,10 +191,10 @@ import Glibc
 
         try await withReader(reader) {
             for _ in 0..<3 {  // back off to 4 s on the clock, which then stands still
-                try await clock.waitForSleepers(1)
+                await clock.waitForSleepers(1)
                 clock.advance(by: clock.sleepingUntil.first ?? .zero)
             }
-            try await clock.waitForSleepers(1)
+            await clock.waitForSleepers(1)
             #expect(clock.sleepingUntil == [.seconds(8)])
             reader.update(.init(enabled: true, host: "127.0.0.1", port: gpsd.port))
             try await core.publisher.waitForState("gps.connected") { $0.gps.connected }

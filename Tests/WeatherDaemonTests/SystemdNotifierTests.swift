@@ -136,12 +136,12 @@ import Glibc
         let clock = ManualClock()
         try await withService(notifier: SystemdNotifier(environment: ["NOTIFY_SOCKET": socket.address]), watchdog: .seconds(10), clock: clock) {
             try await socket.waitFor(1, "WATCHDOG=1")
-            try await clock.waitForSleepers(1)
+            await clock.waitForSleepers(1)
             #expect(clock.sleepingUntil == [.seconds(5)])
 
             clock.advance(by: .seconds(5))
             try await socket.waitFor(2, "WATCHDOG=1")
-            try await clock.waitForSleepers(1)
+            await clock.waitForSleepers(1)
             #expect(clock.sleepingUntil == [.seconds(5)])
         }
     }
@@ -159,7 +159,7 @@ import Glibc
         let socket = try NotifySocket(abstractName: Self.uniqueAbstractName())
         let clock = ManualClock()
         try await withService(notifier: SystemdNotifier(environment: ["NOTIFY_SOCKET": socket.address]), watchdog: .seconds(10), clock: clock) {
-            try await clock.waitForSleepers(1)
+            await clock.waitForSleepers(1)
         }
 
         let stopping = try await socket.waitFor("STOPPING=1")

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import WeatherCore
+@testable import TestSupport
 
 /// A SearchEngine over a scripted upstream (through a real LookupService on a manual clock),
 /// publishing into a recorder, with cities stored in memory.

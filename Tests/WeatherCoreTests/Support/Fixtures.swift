@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Synchronization
 @testable import WeatherCore
+@testable import TestSupport
 
 /// The recorded fixtures, read from `Tests/Fixtures/` inside the repository (see `Tests/Fixtures/README.md`).
 enum Fixture {

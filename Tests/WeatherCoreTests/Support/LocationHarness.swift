@@ -1,5 +1,6 @@
 import Foundation
 @testable import WeatherCore
+@testable import TestSupport
 
 /// A LocationService over an EngineHarness (scripted upstream, recording publisher, manual clock,
 /// no watched cities). The service waits on the harness's manual clock, so a waiting `locate` is

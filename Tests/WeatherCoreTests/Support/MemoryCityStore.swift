@@ -1,5 +1,6 @@
 import Synchronization
 @testable import WeatherCore
+@testable import TestSupport
 
 /// A `CityStore` in memory that counts saves and can be made to fail.
 final class MemoryCityStore: CityStore, Sendable {

@@ -1,5 +1,6 @@
 import Synchronization
 @testable import WeatherCore
+@testable import TestSupport
 
 /// A `ChangePublisher` that records every state and overlays it is given, in order.
 final class RecordingPublisher: ChangePublisher, Sendable {

@@ -1,5 +1,6 @@
 import Synchronization
 @testable import WeatherCore
+@testable import TestSupport
 
 /// An in-memory `HTTPTransport`: answers each URL with the reply of the last rule whose pattern the
 /// URL contains, counts and records requests, and can hold a reply behind a `Gate` until the test

@@ -1,5 +1,6 @@
 import Synchronization
 @testable import WeatherCore
+@testable import TestSupport
 
 /// An in-memory `WeatherUpstream`: per-query results (keyed like the cache, so `" london "` is
 /// `"London"`), optionally held behind a gate, with every fetch recorded. A query without a

@@ -1,5 +1,4 @@
 import Synchronization
-@testable import WeatherCore
 
 /// A clock whose time moves only when a test calls `advance(by:)`. Sleepers whose deadline has
 /// passed are resumed by the advance; a cancelled sleeper throws `CancellationError` at once.
@@ -30,6 +29,8 @@ final class ManualClock: Clock, Sendable {
     }
 
     private let state = Mutex(State())
+    /// Bumped after every change of the sleepers, for waits with a deadline.
+    private let changes = Observed(0)
 
     init() {}
 
@@ -68,7 +69,9 @@ final class ManualClock: Clock, Sendable {
                 switch action {
                 case .resume: continuation.resume()
                 case .cancel: continuation.resume(throwing: CancellationError())
-                case .wait(let ready): for waiter in ready { waiter.resume() }
+                case .wait(let ready):
+                    changes.update { $0 += 1 }
+                    for waiter in ready { waiter.resume() }
                 }
             }
         } onCancel: {
@@ -79,6 +82,7 @@ final class ManualClock: Clock, Sendable {
                 }
                 return sleeper
             }
+            changes.update { $0 += 1 }
             sleeper?.continuation.resume(throwing: CancellationError())
         }
     }
@@ -93,7 +97,21 @@ final class ManualClock: Clock, Sendable {
             for (id, _) in due { state.sleepers[id] = nil }
             return due.map(\.value.continuation)
         }
+        changes.update { $0 += 1 }
         for continuation in due { continuation.resume() }
+    }
+
+    /// When the tasks sleeping now are to wake, as offsets from now, soonest first.
+    var sleepingUntil: [Duration] {
+        state.withLock { state in state.sleepers.values.map { state.now.duration(to: $0.deadline) }.sorted() }
+    }
+
+    /// Returns once at least `count` tasks are sleeping on this clock; throws `TimeoutError` when
+    /// that did not happen within `timeout` (of real time).
+    func waitForSleepers(_ count: Int, timeout: Duration) async throws {
+        _ = try await changes.wait(for: "\(count) task(s) sleeping on the manual clock (\(sleeperCount) now)", timeout: timeout) { _ in
+            self.sleeperCount >= count ? true : nil
+        }
     }
 
     /// Returns once at least `count` tasks are sleeping on this clock.
