@@ -49,9 +49,14 @@ public struct JSONLineDecoder: NIOSingleStepByteToMessageDecoder {
     public mutating func decodeLast(buffer: inout ByteBuffer, seenEOF: Bool) throws -> JSONLineFrame? {
         if let frame = try decode(buffer: &buffer) { return frame }
         guard seenEOF, !discarding, buffer.readableBytes > 0 else { return nil }
-        // A last line without its newline still counts.
+        // A last line without its newline still counts, under the same limit, without a trailing "\r".
         scanned = 0
-        return .line(buffer.readSlice(length: buffer.readableBytes)!)
+        var length = buffer.readableBytes
+        if buffer.getInteger(at: buffer.readerIndex + length - 1, as: UInt8.self) == UInt8(ascii: "\r") { length -= 1 }
+        guard length <= maxLength else { return overflow(&buffer) }
+        let line = buffer.getSlice(at: buffer.readerIndex, length: length)!
+        buffer.moveReaderIndex(to: buffer.writerIndex)
+        return .line(line)
     }
 
     private mutating func overflow(_ buffer: inout ByteBuffer) -> JSONLineFrame {
