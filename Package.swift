@@ -107,6 +107,10 @@ let package = Package(
             dependencies: ["WeatherCore"]
         ),
         .testTarget(
+            name: "weatherctlTests",
+            dependencies: ["weatherctl", "WeatherCore"]
+        ),
+        .testTarget(
             name: "WeatherDaemonTests",
             dependencies: [
                 "WeatherDaemon",
