@@ -17,3 +17,9 @@ public struct FixSummary: Sendable, Hashable {
         ])
     }
 }
+
+extension FixSummary {
+    public init(_ fix: GPSFix) {
+        self.init(coordinate: fix.coordinate, horizontalError: fix.horizontalError, mode: fix.mode)
+    }
+}
