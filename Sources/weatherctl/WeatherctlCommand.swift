@@ -6,7 +6,10 @@ struct WeatherctlCommand: AsyncParsableCommand {
         commandName: "weatherctl",
         abstract: "Talk to weatherd: search cities, watch overlays and state, manage watched cities.",
         version: WeatherdVersion.current,
-        subcommands: [Search.self, Locate.self, Region.self, OverlaysCommand.self, State.self, Watch.self, Cities.self])
+        subcommands: [
+            SearchCommand.self, LocateCommand.self, RegionCommand.self, OverlaysCommand.self, StateCommand.self, WatchCommand.self,
+            CitiesCommand.self,
+        ])
 
     @OptionGroup var options: GlobalOptions
 }

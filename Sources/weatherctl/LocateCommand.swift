@@ -2,8 +2,8 @@ import ArgumentParser
 import WeatherClient
 import WeatherCore
 
-struct Locate: AsyncParsableCommand, HasGlobalOptions {
-    static let configuration = CommandConfiguration(abstract: "Look up the weather at the next accepted gpsd fix.")
+struct LocateCommand: AsyncParsableCommand, HasGlobalOptions {
+    static let configuration = CommandConfiguration(commandName: "locate", abstract: "Look up the weather at the next accepted gpsd fix.")
 
     @OptionGroup var options: GlobalOptions
     @Option(help: "Seconds to wait for a fix (default: gpsd.locate_timeout).") var timeout: Double?

@@ -2,8 +2,9 @@ import ArgumentParser
 import WeatherClient
 import WeatherCore
 
-struct Cities: AsyncParsableCommand, HasGlobalOptions {
+struct CitiesCommand: AsyncParsableCommand, HasGlobalOptions {
     static let configuration = CommandConfiguration(
+        commandName: "cities",
         abstract: "List the watched cities, or add or remove one (stored durably by the daemon).",
         usage: "weatherctl cities [add CITY | remove CITY]")
 

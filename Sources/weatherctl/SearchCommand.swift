@@ -2,8 +2,8 @@ import ArgumentParser
 import WeatherClient
 import WeatherCore
 
-struct Search: AsyncParsableCommand, HasGlobalOptions {
-    static let configuration = CommandConfiguration(abstract: "Look up the weather of a city (it becomes the focus of the overlays).")
+struct SearchCommand: AsyncParsableCommand, HasGlobalOptions {
+    static let configuration = CommandConfiguration(commandName: "search", abstract: "Look up the weather of a city (it becomes the focus of the overlays).")
 
     @OptionGroup var options: GlobalOptions
     @Argument(help: "The city, e.g. London or \"New York,US\".") var city: [String]

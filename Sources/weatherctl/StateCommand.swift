@@ -2,8 +2,8 @@ import ArgumentParser
 import WeatherClient
 import WeatherCore
 
-struct State: AsyncParsableCommand, HasGlobalOptions {
-    static let configuration = CommandConfiguration(abstract: "Print whether a search is running and the phase of the latest one.")
+struct StateCommand: AsyncParsableCommand, HasGlobalOptions {
+    static let configuration = CommandConfiguration(commandName: "state", abstract: "Print whether a search is running and the phase of the latest one.")
 
     @OptionGroup var options: GlobalOptions
     @Flag(help: "Print the protocol object.") var json = false

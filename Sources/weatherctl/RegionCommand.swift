@@ -2,8 +2,9 @@ import ArgumentParser
 import WeatherClient
 import WeatherCore
 
-struct Region: AsyncParsableCommand, HasGlobalOptions {
+struct RegionCommand: AsyncParsableCommand, HasGlobalOptions {
     static let configuration = CommandConfiguration(
+        commandName: "region",
         abstract: "Send a map region event; its search runs after the debounce and reaches watchers.",
         usage: "weatherctl region LAT LON [--span DLAT DLON]")
 

@@ -3,8 +3,8 @@ import Foundation
 import WeatherClient
 import WeatherCore
 
-struct Watch: AsyncParsableCommand, HasGlobalOptions {
-    static let configuration = CommandConfiguration(abstract: "Print notifications as they arrive, one JSON object per line.")
+struct WatchCommand: AsyncParsableCommand, HasGlobalOptions {
+    static let configuration = CommandConfiguration(commandName: "watch", abstract: "Print notifications as they arrive, one JSON object per line.")
 
     @OptionGroup var options: GlobalOptions
     @Flag(help: "Only later changes, not the current state and overlays first.") var noReplay = false
