@@ -113,6 +113,10 @@ let package = Package(
             dependencies: ["WeatherCore", "TestSupport"]
         ),
         .testTarget(
+            name: "weatherctlTests",
+            dependencies: ["weatherctl", "WeatherCore"]
+        ),
+        .testTarget(
             name: "WeatherDaemonTests",
             dependencies: [
                 "TestSupport",

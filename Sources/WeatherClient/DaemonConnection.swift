@@ -97,41 +97,6 @@ public final class DaemonConnection {
     }
 }
 
-/// The daemon could not be reached.
-public struct ConnectError: Error, CustomStringConvertible {
-    public var path: String
-    public var reason: String
-
-    public init(path: String, reason: String) {
-        self.path = path
-        self.reason = reason
-    }
-    public var description: String { "cannot connect to \(path): \(reason) (is weatherd running?)" }
-}
-
-/// The daemon answered with a JSON-RPC error.
-public struct RemoteError: Error, CustomStringConvertible {
-    public var code: Int
-    public var message: String
-    public var name: String?
-    public var json: JSONValue
-
-    public init(json: JSONValue) {
-        self.json = json
-        self.code = json["code"]?.intValue ?? 0
-        self.message = json["message"]?.stringValue ?? "unknown error"
-        self.name = json["data"]?["name"]?.stringValue
-    }
-
-    public var description: String { message }
-}
-
-/// The daemon's answer could not be understood.
-public struct ProtocolError: Error, CustomStringConvertible {
-    public var message: String
-    public var description: String { message }
-}
-
 extension IOError {
     /// The system's words for the error, e.g. "No such file or directory".
     var localizedReason: String {

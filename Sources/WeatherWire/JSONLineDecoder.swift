@@ -1,13 +1,5 @@
 import NIOCore
 
-/// One frame of the newline-delimited protocol.
-public enum JSONLineFrame: Sendable {
-    /// A line without its `\n` (and without a trailing `\r`).
-    case line(ByteBuffer)
-    /// A line longer than the limit arrived; what followed was discarded.
-    case oversized
-}
-
 /// Splits a byte stream into lines of at most `maxLength` bytes. A longer line yields
 /// `.oversized` once, as soon as the limit is passed, and everything after it is dropped: the
 /// connection is to be closed.
@@ -64,12 +56,5 @@ public struct JSONLineDecoder: NIOSingleStepByteToMessageDecoder {
         scanned = 0
         buffer.moveReaderIndex(to: buffer.writerIndex)
         return .oversized
-    }
-}
-
-extension JSONLineFrame {
-    /// The line's bytes, or nil for `.oversized`.
-    public var bytes: [UInt8]? {
-        if case .line(let buffer) = self { Array(buffer.readableBytesView) } else { nil }
     }
 }

@@ -1,39 +1,3 @@
-import Foundation
-
-/// Where a feature came from in the search stream (`properties.source`).
-public enum FeatureSource: String, Sendable, Hashable, CaseIterable {
-    /// A watched city of the configuration or `cities.add`.
-    case city
-    /// A `search` request.
-    case text
-    /// A gpsd fix.
-    case location
-    /// The centre of a map region.
-    case region
-    /// Another point of a region's grid.
-    case around
-}
-
-/// The gpsd fix a location result was looked up for (`properties.fix`).
-public struct FixSummary: Sendable, Hashable {
-    public var coordinate: Coordinate
-    public var horizontalError: Double
-    public var mode: Int
-
-    public init(coordinate: Coordinate, horizontalError: Double, mode: Int) {
-        self.coordinate = coordinate
-        self.horizontalError = horizontalError
-        self.mode = mode
-    }
-
-    public var json: JSONValue {
-        .object([
-            "lat": .double(coordinate.lat), "lon": .double(coordinate.lon),
-            "horizontal_error": .double(horizontalError), "mode": .integer(Int64(mode)),
-        ])
-    }
-}
-
 /// One weather result: a GeoJSON Feature with a Point geometry.
 public struct WeatherFeature: Sendable, Hashable, JSONRepresentable {
     /// `owm:<city id>`, or `pt:<lat>,<lon>` (4 decimals) when OpenWeatherMap gave no city id.
@@ -69,16 +33,5 @@ public struct WeatherFeature: Sendable, Hashable, JSONRepresentable {
             "geometry": .object(["type": "Point", "coordinates": coordinate.geoJSONPosition]),
             "properties": .object(properties),
         ])
-    }
-}
-
-extension JSONValue: ExpressibleByStringLiteral {
-    public init(stringLiteral value: String) { self = .string(value) }
-}
-
-/// Timestamps as the protocol writes them: RFC 3339 in UTC with whole seconds.
-public enum Timestamp {
-    public static func iso8601(_ date: Date) -> String {
-        date.formatted(Date.ISO8601FormatStyle())  // 2019-04-28T09:35:55Z
     }
 }

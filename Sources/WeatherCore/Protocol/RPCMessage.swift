@@ -21,8 +21,3 @@ public enum RPCMessage {
         JSONValue.object(["jsonrpc": "2.0", "id": .integer(Int64(id)), "method": .string(method), "params": .object(params)]).serialized
     }
 }
-
-/// The version of weatherd.
-public enum WeatherdVersion {
-    public static let current = "0.1.0"
-}

@@ -176,7 +176,7 @@ public struct RequestHandler: Sendable {
 }
 
 /// Named params of one request, checked.
-struct Params {
+private struct Params {
     let object: JSONObject
 
     init(_ object: JSONObject, allowed: Set<String>) throws(WeatherError) {

@@ -2,58 +2,6 @@ import Foundation
 import Logging
 import Synchronization
 
-/// What the daemon asks OpenWeatherMap for: the weather at a named city or at a point.
-public enum LookupQuery: Sendable, Hashable, CustomStringConvertible {
-    case city(String)
-    case coordinate(Coordinate)
-
-    /// The cache and single-flight key: city names case- and space-insensitive, points to 0.01°.
-    public var key: LookupKey {
-        switch self {
-        case .city(let name): .city(LookupKey.normalize(city: name))
-        case .coordinate(let c): .point(lat: Int((c.lat * 100).rounded()), lon: Int((c.lon * 100).rounded()))
-        }
-    }
-
-    public var description: String {
-        switch self {
-        case .city(let name): "city \(name)"
-        case .coordinate(let c): "point \(c)"
-        }
-    }
-}
-
-/// Identifies lookups that share one answer.
-public enum LookupKey: Sendable, Hashable {
-    case city(String)
-    /// Latitude and longitude in hundredths of a degree.
-    case point(lat: Int, lon: Int)
-
-    /// `" New  York , US "` → `"new york,us"`.
-    public static func normalize(city: String) -> String {
-        city.split(separator: ",", omittingEmptySubsequences: false)
-            .map { $0.split(whereSeparator: \.isWhitespace).joined(separator: " ") }
-            .joined(separator: ",")
-            .lowercased()
-    }
-}
-
-/// Fetches current weather from an upstream; the daemon's is OpenWeatherMap over libcurl.
-public protocol WeatherUpstream: Sendable {
-    /// - Throws: `UpstreamError`, or `CancellationError` when the task was cancelled.
-    func fetch(_ query: LookupQuery) async throws -> WeatherObservation
-}
-
-/// Why the upstream gave no weather.
-public enum UpstreamError: Error, Sendable, Equatable {
-    case notFound(message: String?)
-    case unauthorized
-    /// HTTP 429; `retryAfter` from the `Retry-After` header when given.
-    case rateLimited(retryAfter: Duration?)
-    /// Network error, timeout, 5xx or an undecodable response.
-    case unavailable(String)
-}
-
 /// The OpenWeatherMap current-weather API (`/data/2.5/weather`).
 public struct OpenWeatherMapClient: WeatherUpstream {
     /// Where and how to ask; replaced as a whole on a configuration reload.

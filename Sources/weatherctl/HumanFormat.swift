@@ -1,9 +1,10 @@
 import Foundation
+import WeatherCore
 
 /// `weatherctl`'s human output: one line per result.
-public enum HumanFormat {
+enum HumanFormat {
     /// `London, GB  8.9 °C  ☁ overcast clouds  humidity 90%  wind 2.1 m/s`
-    public static func feature(_ json: JSONValue) -> String {
+    static func feature(_ json: JSONValue) -> String {
         let p = json["properties"] ?? .null
         var place = p["name"]?.stringValue ?? ""
         if let country = p["country"]?.stringValue { place += place.isEmpty ? country : ", \(country)" }
@@ -27,7 +28,7 @@ public enum HumanFormat {
     }
 
     /// `running  phase populated  input text "Seoul"  pending 1  gps enabled, not connected`
-    public static func state(_ json: JSONValue) -> String {
+    static func state(_ json: JSONValue) -> String {
         var parts = [json["running"]?.boolValue == true ? "running" : "idle"]
         parts.append("phase \(json["phase"]?.stringValue ?? "?")")
         if let input = json["input"], !input.isNull {

@@ -1,6 +1,7 @@
+import Foundation
 import Testing
 @testable import WeatherCore
-@testable import TestSupport
+@testable import weatherctl
 
 @Suite("HumanFormat")
 struct HumanFormatTests {
@@ -32,7 +33,7 @@ struct HumanFormatTests {
 
     @Test("a state reads as one line")
     func stateLine() {
-        let state = DaemonState(pending: 1, phase: .loading, input: .text(city: "Seoul"), gps: GPSStatus(enabled: true), updatedAt: EngineHarness.startTime)
+        let state = DaemonState(pending: 1, phase: .loading, input: .text(city: "Seoul"), gps: GPSStatus(enabled: true), updatedAt: Date(timeIntervalSince1970: 1_795_000_000))
         #expect(HumanFormat.state(state.json) == #"running  phase loading  input text "Seoul"  pending 1  gps not connected"#)
     }
 }

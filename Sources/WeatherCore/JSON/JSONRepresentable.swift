@@ -1,0 +1,4 @@
+/// Values that have one JSON form on the socket.
+public protocol JSONRepresentable {
+    var json: JSONValue { get }
+}

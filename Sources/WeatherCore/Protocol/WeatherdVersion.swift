@@ -1,0 +1,4 @@
+/// The version of weatherd.
+public enum WeatherdVersion {
+    public static let current = "0.1.0"
+}

@@ -1,0 +1,8 @@
+import Foundation
+
+/// Timestamps as the protocol writes them: RFC 3339 in UTC with whole seconds.
+public enum Timestamp {
+    public static func iso8601(_ date: Date) -> String {
+        date.formatted(Date.ISO8601FormatStyle())  // 2019-04-28T09:35:55Z
+    }
+}

@@ -1,0 +1,38 @@
+import ArgumentParser
+import WeatherClient
+import WeatherCore
+
+struct CitiesCommand: AsyncParsableCommand, HasGlobalOptions {
+    static let configuration = CommandConfiguration(
+        commandName: "cities",
+        abstract: "List the watched cities, or add or remove one (stored durably by the daemon).",
+        usage: "weatherctl cities [add CITY | remove CITY]")
+
+    @OptionGroup var options: GlobalOptions
+    @Argument(help: "add or remove") var action: String?
+    @Argument(help: "The city.") var city: [String] = []
+    @Flag(help: "Print the protocol object.") var json = false
+
+    func validate() throws {
+        switch action {
+        case nil: if !city.isEmpty { throw ValidationError("expected add or remove before the city") }
+        case "add", "remove": if city.isEmpty { throw ValidationError("\(action!) needs a city") }
+        case let other?: throw ValidationError("unknown action '\(other)': expected add or remove")
+        }
+    }
+
+    func run() async throws {
+        let result = try await options.withConnection { connection in
+            switch action {
+            case "add"?: try await connection.call("cities.add", ["city": .string(city.joined(separator: " "))])
+            case "remove"?: try await connection.call("cities.remove", ["city": .string(city.joined(separator: " "))])
+            default: try await connection.call("cities")
+            }
+        }
+        if json {
+            output(result.serialized)
+        } else {
+            for name in result["cities"]?.arrayValue ?? [] { output(name.stringValue ?? name.serialized) }
+        }
+    }
+}

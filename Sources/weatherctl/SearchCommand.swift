@@ -1,0 +1,21 @@
+import ArgumentParser
+import WeatherClient
+import WeatherCore
+
+struct SearchCommand: AsyncParsableCommand, HasGlobalOptions {
+    static let configuration = CommandConfiguration(commandName: "search", abstract: "Look up the weather of a city (it becomes the focus of the overlays).")
+
+    @OptionGroup var options: GlobalOptions
+    @Argument(help: "The city, e.g. London or \"New York,US\".") var city: [String]
+    @Flag(help: "Print the protocol object.") var json = false
+
+    func validate() throws {
+        if city.isEmpty { throw ValidationError("Missing expected argument '<city>'") }
+    }
+
+    func run() async throws {
+        let name = city.joined(separator: " ")
+        let feature = try await options.withConnection { try await $0.call("search", ["city": .string(name)]) }
+        output(json ? feature.serialized : HumanFormat.feature(feature))
+    }
+}

@@ -1,0 +1,36 @@
+import ArgumentParser
+import Foundation
+import WeatherClient
+import WeatherCore
+
+struct WatchCommand: AsyncParsableCommand, HasGlobalOptions {
+    static let configuration = CommandConfiguration(commandName: "watch", abstract: "Print notifications as they arrive, one JSON object per line.")
+
+    @OptionGroup var options: GlobalOptions
+    @Flag(help: "Only later changes, not the current state and overlays first.") var noReplay = false
+    @Option(help: ArgumentHelp("Comma-separated topics: overlays, state.", valueName: "topics")) var topics: String?
+    @Flag(help: "Print only the overlays FeatureCollections.") var geojson = false
+
+    func run() async throws {
+        var params: JSONObject = ["replay": .bool(!noReplay)]
+        if let topics {
+            params["topics"] = .array(topics.split(separator: ",").map { .string($0.trimmingCharacters(in: .whitespaces)) })
+        } else if geojson {
+            params["topics"] = .array(["overlays"])
+        }
+        try await options.withConnection { connection in
+            _ = try await connection.call("watch", params) { emit($0) }
+            while let message = try await connection.receive() { emit(message) }
+        }
+        throw ConnectError(path: options.socketPath, reason: "the daemon closed the connection")
+    }
+
+    private func emit(_ message: JSONValue) {
+        guard message["method"] != nil else { return }
+        if geojson {
+            if message["method"] == "overlays", let params = message["params"] { printJSON(params) }
+        } else {
+            printJSON(message)
+        }
+    }
+}

@@ -1,0 +1,15 @@
+import ArgumentParser
+import WeatherCore
+
+struct WeatherctlCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "weatherctl",
+        abstract: "Talk to weatherd: search cities, watch overlays and state, manage watched cities.",
+        version: WeatherdVersion.current,
+        subcommands: [
+            SearchCommand.self, LocateCommand.self, RegionCommand.self, OverlaysCommand.self, StateCommand.self, WatchCommand.self,
+            CitiesCommand.self,
+        ])
+
+    @OptionGroup var options: GlobalOptions
+}
