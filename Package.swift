@@ -114,7 +114,7 @@ let package = Package(
         ),
         .testTarget(
             name: "weatherctlTests",
-            dependencies: ["weatherctl", "WeatherCore"]
+            dependencies: ["TestSupport", "weatherctl", "WeatherCore"]
         ),
         .testTarget(
             name: "WeatherDaemonTests",

@@ -1,20 +1,14 @@
 import Foundation
 import Testing
 @testable import WeatherCore
+@testable import TestSupport
 
-/// The shared OpenWeatherMap fixtures, read from `/work/shared/fixtures` (next to the repository
-/// root): the part of `WeatherCoreTests`' `Fixture` that the human format's tests use.
+/// The recorded OpenWeatherMap responses in `Tests/Fixtures/owm/`: the part of `WeatherCoreTests`'
+/// `Fixture` that the human format's tests use.
 enum Fixture {
-    /// The repository root: this file is `<root>/Tests/weatherctlTests/Support/Fixtures.swift`.
-    static let repositoryRoot: URL = {
-        var url = URL(fileURLWithPath: #filePath)
-        for _ in 0..<4 { url.deleteLastPathComponent() }
-        return url
-    }()
+    static let owmDirectory = URL(fileURLWithPath: TestEnvironment.packageRoot).appendingPathComponent("Tests/Fixtures/owm")
 
-    static let owmDirectory = repositoryRoot.appendingPathComponent("../shared/fixtures/owm").standardizedFileURL
-
-    /// The bytes of `fixtures/owm/<name>`.
+    /// The bytes of `Tests/Fixtures/owm/<name>`.
     static func owm(_ name: String) throws -> [UInt8] {
         Array(try Data(contentsOf: owmDirectory.appendingPathComponent(name)))
     }
