@@ -117,6 +117,10 @@ let package = Package(
             dependencies: ["TestSupport", "weatherctl", "WeatherCore"]
         ),
         .testTarget(
+            name: "OWMReplayTests",
+            dependencies: ["owm-replay", "WeatherCore", "TestSupport"]
+        ),
+        .testTarget(
             name: "WeatherDaemonTests",
             dependencies: [
                 "TestSupport",
