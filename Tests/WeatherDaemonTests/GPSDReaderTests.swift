@@ -13,24 +13,6 @@ import Glibc
 /// `GPSDReader`: libgps against a real gpsd (fed by gpsfake) or against nothing, reporting into a
 /// real `LocationService` and engine. Serialized: each test may run a gpsd of its own.
 @Suite(.serialized) struct GPSDReaderTests {
-    /// Runs `reader` in a `ServiceGroup` during `body`, then shuts it down gracefully and waits
-    /// until it has stopped.
-    private func withReader(_ reader: GPSDReader, _ body: () async throws -> Void) async throws {
-        let group = ServiceGroup(configuration: .init(services: [.init(service: reader)], logger: silentLogger))
-        try await withThrowingTaskGroup(of: Void.self) { tasks in
-            tasks.addTask { try await group.run() }
-            do {
-                try await body()
-            } catch {
-                await group.triggerGracefulShutdown()
-                try? await tasks.waitForAll()
-                throw error
-            }
-            await group.triggerGracefulShutdown()
-            try await tasks.waitForAll()
-        }
-    }
-
     private func reader(port: Int, enabled: Bool = true, core: CoreHarness, clock: DaemonClock = .continuous) -> GPSDReader {
         GPSDReader(endpoint: .init(enabled: enabled, host: "127.0.0.1", port: port), location: core.location, clock: clock, logger: silentLogger)
     }
@@ -42,7 +24,7 @@ import Glibc
         defer { gpsd.kill() }
         let core = try CoreHarness(gpsEnabled: true)
 
-        try await withReader(reader(port: gpsd.port, core: core)) {
+        try await withRunning(reader(port: gpsd.port, core: core)) {
             try await core.publisher.waitForState("gps.connected") { $0.gps.connected }
             let fixed = try await core.publisher.waitForState("gps.last_fix set", timeout: .seconds(20)) { $0.gps.lastFix != nil }
 
@@ -61,7 +43,7 @@ import Glibc
         defer { gpsd.kill() }
         let core = try CoreHarness(gpsEnabled: true)
 
-        try await withReader(reader(port: gpsd.port, core: core)) {
+        try await withRunning(reader(port: gpsd.port, core: core)) {
             let feature = try await core.location.locate(timeout: .seconds(20))
 
             #expect(feature.source == .location)
@@ -76,7 +58,7 @@ import Glibc
         defer { gpsd.kill() }
         let core = try CoreHarness(gpsEnabled: true)
 
-        try await withReader(reader(port: gpsd.port, core: core)) {
+        try await withRunning(reader(port: gpsd.port, core: core)) {
             try await core.publisher.waitForState("gps.connected") { $0.gps.connected }
 
             try await gpsd.stop()
@@ -96,7 +78,7 @@ import Glibc
         let core = try CoreHarness(gpsEnabled: true)
         let clock = ManualClock()
 
-        try await withReader(reader(port: port, core: core, clock: DaemonClock(clock))) {
+        try await withRunning(reader(port: port, core: core, clock: DaemonClock(clock))) {
             var waits: [Duration] = []
             for _ in 0..<4 {
                 await clock.waitForSleepers(1)
@@ -114,7 +96,7 @@ import Glibc
         let core = try CoreHarness(gpsEnabled: true)
         let clock = ManualClock()
 
-        try await withReader(reader(port: port, core: core, clock: DaemonClock(clock))) {
+        try await withRunning(reader(port: port, core: core, clock: DaemonClock(clock))) {
             var waits: [Duration] = []
             for _ in 0..<7 {
                 await clock.waitForSleepers(1)
@@ -132,7 +114,7 @@ import Glibc
         let core = try CoreHarness(gpsEnabled: true)
         let clock = ManualClock()
 
-        try await withReader(reader(port: port, core: core, clock: DaemonClock(clock))) {
+        try await withRunning(reader(port: port, core: core, clock: DaemonClock(clock))) {
             await clock.waitForSleepers(1)  // the first try failed
             #expect(await core.location.gpsStatus.connected == false)
 
@@ -151,7 +133,7 @@ import Glibc
         let core = try CoreHarness(gpsEnabled: true)
         let clock = ManualClock()
 
-        try await withReader(reader(port: server.port, core: core, clock: DaemonClock(clock))) {
+        try await withRunning(reader(port: server.port, core: core, clock: DaemonClock(clock))) {
             try await core.publisher.waitForStates("gps.connected, then not") { (states: [DaemonState]) -> Bool? in
                 guard let up = states.firstIndex(where: { $0.gps.connected }) else { return nil }
                 return states[up...].contains { !$0.gps.connected } ? true : nil
@@ -171,7 +153,7 @@ import Glibc
         let core = try CoreHarness(gpsEnabled: false)
         let clock = ManualClock()
 
-        try await withReader(reader(port: listener.port, enabled: false, core: core, clock: DaemonClock(clock))) {
+        try await withRunning(reader(port: listener.port, enabled: false, core: core, clock: DaemonClock(clock))) {
             // Idle until a reload enables gpsd: no timer runs meanwhile.
             #expect(clock.sleepingUntil.isEmpty)
         }
@@ -189,7 +171,7 @@ import Glibc
         defer { gpsd.kill() }
         let reader = reader(port: deadPort, core: core, clock: DaemonClock(clock))
 
-        try await withReader(reader) {
+        try await withRunning(reader) {
             for _ in 0..<3 {  // back off to 4 s on the clock, which then stands still
                 await clock.waitForSleepers(1)
                 clock.advance(by: clock.sleepingUntil.first ?? .zero)
@@ -209,7 +191,7 @@ import Glibc
         defer { gpsd.kill() }
         let reader = reader(port: gpsd.port, enabled: false, core: core, clock: DaemonClock(clock))
 
-        try await withReader(reader) {
+        try await withRunning(reader) {
             reader.update(.init(enabled: true, host: "127.0.0.1", port: gpsd.port))
             try await core.publisher.waitForState("gps.connected") { $0.gps.connected }
         }

@@ -116,19 +116,7 @@ import Glibc
         _ body: @Sendable () async throws -> Void
     ) async throws {
         let service = SystemdService(notifier: notifier, watchdog: watchdog, clock: DaemonClock(clock), logger: silentLogger)
-        let group = ServiceGroup(configuration: .init(services: [.init(service: service)], logger: silentLogger))
-        try await withThrowingTaskGroup(of: Void.self) { tasks in
-            tasks.addTask { try await group.run() }
-            do {
-                try await body()
-            } catch {
-                await group.triggerGracefulShutdown()
-                try? await tasks.waitForAll()
-                throw error
-            }
-            await group.triggerGracefulShutdown()
-            try await tasks.waitForAll()
-        }
+        try await withRunning(service, body)
     }
 
     @Test func theServicePingsTheWatchdogAtOnceAndThenAtHalfTheInterval() async throws {
