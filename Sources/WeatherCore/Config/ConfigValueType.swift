@@ -243,10 +243,7 @@ extension ConfigValueType where Value == Secret? {
     static var secret: ConfigValueType {
         ConfigValueType(
             read: { value, path, report in
-                guard let key = value.string else {
-                    report(path, "expected a string, found \(ConfigText.typeName(value))")
-                    return nil
-                }
+                guard let key = ConfigValueType<String>.string.read(value, path, report) else { return nil }
                 guard !key.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
                     report(path, "expected a non-empty string, found an empty one")
                     return nil

@@ -224,6 +224,7 @@ public actor SearchEngine {
         next.pending += 1
         commit(next)
         let run = await runLookups([.city(city)], concurrency: 1, for: nil)
+        lookupsSettled(run.stillPending)
         var feature: WeatherFeature?
         switch run.results[0] {
         case .success(let observation)?:
@@ -231,13 +232,10 @@ public actor SearchEngine {
         case .failure(let error)? where error.code != .notFound:
             logger.warning("adding \(city) without weather for now: \(error.message)")
         case .failure(let error)?:
-            lookupsSettled(run.stillPending)
             throw error
         case nil:
-            lookupsSettled(run.stillPending)
             throw CancellationError()
         }
-        lookupsSettled(run.stillPending)
         let list = try watched.add(city)
         setCities(list, lookedUp: feature.map { (city, $0) })
         return list
