@@ -39,8 +39,6 @@ public final class GPSDReader: Service, CustomStringConvertible {
     }
 
     private let endpoint: Mutex<Endpoint>
-    /// Set when the endpoint changed: the reader drops its connection and starts over.
-    private let restart = Atomic<Bool>(false)
     /// Ends a wait between connection attempts (or while disabled) when the endpoint changed.
     private let wakeup = Wakeup()
     private let location: LocationService
@@ -63,9 +61,7 @@ public final class GPSDReader: Service, CustomStringConvertible {
             defer { current = endpoint }
             return current != endpoint
         }
-        guard changed else { return }
-        restart.store(true, ordering: .relaxed)
-        wakeup.wake()
+        if changed { wakeup.wake() }
     }
 
     /// The heap-allocated `gps_data_t`, used only on the reader's thread.
@@ -106,7 +102,6 @@ public final class GPSDReader: Service, CustomStringConvertible {
         var backoff = Duration.seconds(1)
         var reportedAbsent = false
         while !Task.isCancelled {
-            restart.store(false, ordering: .relaxed)
             let current = endpoint.withLock { $0 }
             guard current.enabled else {
                 _ = try await wakeup.sleep(until: nil, on: clock)  // idle until a reload enables gpsd
@@ -138,7 +133,7 @@ public final class GPSDReader: Service, CustomStringConvertible {
             logger.notice("connected to gpsd at \(host):\(port)")
             reportedAbsent = false
             await location.setConnected(true)
-            let ended = try await read(session, on: thread)
+            let ended = try await read(session, of: current, on: thread)
             await location.setConnected(false)
             switch ended {
             case .endpointChanged:
@@ -168,13 +163,13 @@ public final class GPSDReader: Service, CustomStringConvertible {
         case endpointChanged
     }
 
-    /// Reads reports until gpsd goes away, the endpoint changes (closes the connection) or the task
-    /// is cancelled (throws).
-    private func read(_ session: Session, on thread: NIOThreadPool) async throws -> SessionEnd {
+    /// Reads reports until gpsd goes away, the endpoint is no longer `connected` (closes the
+    /// connection) or the task is cancelled (throws).
+    private func read(_ session: Session, of connected: Endpoint, on thread: NIOThreadPool) async throws -> SessionEnd {
         var reports = 0
         while true {
             try Task.checkCancellation()
-            if restart.load(ordering: .relaxed) {
+            if endpoint.withLock({ $0 }) != connected {
                 try await thread.runIfActive { session.close() }
                 return .endpointChanged
             }
