@@ -106,6 +106,10 @@ let package = Package(
         // raw sockets, systemd's notify socket, the recorded fixtures.
         .target(
             name: "TestSupport",
+            dependencies: [
+                "WeatherCore",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             path: "Tests/Support"
         ),
         .testTarget(

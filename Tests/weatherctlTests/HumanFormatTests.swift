@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import WeatherCore
 @testable import weatherctl
+@testable import TestSupport
 
 @Suite("HumanFormat")
 struct HumanFormatTests {

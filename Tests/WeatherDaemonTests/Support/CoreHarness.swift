@@ -4,9 +4,6 @@ import Synchronization
 import WeatherCore
 @testable import TestSupport
 
-/// A logger that drops everything.
-let silentLogger = Logger(label: "weatherd.tests", factory: { _ in SwiftLogNoOpLogHandler() })
-
 /// An in-memory `WeatherUpstream` (a small cousin of WeatherCoreTests' `ScriptedUpstream`): a city
 /// it was given answers with its observation, any other city is not found, and a coordinate
 /// answers with a station at that very place.

@@ -1,0 +1,51 @@
+import Foundation
+import Testing
+@testable import WeatherCore
+
+/// The recorded fixtures, read from `Tests/Fixtures/` inside the repository (see `Tests/Fixtures/README.md`).
+enum Fixture {
+    static let owmDirectory = URL(fileURLWithPath: TestEnvironment.packageRoot).appendingPathComponent("Tests/Fixtures/owm")
+
+    /// The bytes of `Tests/Fixtures/owm/<name>`.
+    static func owm(_ name: String) throws -> [UInt8] {
+        Array(try Data(contentsOf: owmDirectory.appendingPathComponent(name)))
+    }
+
+    /// `weather_q_london.json`: London, metric, the spec's Feature example.
+    static func london() throws -> [UInt8] { try owm("weather_q_london.json") }
+
+    /// `weather_lat44.34_lon10.99_zocca.json`: Zocca, in Kelvin (units standard).
+    static func zocca() throws -> [UInt8] { try owm("weather_lat44.34_lon10.99_zocca.json") }
+
+    /// The error bodies of `errors.md`, by the HTTP status of their row.
+    static func errorBodies() throws -> [Int: String] {
+        let text = String(decoding: try owm("errors.md"), as: UTF8.self)
+        var bodies: [Int: String] = [:]
+        for line in text.split(separator: "\n") where line.hasPrefix("| ") {
+            let cells = line.split(separator: "|", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard cells.count >= 4, let status = Int(cells[1]) else { continue }
+            bodies[status] = cells[3].trimmingCharacters(in: CharacterSet(charactersIn: "`"))
+        }
+        return bodies
+    }
+
+    /// The body of the `errors.md` row for `status`.
+    static func errorBody(_ status: Int, sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
+        try #require(try errorBodies()[status], "errors.md has no row for HTTP \(status)", sourceLocation: sourceLocation)
+    }
+
+    /// The fixture decoded as weather.
+    static func observation(_ bytes: [UInt8], units: Units = .metric, sourceLocation: SourceLocation = #_sourceLocation) throws -> WeatherObservation {
+        let body = OpenWeatherMapResponse.decode(bytes, units: units)
+        guard case .weather(let observation)? = body else {
+            Issue.record("not weather: \(String(describing: body))", sourceLocation: sourceLocation)
+            throw FixtureError.notWeather
+        }
+        return observation
+    }
+
+    static func londonObservation() throws -> WeatherObservation { try observation(london()) }
+    static func zoccaObservation() throws -> WeatherObservation { try observation(zocca(), units: .standard) }
+
+    enum FixtureError: Error { case notWeather }
+}
