@@ -9,7 +9,7 @@ struct NotifyMessage: Sendable, CustomStringConvertible {
     var fields: [String]
     /// The sender's pid, from the kernel (SO_PASSCRED), as systemd checks it for `NotifyAccess=`.
     var senderPID: Int32?
-    /// When the reading thread got it (wall clock, to compare with log timestamps).
+    /// When it arrived, by the kernel's timestamp (wall clock, to compare with log timestamps).
     var receivedAt: Date
     /// What the socket's `probe` said about this message, when it has one.
     var probe: String?
@@ -58,6 +58,13 @@ final class NotifySocket: Sendable {
             let reason = String(cString: strerror(errno))
             close(fd)
             throw ChildProcessError(message: "setsockopt(SO_PASSCRED): \(reason)")
+        }
+        // The kernel's arrival time of each datagram, so that when the reading thread gets to run
+        // does not skew the times between messages.
+        guard setsockopt(fd, SOL_SOCKET, Self.soTimestamp, &on, socklen_t(MemoryLayout<Int32>.size)) == 0 else {
+            let reason = String(cString: strerror(errno))
+            close(fd)
+            throw ChildProcessError(message: "setsockopt(SO_TIMESTAMP): \(reason)")
         }
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
@@ -118,7 +125,7 @@ final class NotifySocket: Sendable {
     /// Reads one datagram with its sender's credentials.
     private static func receive(_ fd: Int32) -> NotifyMessage? {
         var data = [UInt8](repeating: 0, count: 4096)
-        var control = [UInt64](repeating: 0, count: 8)  // 64 bytes, aligned for cmsghdr
+        var control = [UInt64](repeating: 0, count: 16)  // 128 bytes, aligned for cmsghdr
         var controlLength = 0
         let n = data.withUnsafeMutableBytes { dataBytes in
             control.withUnsafeMutableBytes { controlBytes in
@@ -136,23 +143,38 @@ final class NotifySocket: Sendable {
             }
         }
         guard n >= 0 else { return nil }
-        // One control message expected: cmsghdr {size_t len; int level; int type} (16 bytes on
-        // 64-bit Linux), then struct ucred {pid_t pid; uid_t uid; gid_t gid}.
+        // Control messages, each a cmsghdr {size_t len; int level; int type} (16 bytes on 64-bit
+        // Linux) and its data, padded to 8 bytes: struct ucred {pid_t pid; uid_t uid; gid_t gid}
+        // for SCM_CREDENTIALS, struct timeval {time_t sec; suseconds_t usec} for SCM_TIMESTAMP.
         var pid: Int32?
+        var receivedAt = Date()
         control.withUnsafeBytes { raw in
             let headerSize = MemoryLayout<Int>.size + 2 * MemoryLayout<Int32>.size
-            guard controlLength >= headerSize + 4 else { return }
-            let level = raw.load(fromByteOffset: MemoryLayout<Int>.size, as: Int32.self)
-            let type = raw.load(fromByteOffset: MemoryLayout<Int>.size + 4, as: Int32.self)
-            let scmCredentials: Int32 = 2  // SCM_CREDENTIALS
-            if level == SOL_SOCKET && type == scmCredentials {
-                pid = raw.load(fromByteOffset: (headerSize + 7) & ~7, as: Int32.self)
+            var offset = 0
+            while offset + headerSize <= controlLength {
+                let length = raw.load(fromByteOffset: offset, as: Int.self)
+                guard length >= headerSize, offset + length <= controlLength else { break }
+                let level = raw.load(fromByteOffset: offset + MemoryLayout<Int>.size, as: Int32.self)
+                let type = raw.load(fromByteOffset: offset + MemoryLayout<Int>.size + 4, as: Int32.self)
+                let data = offset + headerSize
+                if level == SOL_SOCKET && type == Self.scmCredentials {
+                    pid = raw.load(fromByteOffset: data, as: Int32.self)
+                } else if level == SOL_SOCKET && type == Self.soTimestamp {
+                    let seconds = raw.load(fromByteOffset: data, as: Int.self)
+                    let microseconds = raw.load(fromByteOffset: data + MemoryLayout<Int>.size, as: Int.self)
+                    receivedAt = Date(timeIntervalSince1970: Double(seconds) + Double(microseconds) / 1_000_000)
+                }
+                offset += (length + 7) & ~7
             }
         }
         let text = String(decoding: data[..<n], as: UTF8.self)
         return NotifyMessage(
-            fields: text.split(separator: "\n").map(String.init), senderPID: pid, receivedAt: Date(), probe: nil)
+            fields: text.split(separator: "\n").map(String.init), senderPID: pid, receivedAt: receivedAt, probe: nil)
     }
+
+    private static let scmCredentials: Int32 = 2  // SCM_CREDENTIALS
+    /// SO_TIMESTAMP (and SCM_TIMESTAMP) on 64-bit Linux, where glibc's macro is not importable.
+    private static let soTimestamp: Int32 = 29
 
     /// The messages so far.
     var received: [NotifyMessage] { messages.value }
