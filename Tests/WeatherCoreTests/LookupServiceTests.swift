@@ -155,6 +155,22 @@ struct LookupSingleFlightTests {
         #expect(h.transport.requestCount == 2)
     }
 
+    @Test("a waiter that is cancelled stops waiting at once, while the leading lookup goes on")
+    func cancelledWaiter() async throws {
+        let h = try Harness(cacheTTL: .zero)
+        let gate = h.transport.on("q=London", .ok(try Fixture.london()), gated: true)
+        let leader = Task { try await h.lookup("London") }
+        await h.transport.waitForRequests(1)
+        let base = h.clock.readCount
+        let follower = Task { try await h.lookup("London") }
+        await h.waitForLookupsStarted(1, after: base)
+        follower.cancel()
+        await #expect(throws: CancellationError.self) { try await follower.value }
+        gate.open()
+        #expect(try await leader.value == (try Fixture.londonObservation()))
+        #expect(h.transport.requestCount == 1)
+    }
+
     @Test("when the leading lookup is cancelled, a waiter takes the lead")
     func cancelledLeader() async throws {
         let h = try Harness(cacheTTL: .zero)

@@ -229,6 +229,31 @@ struct RequestHandlerBatchTests {
         #expect(replies[2]["error"]?["code"] == .integer(-32601))
     }
 
+    @Test("the elements of a batch enter the stream in array order, one after another")
+    func batchOrder() async throws {
+        let p = try Protocol()
+        let lines = try await p.send("[" + [
+            request(1, "cities.add", #"{"city":"Zocca"}"#), request(2, "cities.remove", #"{"city":"Zocca"}"#),
+            request(3, "cities.add", #"{"city":"London"}"#), request(4, "cities.add", #"{"city":"Zocca"}"#),
+        ].joined(separator: ",") + "]")
+        let replies = try #require(lines.first?.arrayValue)
+        #expect(replies.map { $0["result"]?["cities"]?.serialized } == [#"["Zocca"]"#, "[]", #"["London"]"#, #"["London","Zocca"]"#])
+    }
+
+    @Test("a batch's lookups run concurrently, but its searches enter the stream in array order: the last one wins")
+    func batchSearchOrder() async throws {
+        let p = try Protocol()
+        let london = p.engine.upstream.script(.city("London"), .success(try Fixture.londonObservation()), gated: true)
+        let batch = Task { try await p.send("[\(request(1, "search", #"{"city":"London"}"#)),\(request(2, "search", #"{"city":"Zocca"}"#))]") }
+        // Zocca's lookup runs while London's is still held.
+        await untilCancelled { [upstream = p.engine.upstream] in await upstream.waitForFetches(2) }
+        london.open()
+        let replies = try #require(try await batch.value.first?.arrayValue)
+        #expect(replies.map { $0["result"]?["id"] } == ["owm:2643743", "owm:3163858"])
+        // London entered first, so its late result never replaces Zocca's.
+        #expect(await p.engine.engine.currentOverlays.ids == ["owm:3163858"])
+    }
+
     @Test("requests without id in a batch are carried out but get no reply")
     func batchNotifications() async throws {
         let p = try Protocol()
@@ -413,7 +438,52 @@ struct OutboxTests {
         for i in 0..<Outbox.maxQueuedReplies { outbox.send(reply: "r\(i)") }
         let waiter = Task { await outbox.waitForRoom() }
         #expect(outbox.next() == "r0")
-        await waiter.value
+        #expect(await waiter.value)
+    }
+
+    @Test("replies adding up to 1 MiB also stop reading, though fewer than 64 wait")
+    func byteBound() async {
+        let outbox = Outbox()
+        let big = String(repeating: "x", count: Outbox.maxQueuedReplyBytes / 2)
+        outbox.send(reply: big)
+        outbox.send(reply: big)
+        let waiter = Task { await outbox.waitForRoom() }
+        #expect(outbox.next() == big)
+        #expect(await waiter.value)
+    }
+
+    @Test("close drops what is queued, ends every wait for room with false, and takes nothing more")
+    func close() async throws {
+        let outbox = Outbox()
+        for i in 0..<Outbox.maxQueuedReplies { outbox.send(reply: "r\(i)") }
+        outbox.offer(.state, line: "s1")
+        let waiter = Task { await outbox.waitForRoom() }
+        outbox.close()
+        #expect(await waiter.value == false)
+        #expect(outbox.next() == nil)
+        outbox.send(reply: "late")
+        outbox.offer(.overlays, line: "late")
+        #expect(outbox.next() == nil)
+        #expect(await outbox.waitForRoom() == false)
+        try await outbox.drain { Issue.record("wrote \($0) after close") }
+    }
+
+    @Test("a wait for room ends with false when its task is cancelled")
+    func cancelledWait() async {
+        let outbox = Outbox()
+        for i in 0..<Outbox.maxQueuedReplies { outbox.send(reply: "r\(i)") }
+        let waiter = Task { await outbox.waitForRoom() }
+        waiter.cancel()
+        #expect(await waiter.value == false)
+    }
+
+    @Test("a closed outbox is never subscribed: a watch that comes after its client left leaves nothing behind")
+    func watchAfterClose() {
+        let hub = NotificationHub()
+        let outbox = Outbox()
+        outbox.close()
+        hub.watch(outbox, topics: [.overlays, .state], replay: true)
+        #expect(hub.watcherCount == 0)
     }
 
     @Test("a late watcher with replay gets the state and overlays published before it came")

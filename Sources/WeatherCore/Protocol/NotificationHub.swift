@@ -42,6 +42,7 @@ public final class NotificationHub: ChangePublisher {
     /// current state and overlays are queued at once; nothing published in between is lost.
     public func watch(_ outbox: Outbox, topics: Set<Outbox.Topic>, replay: Bool) {
         storage.withLock { storage in
+            guard !outbox.isClosed else { return }  // its client is gone
             outbox.dropNotifications()
             storage.subscribers[ObjectIdentifier(outbox)] = Subscriber(outbox: outbox, topics: topics)
             guard replay else { return }

@@ -28,11 +28,12 @@ public struct RequestHandler: Sendable {
         var effect: Effect?
     }
 
-    /// Handles one line from a client and queues its reply (if any) in `outbox`. `admission` is
-    /// signalled once the request has entered the search stream (a search has begun, a region is
-    /// queued, a locate waits for its fix), or else when the request is done.
-    public func handle(line: [UInt8], outbox: Outbox, admission: Admission? = nil) async {
-        defer { admission?.signal() }
+    /// Handles one message from a client and queues its reply (if any) in `outbox`. `admitted` is
+    /// called once the request has entered the search stream (a search has begun, a region is
+    /// queued, a locate waits for its fix), or else when the request is done. The elements of a
+    /// batch enter the stream one after another in array order; their lookups run concurrently.
+    public func handle(line: [UInt8], outbox: Outbox, admitted: @escaping @Sendable () -> Void = {}) async {
+        defer { admitted() }
         let json: JSONValue
         do {
             json = try JSONValue.parse(line)
@@ -40,27 +41,30 @@ public struct RequestHandler: Sendable {
             outbox.send(reply: RPCMessage.error(id: .null, WeatherError(.parseError, "parse error: \(error)")).serialized)
             return
         }
-        if case .array(let batch) = json {
-            guard !batch.isEmpty else {
-                outbox.send(reply: RPCMessage.error(id: .null, WeatherError(.invalidRequest, "invalid request: empty batch")).serialized)
-                return
-            }
-            let outcomes = await withTaskGroup(of: (Int, Outcome).self) { group in
-                for (index, element) in batch.enumerated() {
-                    group.addTask { (index, await process(element)) }
-                }
-                var outcomes = [Outcome?](repeating: nil, count: batch.count)
-                for await (index, outcome) in group { outcomes[index] = outcome }
-                return outcomes.compactMap { $0 }
-            }
-            let replies = outcomes.compactMap(\.reply)
-            if !replies.isEmpty { outbox.send(reply: JSONValue.array(replies).serialized) }
-            for effect in outcomes.compactMap(\.effect) { apply(effect, to: outbox) }
-        } else {
-            let outcome = await process(json, admission: admission)
+        guard case .array(let batch) = json else {
+            let outcome = await process(json, admitted: admitted)
             if let reply = outcome.reply { outbox.send(reply: reply.serialized) }
             if let effect = outcome.effect { apply(effect, to: outbox) }
+            return
         }
+        guard !batch.isEmpty else {
+            outbox.send(reply: RPCMessage.error(id: .null, WeatherError(.invalidRequest, "invalid request: empty batch")).serialized)
+            return
+        }
+        let outcomes = await withTaskGroup(of: (Int, Outcome).self) { group in
+            for (index, element) in batch.enumerated() {
+                let entered = Wakeup()
+                group.addTask { (index, await process(element, admitted: entered.wake)) }
+                guard await entered.wait() else { break }  // cancelled: the client is gone
+            }
+            admitted()
+            var outcomes = [Outcome?](repeating: nil, count: batch.count)
+            for await (index, outcome) in group { outcomes[index] = outcome }
+            return outcomes.compactMap { $0 }
+        }
+        let replies = outcomes.compactMap(\.reply)
+        if !replies.isEmpty { outbox.send(reply: JSONValue.array(replies).serialized) }
+        for effect in outcomes.compactMap(\.effect) { apply(effect, to: outbox) }
     }
 
     /// The connection is gone: its subscription ends.
@@ -75,7 +79,10 @@ public struct RequestHandler: Sendable {
         }
     }
 
-    private func process(_ message: JSONValue, admission: Admission? = nil) async -> Outcome {
+    /// Carries out one request; `admitted` is called once it has entered the stream, at the latest
+    /// when it is done.
+    private func process(_ message: JSONValue, admitted: @escaping @Sendable () -> Void) async -> Outcome {
+        defer { admitted() }
         guard let object = message.objectValue else {
             return Outcome(reply: RPCMessage.error(id: .null, WeatherError(.invalidRequest, "invalid request: expected a JSON-RPC request object")))
         }
@@ -99,7 +106,7 @@ public struct RequestHandler: Sendable {
         default:
             return respond(id, .failure(.invalidParams("invalid params: params must be an object of named params")))
         }
-        let (result, effect) = await call(method, params, admission: admission)
+        let (result, effect) = await call(method, params, admitted: admitted)
         var outcome = respond(id, result)
         if case .success = result { outcome.effect = effect }
         return outcome
@@ -114,8 +121,7 @@ public struct RequestHandler: Sendable {
         }
     }
 
-    private func call(_ method: String, _ params: JSONObject, admission: Admission?) async -> (Result<JSONValue, WeatherError>, Effect?) {
-        let admitted: @Sendable () -> Void = { admission?.signal() }
+    private func call(_ method: String, _ params: JSONObject, admitted: @escaping @Sendable () -> Void) async -> (Result<JSONValue, WeatherError>, Effect?) {
         do {
             switch method {
             case "search":

@@ -1,9 +1,11 @@
 import Synchronization
 
-/// Wakes one task that waits on the clock, so that new settings (a configuration reload) take effect
-/// at once instead of after the wait. The waiting task reads its settings again after every wait.
+/// Wakes one waiting task: a task that waits on the clock, so that new settings (a configuration
+/// reload) take effect at once instead of after the wait, or a task that waits for one event (a
+/// request has entered the search stream, a client has hung up).
 ///
-/// A wake-up while nobody waits is kept for the next wait; several are kept as one.
+/// A wake-up while nobody waits is kept for the next wait; several are kept as one. Every wait also
+/// ends when its task is cancelled.
 public final class Wakeup: Sendable {
     private struct State {
         var woken = false
@@ -43,6 +45,11 @@ public final class Wakeup: Sendable {
         }
         guard let outcome, !Task.isCancelled else { throw CancellationError() }
         return outcome
+    }
+
+    /// Waits until woken (true) or until the task is cancelled (false).
+    public func wait() async -> Bool {
+        await waitForWake()
     }
 
     /// True when woken, false when cancelled.

@@ -27,19 +27,12 @@ public actor LookupService {
         var expires: DaemonClock.Instant
     }
 
-    private enum FlightOutcome {
-        case success(WeatherObservation)
-        case failure(WeatherError)
-        /// The leading lookup was cancelled: a waiter takes the lead.
-        case retry
-    }
-
     private let upstream: any WeatherUpstream
     private let clock: DaemonClock
     private let logger: Logger
     private var limits: Limits
     private var cache: [LookupKey: CacheEntry] = [:]
-    private var flights: [LookupKey: [CheckedContinuation<FlightOutcome, Never>]] = [:]
+    private var flights: [LookupKey: LookupFlight] = [:]
     /// When each request of the last minute was sent, oldest first.
     private var sent: [DaemonClock.Instant] = []
     private var blockedUntil: DaemonClock.Instant?
@@ -84,9 +77,8 @@ public actor LookupService {
                 if now < entry.expires { return entry.observation }
                 cache[key] = nil
             }
-            if flights[key] != nil {
-                let outcome = await withCheckedContinuation { flights[key]!.append($0) }
-                switch outcome {
+            if let flight = flights[key] {
+                switch await flight.wait() {
                 case .success(let observation): return observation
                 case .failure(let error): throw error
                 case .retry: continue
@@ -98,8 +90,8 @@ public actor LookupService {
 
     private func lead(_ query: LookupQuery, key: LookupKey, now: DaemonClock.Instant) async throws -> WeatherObservation {
         try admit(now: now)
-        flights[key] = []
-        let outcome: FlightOutcome
+        flights[key] = LookupFlight()
+        let outcome: LookupFlight.Outcome
         var thrown: (any Error)?
         do {
             let observation = try await upstream.fetch(query)
@@ -113,7 +105,7 @@ public actor LookupService {
             outcome = .retry  // cancelled: a waiter, if any, tries again
             thrown = error
         }
-        for waiter in flights.removeValue(forKey: key) ?? [] { waiter.resume(returning: outcome) }
+        flights.removeValue(forKey: key)?.end(outcome)
         if let thrown { throw thrown }
         guard case .success(let observation) = outcome else { preconditionFailure() }
         return observation

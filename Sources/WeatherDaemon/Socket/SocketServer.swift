@@ -31,9 +31,6 @@ public final class SocketServer: Service {
         }
     }
 
-    /// Requests one connection may have in progress at once; more wait (and the socket is not read).
-    static let maxRequestsInFlight = 16
-
     private let settings: Settings
     private let handler: RequestHandler
     private let group: any EventLoopGroup
@@ -123,58 +120,32 @@ public final class SocketServer: Service {
             }
             return
         }
-        let outbox = Outbox()
-        defer { handler.disconnected(outbox) }
+        let session = ClientSession(handler: handler)
+        // A client that goes away ends its session at once, even while nothing is being written.
+        connection.channel.closeFuture.whenComplete { _ in session.hangUp() }
         do {
             try await connection.executeThenClose { inbound, outbound in
-                try await withThrowingTaskGroup(of: Void.self) { tasks in
-                    tasks.addTask {
-                        try await outbox.drain { line in
-                            try await outbound.write(ByteBuffer(string: line + "\n"))
-                        }
-                    }
-                    await read(inbound, into: outbox)
-                    outbox.finish()
-                    try await tasks.waitForAll()
+                await session.run(inbound.map(ClientInput.init)) { line in
+                    try await outbound.write(ByteBuffer(string: line + "\n"))
                 }
             }
         } catch {
             logger.debug("client connection ended: \(error)")
         }
     }
+}
 
-    /// Reads requests until the client closes its side, sends an oversized line, or the task is
-    /// cancelled. Requests enter the search stream in the order they were sent; their lookups run
-    /// concurrently (a slow `search` does not hold up a `state`), at most `maxRequestsInFlight`.
-    private func read(_ inbound: NIOAsyncChannelInboundStream<JSONLineFrame>, into outbox: Outbox) async {
-        await withTaskGroup(of: Void.self) { requests in
-            var inFlight = 0
-            do {
-                for try await frame in inbound {
-                    guard let line = frame.bytes else {
-                        logger.info("closing a client that sent a line over \(RPCMessage.maxLineBytes) bytes")
-                        outbox.send(reply: RPCMessage.error(
-                            id: .null,
-                            WeatherError(.invalidRequest, "invalid request: line longer than \(RPCMessage.maxLineBytes) bytes; closing")
-                        ).serialized)
-                        break
-                    }
-                    await outbox.waitForRoom()
-                    if inFlight >= Self.maxRequestsInFlight {
-                        await requests.next()
-                        inFlight -= 1
-                    }
-                    // Read the next request only once this one has entered the search stream, so
-                    // a client's inputs keep their order; its lookup then runs beside later requests.
-                    await withCheckedContinuation { (entered: CheckedContinuation<Void, Never>) in
-                        let admission = Admission(entered)
-                        requests.addTask { [handler] in await handler.handle(line: line, outbox: outbox, admission: admission) }
-                    }
-                    inFlight += 1
-                }
-            } catch {
-                logger.debug("reading from a client failed: \(error)")
-            }
+extension ClientInput {
+    /// A line of the socket protocol; a line over the limit is refused and ends the connection.
+    @Sendable init(_ frame: JSONLineFrame) {
+        switch frame {
+        case .line(let buffer):
+            self = .message(Array(buffer.readableBytesView))
+        case .oversized:
+            self = .refuse(reply: RPCMessage.error(
+                id: .null,
+                WeatherError(.invalidRequest, "invalid request: line longer than \(RPCMessage.maxLineBytes) bytes; closing")
+            ).serialized)
         }
     }
 }

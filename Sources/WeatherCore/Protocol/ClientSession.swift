@@ -1,0 +1,108 @@
+/// What a transport hands its client session.
+public enum ClientInput: Sendable {
+    /// One message: a JSON-RPC request, notification or batch.
+    case message([UInt8])
+    /// The client broke the framing (a line over the limit): `reply` is its last reply; nothing
+    /// more is read, and the connection ends once the replies before it and it are written.
+    case refuse(reply: String)
+}
+
+/// One client connection, whatever carries it (the Unix socket, a WebSocket): reading its
+/// requests, admitting them into the search stream in the order they were sent, bounding what
+/// waits to be written, and writing it out. One mechanism, so it cannot wedge:
+///
+/// - Requests enter the stream in order: the next message is read only once the last one has
+///   entered it (a search has begun, a locate waits for its fix); the slow part of each (the
+///   lookup) runs beside later requests, at most `maxRequestsInFlight` at once.
+/// - Once `Outbox.maxQueuedReplies` replies wait to be written, nothing more is read until the
+///   client reads. Notifications never pile up: the outbox keeps the latest of each topic.
+/// - The session ends, and everything held for the client (queued lines, running requests, its
+///   subscription) is released at once, when any of these happens: the transport reports the
+///   connection closed (`hangUp`), a write fails, the client half-closes and every reply is
+///   written, or the task running it is cancelled (shutdown). Every wait inside ends with it.
+public final class ClientSession: Sendable {
+    /// Requests of one client in progress at once; more wait (and the client is not read).
+    public static let maxRequestsInFlight = 16
+
+    private let handler: RequestHandler
+    private let outbox = Outbox()
+    private let hangup = Wakeup()
+
+    public init(handler: RequestHandler) {
+        self.handler = handler
+    }
+
+    /// The transport saw the connection close: the session ends at once, whatever it was doing.
+    /// Safe to call from any thread, before or during `run`, any number of times.
+    public func hangUp() {
+        hangup.wake()
+    }
+
+    /// Serves the client until the session ends (see the type's description).
+    /// - Parameters:
+    ///   - inputs: the client's messages as the transport frames them; their end means the client
+    ///     sends no more (its replies are still written).
+    ///   - write: writes one line (a reply or a notification) to the client; throws when it is gone.
+    public func run<Inputs: AsyncSequence & Sendable>(
+        _ inputs: Inputs, write: @escaping @Sendable (String) async throws -> Void
+    ) async where Inputs.Element == ClientInput {
+        await withTaskGroup(of: Bool.self) { parts in
+            parts.addTask { [outbox] in
+                try? await outbox.drain(write)
+                return true
+            }
+            parts.addTask {
+                await self.read(inputs)
+                self.outbox.finish()
+                return false
+            }
+            parts.addTask { [hangup] in
+                _ = await hangup.wait()
+                return true
+            }
+            // The writer is done (all written, or the client is gone) or the client hung up: the
+            // rest stops now. The reader ending alone only means the client sends no more.
+            while let over = await parts.next() {
+                if over {
+                    outbox.close()
+                    parts.cancelAll()
+                }
+            }
+        }
+        outbox.close()
+        handler.disconnected(outbox)
+    }
+
+    /// Reads and admits requests until the inputs end, a refusal, or cancellation; then waits for
+    /// the requests still running.
+    private func read<Inputs: AsyncSequence & Sendable>(_ inputs: Inputs) async where Inputs.Element == ClientInput {
+        await withTaskGroup(of: Void.self) { requests in
+            var inFlight = 0
+            do {
+                for try await input in inputs {
+                    let line: [UInt8]
+                    switch input {
+                    case .refuse(let reply):
+                        outbox.send(reply: reply)
+                        return
+                    case .message(let message):
+                        line = message
+                    }
+                    guard await outbox.waitForRoom() else { return }
+                    if inFlight >= Self.maxRequestsInFlight {
+                        await requests.next()
+                        inFlight -= 1
+                    }
+                    let admitted = Wakeup()
+                    requests.addTask { [handler, outbox] in
+                        await handler.handle(line: line, outbox: outbox, admitted: admitted.wake)
+                    }
+                    inFlight += 1
+                    guard await admitted.wait() else { return }
+                }
+            } catch {
+                // The transport failed to read: the client sends no more.
+            }
+        }
+    }
+}
