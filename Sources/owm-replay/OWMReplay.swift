@@ -13,6 +13,22 @@ struct OWMReplay: AsyncParsableCommand {
         discussion: """
             Prints "owm-replay listening on http://HOST:PORT" once bound. GET /_stats returns request \
             and connection counts. CITY in --delay and --fail is a city name, Name,CC, or * for all.
+
+            Faults can also be set and cleared while it runs (docs/owm-replay.md):
+              POST /_faults?city=CITY&fault=FAULT[&...]  set the fault of CITY
+              DELETE /_faults[?city=CITY]                clear it (or all of them)
+              GET /_faults                               list faults, requests hanging
+            Each answers {"faults":[{"city":…,"fault":…,…}],"hanging":N}, or 400.
+            FAULT is one of:
+              401, 404, 429, 500, …      that status; &retry_after=S adds Retry-After
+              hang                       no answer until the fault is cleared (then
+                                         the usual one) or the client goes away
+              not-json                   status 200 with an HTML body
+              huge[&bytes=N][&chunked]   200, a JSON body of N bytes (default 10 MiB);
+                                         chunked: sent without a Content-Length
+              drip[&rate=N]              the usual answer, N bytes a second (default 4)
+            A fault naming the city wins over a * fault; both win over --fail
+            (the --api-key check comes first).
             """
     )
 

@@ -2,10 +2,30 @@ import WeatherCore
 
 /// One HTTP answer of the replay, independent of the network layer.
 struct ReplayResponse: Sendable {
+    /// How the body goes out (faults set through `/_faults` change it).
+    enum Delivery: Sendable, Equatable {
+        /// All of `body` at once.
+        case whole
+        /// `body` in pieces of `bytesPerSecond` bytes, one a second.
+        case drip(bytesPerSecond: Int)
+        /// Instead of `body`, a JSON object of exactly `bytes` bytes, streamed in pieces; with
+        /// `chunked`, without a `Content-Length`.
+        case filler(bytes: Int, chunked: Bool)
+        /// No answer: the client went away (or the server is stopping); the connection is closed.
+        case abandoned
+    }
+
     var status: Int
     var contentType: String
     var body: String
     var extraHeaders: [(name: String, value: String)] = []
+    var delivery = Delivery.whole
+
+    /// The length of the body that goes out (its `Content-Length`).
+    var contentLength: Int {
+        if case .filler(let bytes, _) = delivery { return bytes }
+        return body.utf8.count
+    }
 
     static func json(_ status: Int, _ body: String) -> ReplayResponse {
         ReplayResponse(status: status, contentType: "application/json; charset=utf-8", body: body)
@@ -45,6 +65,27 @@ struct ReplayResponse: Sendable {
     }
 
     static let garbage = ReplayResponse(status: 200, contentType: "text/html", body: "<html>oops</html>")
+
+    static let abandoned = ReplayResponse(status: 0, contentType: "", body: "", delivery: .abandoned)
+
+    /// A 200 answer whose body is a JSON object of exactly `bytes` (at least 32) bytes.
+    static func huge(bytes: Int, chunked: Bool) -> ReplayResponse {
+        ReplayResponse(
+            status: 200, contentType: "application/json; charset=utf-8", body: "",
+            delivery: .filler(bytes: bytes, chunked: chunked))
+    }
+
+    /// A 400 answer to a `/_faults` request that cannot be carried out.
+    static func badFaultRequest(_ error: FaultError) -> ReplayResponse {
+        json(400, JSONValue.object(["cod": "400", "message": .string(error.description)]).serialized)
+    }
+
+    /// The answer for a fault set through `/_faults` that is answered at once (a status or not-json).
+    static func fault(status: Int, retryAfter: Int?) -> ReplayResponse {
+        var response = failure(.status(status), retryAfter: nil)
+        if let retryAfter { response.extraHeaders.append(("Retry-After", String(retryAfter))) }
+        return response
+    }
 
     /// The answer for `--fail CITY=<outcome>`.
     static func failure(_ outcome: FailRule.Outcome, retryAfter: Int?) -> ReplayResponse {

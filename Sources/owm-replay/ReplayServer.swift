@@ -5,7 +5,10 @@ import NIOPosix
 import ServiceLifecycle
 
 /// The HTTP/1.1 server: one task per accepted connection, requests on a connection answered in
-/// order, persistent connections kept open (every response carries `Content-Length`).
+/// order, persistent connections kept open (every response carries `Content-Length`, but a huge
+/// body sent chunked). A request
+/// hanging on a fault ends when its client goes away or the server stops; a dripped or huge body
+/// is written piece by piece, each write waiting until the connection can take it.
 struct ReplayServer: Service, CustomStringConvertible {
     typealias Connection = NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>
 
@@ -58,6 +61,8 @@ struct ReplayServer: Service, CustomStringConvertible {
 
     private func serve(_ connection: Connection) async {
         let peer = connection.channel.remoteAddress.map { "\($0.ipAddress ?? "?"):\($0.port ?? 0)" } ?? "?"
+        let clientGone = Gate()
+        connection.channel.closeFuture.whenComplete { _ in clientGone.open() }
         do {
             try await connection.executeThenClose { inbound, outbound in
                 var head: HTTPRequestHead?
@@ -72,13 +77,20 @@ struct ReplayServer: Service, CustomStringConvertible {
                         head = nil
                         let started = ContinuousClock.now
                         let target = RequestTarget(request.uri)
-                        let response = await endpoint.respond(method: request.method.rawValue, target: target)
+                        let response = await endpoint.respond(
+                            method: request.method.rawValue, target: target, clientGone: clientGone)
+                        func milliseconds() -> Int64 {
+                            let elapsed = (ContinuousClock.now - started).components
+                            return elapsed.seconds * 1000 + elapsed.attoseconds / 1_000_000_000_000_000
+                        }
+                        if response.delivery == .abandoned {
+                            logLine("\(peer) \"\(request.method.rawValue) \(target.redacted)\" abandoned \(milliseconds())ms")
+                            return
+                        }
                         try await write(response, for: request, to: outbound)
-                        let elapsed = (ContinuousClock.now - started).components
-                        let milliseconds = elapsed.seconds * 1000 + elapsed.attoseconds / 1_000_000_000_000_000
                         logLine(
                             "\(peer) \"\(request.method.rawValue) \(target.redacted)\" "
-                                + "\(response.status) \(response.body.utf8.count) \(milliseconds)ms"
+                                + "\(response.status) \(response.contentLength) \(milliseconds())ms"
                         )
                         if !request.isKeepAlive { return }
                     }
@@ -86,6 +98,8 @@ struct ReplayServer: Service, CustomStringConvertible {
             }
         } catch is CancellationError {
             // Shutting down.
+        } catch where clientGone.isOpen {
+            logLine("\(peer) went away")
         } catch {
             logLine("\(peer) connection error: \(error)")
         }
@@ -100,7 +114,11 @@ struct ReplayServer: Service, CustomStringConvertible {
         headers.add(name: "Server", value: "openresty")
         headers.add(name: "Date", value: httpDate(Date()))
         headers.add(name: "Content-Type", value: response.contentType)
-        headers.add(name: "Content-Length", value: String(response.body.utf8.count))
+        if case .filler(_, chunked: true) = response.delivery {
+            // No length: NIO sends the body chunked (HTTP/1.1) or until the connection closes (1.0).
+        } else {
+            headers.add(name: "Content-Length", value: String(response.contentLength))
+        }
         headers.add(name: "Connection", value: request.isKeepAlive ? "keep-alive" : "close")
         headers.add(name: "Access-Control-Allow-Origin", value: "*")
         for header in response.extraHeaders {
@@ -113,7 +131,32 @@ struct ReplayServer: Service, CustomStringConvertible {
         )
         try await outbound.write(.head(head))
         if request.method != .HEAD {
-            try await outbound.write(.body(.byteBuffer(ByteBuffer(string: response.body))))
+            switch response.delivery {
+            case .whole, .abandoned:
+                try await outbound.write(.body(.byteBuffer(ByteBuffer(string: response.body))))
+            case .drip(let rate):
+                let bytes = Array(response.body.utf8)
+                var offset = 0
+                while offset < bytes.count {
+                    if offset > 0 { try await Task.sleep(for: .seconds(1)) }
+                    let end = min(offset + rate, bytes.count)
+                    try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: bytes[offset..<end]))))
+                    offset = end
+                }
+            case .filler(let count, _):
+                // {"cod":200,"filler":"xxx…"}: exactly `count` bytes, 64 KiB at a time.
+                let head = ByteBuffer(string: #"{"cod":200,"filler":""#)
+                let tail = ByteBuffer(string: #""}"#)
+                var remaining = count - head.readableBytes - tail.readableBytes
+                let piece = ByteBuffer(repeating: UInt8(ascii: "x"), count: min(64 * 1024, max(remaining, 0)))
+                try await outbound.write(.body(.byteBuffer(head)))
+                while remaining > 0 {
+                    let length = min(piece.readableBytes, remaining)
+                    try await outbound.write(.body(.byteBuffer(piece.getSlice(at: piece.readerIndex, length: length)!)))
+                    remaining -= length
+                }
+                try await outbound.write(.body(.byteBuffer(tail)))
+            }
         }
         try await outbound.write(.end(nil))
     }

@@ -1,8 +1,8 @@
 import Foundation
 import WeatherCore
 
-/// The behaviour of `GET /data/2.5/weather` and `GET /_stats`: lookup, unit conversion, the API key
-/// check and the `--delay` / `--fail` rules.
+/// The behaviour of `GET /data/2.5/weather`, `GET /_stats` and `/_faults`: lookup, unit conversion,
+/// the API key check, the `--delay` / `--fail` rules and the faults set at run time.
 struct WeatherEndpoint: Sendable {
     let catalog: WeatherCatalog
     let apiKey: String?
@@ -10,6 +10,7 @@ struct WeatherEndpoint: Sendable {
     let failures: [FailRule]
     let retryAfter: Int?
     let stats: ReplayStats
+    var faults = FaultBoard()
 
     /// What a weather request asked for, resolved against the recorded data.
     private enum Lookup {
@@ -30,19 +31,50 @@ struct WeatherEndpoint: Sendable {
         }
     }
 
-    func respond(method: String, target: RequestTarget) async -> ReplayResponse {
+    /// The answer to one request. `clientGone` opens when the client closed its connection: a
+    /// request hanging on a fault is abandoned then.
+    func respond(method: String, target: RequestTarget, clientGone: Gate? = nil) async -> ReplayResponse {
         switch target.path {
         case "/data/2.5/weather", "/data/2.5/weather/":
             guard method == "GET" || method == "HEAD" else { return .methodNotAllowed }
-            return await weather(target)
+            return await weather(target, clientGone: clientGone)
         case "/_stats":
             return .json(200, stats.json.serialized)
+        case "/_faults", "/_faults/":
+            return faultControl(method: method, target: target)
         default:
             return .notFound
         }
     }
 
-    private func weather(_ target: RequestTarget) async -> ReplayResponse {
+    /// `GET /_faults` lists the faults; `POST /_faults?city=CITY&fault=…` sets the fault of CITY
+    /// (a name, `Name,CC` or `*`), replacing its last one; `DELETE /_faults?city=CITY` clears it,
+    /// `DELETE /_faults` clears all. Each answers the list as it is then.
+    private func faultControl(method: String, target: RequestTarget) -> ReplayResponse {
+        switch method {
+        case "GET", "HEAD":
+            break
+        case "POST", "PUT":
+            guard let city = target["city"], !city.trimmingCharacters(in: .whitespaces).isEmpty else {
+                return .badFaultRequest(FaultError("city= is missing: a city name, Name,CC, or * for all"))
+            }
+            do {
+                faults.set(try Fault(parameters: target), for: CityPattern(city))
+            } catch {
+                return .badFaultRequest(error)
+            }
+        case "DELETE":
+            if let unknown = target.parameters.first(where: { $0.name != "city" }) {
+                return .badFaultRequest(FaultError("\(unknown.name)= does not go with DELETE: only city="))
+            }
+            faults.clear(target["city"].map(CityPattern.init))
+        default:
+            return .methodNotAllowed
+        }
+        return .json(200, faults.json.serialized)
+    }
+
+    private func weather(_ target: RequestTarget, clientGone: Gate?) async -> ReplayResponse {
         let units = Units(query: target["units"])
         let (key, lookup) = resolve(target, units: units)
         stats.recordRequest(key)
@@ -54,6 +86,31 @@ struct WeatherEndpoint: Sendable {
         if let apiKey, target["appid"] != apiKey {
             return .invalidAPIKey
         }
+        var drip: Int?
+        while let rule = faults.rule(matching: cities) {
+            switch rule.fault {
+            case .status(let status, let retryAfter):
+                return .fault(status: status, retryAfter: retryAfter)
+            case .notJSON:
+                return .garbage
+            case .huge(let bytes, let chunked):
+                return .huge(bytes: bytes, chunked: chunked)
+            case .drip(let rate):
+                drip = rate
+            case .hang:
+                // Cleared or replaced: the request is answered as the rules now say.
+                guard await faults.hang(on: rule, clientGone: clientGone) else { return .abandoned }
+                continue
+            }
+            break
+        }
+        var response = answer(lookup, cities: cities, units: units)
+        if let drip { response.delivery = .drip(bytesPerSecond: drip) }
+        return response
+    }
+
+    /// The answer the `--fail` rules and the recorded data give.
+    private func answer(_ lookup: Lookup, cities: [(name: String, country: String?)], units: Units) -> ReplayResponse {
         if let failure = mostSpecific(failures, { $0.pattern }, matching: cities) {
             return .failure(failure.outcome, retryAfter: retryAfter)
         }

@@ -93,7 +93,7 @@ import WeatherCore
         }
     }
 
-    @Test func bodyOverFourMebibytesIsRejected() async throws {
+    @Test func bodyOverTheCapIsRejected() async throws {
         try await withServer({ request in
             let size = CurlTransport.maxBodyBytes + (request.uri == "/big" ? 1 : 0)
             return .respond(status: 200, body: [UInt8](repeating: 0x61, count: size))

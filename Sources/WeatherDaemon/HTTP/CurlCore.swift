@@ -93,6 +93,9 @@ final class CurlCore: Sendable {
         set(weatherd_curl_setopt_string(easy, CURLOPT_USERAGENT, userAgent))
         set(weatherd_curl_setopt_string(easy, CURLOPT_PROTOCOLS_STR, "http,https"))
         set(weatherd_curl_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 0))
+        // A body announced larger than the limit fails before any of it is read (the write
+        // callback below also stops one that comes without a Content-Length, or compressed).
+        set(weatherd_curl_setopt_long(easy, CURLOPT_MAXFILESIZE, maxBodyBytes))
         set(weatherd_curl_setopt_pointer(easy, CURLOPT_WRITEDATA, context))
         set(weatherd_curl_setopt_write_callback(easy, CURLOPT_WRITEFUNCTION) { data, size, count, context in
             guard let context else { return 0 }
@@ -172,7 +175,7 @@ final class CurlCore: Sendable {
             return HTTPTransportError(.timedOut, text(of: code))
         case CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY:
             return HTTPTransportError(.connectionFailed, text(of: code))
-        case CURLE_WRITE_ERROR where state.bodyTooLarge:
+        case CURLE_WRITE_ERROR where state.bodyTooLarge, CURLE_FILESIZE_EXCEEDED:
             return HTTPTransportError(.other, "response too large (more than \(state.maxBodyBytes) bytes)")
         default:
             return HTTPTransportError(.other, text(of: code))

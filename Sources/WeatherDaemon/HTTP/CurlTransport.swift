@@ -16,8 +16,11 @@ import WeatherCore
 /// Call ``shutdown()`` when done; dropping the transport without it also releases everything,
 /// without blocking.
 public final class CurlTransport: HTTPTransport {
-    /// The largest response body accepted; a larger one fails with "response too large".
-    public static let maxBodyBytes = 4 * 1024 * 1024
+    /// The largest response body accepted; a larger one fails with "response too large" as soon
+    /// as it is announced (`Content-Length`) or, without one, once that much has arrived. An
+    /// OpenWeatherMap answer is a few KB, so 1 MiB is far above any real one and keeps the memory of
+    /// a transfer bounded.
+    public static let maxBodyBytes = 1024 * 1024
 
     private let core: CurlCore
     private let threadPool: NIOThreadPool
@@ -53,7 +56,7 @@ public final class CurlTransport: HTTPTransport {
     ///     further limited to 5 seconds).
     /// - Throws: `CancellationError` if the calling task is or gets cancelled;
     ///   `HTTPTransportError` with kind `.timedOut`, `.connectionFailed` or `.other` (also after
-    ///   ``shutdown()`` and for bodies over 4 MiB) when no usable response arrived.
+    ///   ``shutdown()`` and for bodies over ``maxBodyBytes``, 1 MiB) when no usable response arrived.
     public func get(_ url: String, timeout: Duration) async throws -> HTTPResponse {
         try Task.checkCancellation()
         guard CurlGlobal.initialized else {
