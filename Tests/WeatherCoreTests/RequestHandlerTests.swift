@@ -185,6 +185,17 @@ struct RequestHandlerErrorTests {
         #expect(error.hasPrefix(#"{"jsonrpc":"2.0","id":\#(id),"error":{"code":-32601"#), "\(error)")
     }
 
+    @Test("a number param may be written in any JSON form; one beyond a double's range is -32602")
+    func numberParamForms() async throws {
+        let p = try Protocol()
+        let accepted = try await p.reply(request(1, "region", #"{"center":{"lat":4.50e1,"lon":-0},"span":{"lat":2.0,"lon":0.20e1}}"#))
+        #expect(accepted["result"] == .object(["accepted": .bool(true)]), "\(accepted.serialized)")
+        for params in [#"{"center":{"lat":1e400,"lon":0}}"#, #"{"center":{"lat":0,"lon":-1E999}}"#] {
+            let error = try await p.error(request(2, "region", params))
+            #expect(error["code"] == .integer(-32602), "\(params): \(error.serialized)")
+        }
+    }
+
     @Test("a missing or non-string method is -32600", arguments: [#"{"jsonrpc":"2.0","id":4}"#, #"{"jsonrpc":"2.0","id":4,"method":7}"#])
     func badMethod(_ line: String) async throws {
         let p = try Protocol()
