@@ -47,7 +47,7 @@ struct WeatherdCommand: AsyncParsableCommand {
             if let socket { config.socket.path = socket }
             let apiKey = try ConfigLoader.resolveAPIKey(
                 config, file: path, environment: environment,
-                readFile: { try? String(contentsOfFile: $0, encoding: .utf8) })
+                readFile: FileReader.text(atPath:))
             return (config, apiKey)
         }
     }

@@ -44,6 +44,30 @@ struct ConfigCheckTests {
         #expect(located, "expected \(file):2:COLUMN: …\n\(result)")
     }
 
+    @Test("a file that is not UTF-8: exit 78 with FILE:LINE:COLUMN: at the first bad byte")
+    func invalidUTF8() async throws {
+        let directory = try TemporaryDirectory()
+        let file = directory.file("weatherd.toml")
+        // Line 3 is `cities = ["Zürich` and then the byte 0xFC (ü in Latin-1): column 18.
+        let bytes = Array("[openweathermap]\napi_key = \"k\"\ncities = [\"Zürich".utf8) + [0xFC] + Array("\"]\n".utf8)
+        try Data(bytes).write(to: URL(fileURLWithPath: file))
+        let result = try await runWeatherd(["--check-config", "--config", file])
+        #expect(result.status == 78, "\(result)")
+        #expect(result.stderr
+            == "\(file):3:18: expected UTF-8 text, found the byte 0xFC, which begins no valid UTF-8 sequence\n", "\(result)")
+        #expect(result.stdout.isEmpty, "\(result)")
+    }
+
+    @Test("--config /dev/null is an empty file: every key at its default")
+    func devNull() async throws {
+        let result = try await runWeatherd(["--check-config", "--config", "/dev/null"],
+                                           environment: ["OWM_API_KEY": "env-key-0123456789"])
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout.contains(#"cities = ["Seoul,KR", "London,GB"]"#), "\(result)")
+        #expect(result.stdout.hasSuffix("# configuration OK (API key found)\n"), "\(result)")
+        #expect(result.stderr.isEmpty, "\(result)")
+    }
+
     @Test("the daemon itself refuses a bad configuration with 78")
     func daemonRefusesBadConfig() async throws {
         let directory = try TemporaryDirectory()

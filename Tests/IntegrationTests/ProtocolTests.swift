@@ -60,6 +60,51 @@ struct ProtocolTests {
         }
     }
 
+    @Test("an id is echoed exactly as sent: a number of any size or form digit for digit, alone and in a batch")
+    func numberIDsEchoedAsSent() async throws {
+        let directory = try TemporaryDirectory()
+        let daemon = try await DaemonProcess.start(DaemonSetup(directory: directory, replay: nil))
+        let socket = try RawSocket(path: daemon.socketPath)
+        let ids = ["18446744073709551616", "-18446744073709551617", "1e400", "0.10", "1.0", "-0",
+                   "123456789012345678901234567890.5", "1E+2", "42"]
+
+        for id in ids {
+            try socket.send(#"{"jsonrpc":"2.0","id":\#(id),"method":"version"}"#)
+            let line = try #require(try await socket.readLine())
+            #expect(line.hasPrefix(#"{"jsonrpc":"2.0","id":\#(id),"result":{"version":"#), "\(line)")
+        }
+
+        // In a batch, with an error reply among them; the spaces around an id are not part of it.
+        let requests = ids.map { #"{"jsonrpc":"2.0","id": \#($0) ,"method":"version"}"# }
+            + [#"{"jsonrpc":"2.0","id":-1e-400,"method":"nope"}"#]
+        try socket.send("[" + requests.joined(separator: ",") + "]")
+        let line = try #require(try await socket.readLine())
+        let replies = try #require(try JSONValue.parse(Array(line.utf8)).arrayValue, "\(line)")
+        #expect(replies.count == ids.count + 1, "\(line)")
+        for id in ids {
+            #expect(line.contains(#"{"jsonrpc":"2.0","id":\#(id),"result":{"version":"#), "\(id) in \(line)")
+        }
+        #expect(line.contains(#"{"jsonrpc":"2.0","id":-1e-400,"error":{"code":-32601"#), "\(line)")
+    }
+
+    @Test("a string id comes back as the same string, escapes written as the characters they stand for")
+    func stringIDsEchoed() async throws {
+        let directory = try TemporaryDirectory()
+        let daemon = try await DaemonProcess.start(DaemonSetup(directory: directory, replay: nil))
+        let socket = try RawSocket(path: daemon.socketPath)
+        let ids = [#""\u00e9\/\ud83d\ude00""#, #""q\"b\\c\n\t\u0000""#, #""é 東京 \u2028""#, #""""#]
+        for id in ids {
+            try socket.send(#"{"jsonrpc":"2.0","id":\#(id),"method":"version"}"#)
+            let line = try #require(try await socket.readLine())
+            #expect(try JSONValue.parse(Array(line.utf8))["id"] == JSONValue.parse(Array(id.utf8)), "\(id) → \(line)")
+        }
+        try socket.send("[" + ids.map { #"{"jsonrpc":"2.0","id":\#($0),"method":"version"}"# }.joined(separator: ",") + "]")
+        let line = try #require(try await socket.readLine())
+        let replies = try #require(try JSONValue.parse(Array(line.utf8)).arrayValue, "\(line)")
+        #expect(try replies.map { $0["id"] ?? JSONValue.null } == ids.map { try JSONValue.parse(Array($0.utf8)) }, "\(line)")
+        #expect(line.contains(#""id":"é/😀""#), "\\u00e9 and \\/ need no escape when written: \(line)")
+    }
+
     @Test("a line over 64 KiB is an invalid request and closes that connection only")
     func oversizedLine() async throws {
         let directory = try TemporaryDirectory()

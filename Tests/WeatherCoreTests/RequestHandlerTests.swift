@@ -171,6 +171,31 @@ struct RequestHandlerErrorTests {
         #expect(reply["error"]?["code"] == .integer(-32600))
     }
 
+    @Test("a number id is echoed with exactly the characters sent, in a reply and in an error", arguments: [
+        "18446744073709551616", "-18446744073709551617", "1e400", "0.10", "1.0", "-0", "123456789012345678901234567890.5", "7",
+    ])
+    func numberIDEchoedExactly(_ id: String) async throws {
+        let p = try Protocol()
+        let outbox = Outbox()
+        await p.handler.handle(line: Array(#"{"jsonrpc":"2.0","id":\#(id),"method":"version"}"#.utf8), outbox: outbox)
+        await p.handler.handle(line: Array(#"{"jsonrpc":"2.0","id":\#(id),"method":"nope"}"#.utf8), outbox: outbox)
+        let result = try #require(outbox.next())
+        let error = try #require(outbox.next())
+        #expect(result.hasPrefix(#"{"jsonrpc":"2.0","id":\#(id),"result":"#), "\(result)")
+        #expect(error.hasPrefix(#"{"jsonrpc":"2.0","id":\#(id),"error":{"code":-32601"#), "\(error)")
+    }
+
+    @Test("a number param may be written in any JSON form; one beyond a double's range is -32602")
+    func numberParamForms() async throws {
+        let p = try Protocol()
+        let accepted = try await p.reply(request(1, "region", #"{"center":{"lat":4.50e1,"lon":-0},"span":{"lat":2.0,"lon":0.20e1}}"#))
+        #expect(accepted["result"] == .object(["accepted": .bool(true)]), "\(accepted.serialized)")
+        for params in [#"{"center":{"lat":1e400,"lon":0}}"#, #"{"center":{"lat":0,"lon":-1E999}}"#] {
+            let error = try await p.error(request(2, "region", params))
+            #expect(error["code"] == .integer(-32602), "\(params): \(error.serialized)")
+        }
+    }
+
     @Test("a missing or non-string method is -32600", arguments: [#"{"jsonrpc":"2.0","id":4}"#, #"{"jsonrpc":"2.0","id":4,"method":7}"#])
     func badMethod(_ line: String) async throws {
         let p = try Protocol()

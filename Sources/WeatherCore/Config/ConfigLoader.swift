@@ -16,10 +16,7 @@ public enum ConfigLoader {
     public static func parse(_ text: String, file: String) throws(ConfigError) -> DaemonConfig {
         if let nul = text.utf8.firstIndex(of: 0) {
             // toml++ would see the text only up to here; say where it stops instead.
-            let before = text.utf8[..<nul]
-            let line = before.filter { $0 == UInt8(ascii: "\n") }.count + 1
-            let lineStart = before.lastIndex(of: UInt8(ascii: "\n")).map { text.utf8.index(after: $0) } ?? text.utf8.startIndex
-            let column = text[lineStart..<nul].count + 1
+            let (line, column) = position(of: text.utf8.distance(from: text.utf8.startIndex, to: nul), in: Array(text.utf8))
             throw ConfigError(ConfigProblem(file: file, line: line, column: column,
                                             message: "null characters are not allowed in TOML documents"))
         }
@@ -38,25 +35,55 @@ public enum ConfigLoader {
         return config
     }
 
-    /// Reads the file at `path` and parses it with ``parse(_:file:)``; a file that cannot be read
-    /// is a problem `PATH: cannot read the configuration file: reason`.
-    public static func load(path: String) throws(ConfigError) -> DaemonConfig {
-        let text: String
-        do {
-            text = try String(contentsOfFile: path, encoding: .utf8)
-        } catch {
-            let reason: String
-            switch (error as? CocoaError)?.code {
-            case .fileReadNoSuchFile?, .fileNoSuchFile?: reason = "no such file"
-            case .fileReadNoPermission?: reason = "permission denied"
-            case .fileReadInapplicableStringEncoding?: reason = "not utf-8 text"
-            default:
-                let text = (error as NSError).localizedDescription
-                reason = text.prefix(1).lowercased() + text.dropFirst()
+    /// Parses and checks the bytes of a configuration file, like ``parse(_:file:)``. Bytes that are
+    /// not UTF-8 are a syntax error `FILE:LINE:COLUMN: message` at the first byte of the first invalid
+    /// sequence.
+    public static func parse(_ bytes: [UInt8], file: String) throws(ConfigError) -> DaemonConfig {
+        var iterator = bytes.makeIterator()
+        var parser = Unicode.UTF8.ForwardParser()
+        var offset = 0
+        decoding: while true {
+            switch parser.parseScalar(from: &iterator) {
+            case .valid(let scalar):
+                offset += scalar.count
+            case .emptyInput:
+                break decoding
+            case .error:
+                let (line, column) = position(of: offset, in: bytes)
+                let byte = "0x" + (bytes[offset] < 0x10 ? "0" : "") + String(bytes[offset], radix: 16, uppercase: true)
+                throw ConfigError(ConfigProblem(
+                    file: file, line: line, column: column,
+                    message: "expected UTF-8 text, found the byte \(byte), which begins no valid UTF-8 sequence"))
             }
-            throw ConfigError(ConfigProblem(file: path, message: "cannot read the configuration file: \(reason)"))
         }
-        return try parse(text, file: path)
+        return try parse(String(decoding: bytes, as: UTF8.self), file: file)
+    }
+
+    /// Reads the file at `path` and parses it with the text `parse(_:file:)`; a file that cannot be
+    /// read is a problem `PATH: cannot read the configuration file: reason` (`no such file`,
+    /// `permission denied`, …). Any readable file is read to its end, whatever its kind: `/dev/null`
+    /// is an empty file.
+    public static func load(path: String) throws(ConfigError) -> DaemonConfig {
+        let bytes: [UInt8]
+        do {
+            bytes = try FileReader.bytes(atPath: path)
+        } catch {
+            throw ConfigError(ConfigProblem(file: path, message: "cannot read the configuration file: \(error.reason)"))
+        }
+        return try parse(bytes, file: path)
+    }
+
+    /// The line and column (both from 1) of the byte at `offset` in `bytes`, which are valid UTF-8 up to
+    /// it. Columns count Unicode scalars, as toml++ does for its syntax errors, and on the first line
+    /// a byte order mark (which toml++ skips) is not counted.
+    static func position(of offset: Int, in bytes: [UInt8]) -> (line: Int, column: Int) {
+        let before = bytes[..<offset]
+        let line = before.count(where: { $0 == UInt8(ascii: "\n") }) + 1
+        var lineStart = before.lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? 0
+        if lineStart == 0, before.starts(with: [0xEF, 0xBB, 0xBF]) { lineStart = 3 }
+        // Every scalar has exactly one byte that is not a continuation byte (10xxxxxx).
+        let column = bytes[lineStart..<offset].count(where: { $0 & 0xC0 != 0x80 }) + 1
+        return (line, column)
     }
 
     /// The API key, first found wins: the environment variable `OWM_API_KEY`; the file

@@ -139,10 +139,14 @@ struct JSONParser {
             guard index < bytes.count, isDigit(bytes[index]) else { throw fail("invalid number") }
             while index < bytes.count, isDigit(bytes[index]) { index += 1 }
         }
+        // Plain numbers become .integer or .double when that writes the same text back; any other
+        // (`-0`, `1.0`, `1e2`, more digits than a Double holds, beyond its range) keeps its text.
         let text = String(decoding: bytes[start..<index], as: UTF8.self)
-        if integral, let value = Int64(text) { return .integer(value) }
-        guard let value = Double(text), value.isFinite else { throw fail("number out of range") }
-        return .double(value)
+        if integral, let value = Int64(text), String(value) == text { return .integer(value) }
+        if !integral, let value = Double(text), value.isFinite, JSONValue.double(value).serialized == text {
+            return .double(value)
+        }
+        return .numberText(JSONNumberText(checked: text))
     }
 
     private func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }

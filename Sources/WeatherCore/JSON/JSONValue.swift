@@ -5,12 +5,19 @@ import Foundation
 /// Objects keep the order in which their members were inserted, so what the daemon writes reads
 /// the same way every time (`"type"` before `"features"`), which matters for a protocol people try
 /// by hand with `socat`.
-public enum JSONValue: Sendable, Hashable {
+///
+/// A number read by ``parse(_:)`` is written back with exactly the characters it was read as: it is
+/// an `.integer` or a `.double` when that writes it the same way, else a `.numberText`, which equals
+/// the `.integer` or `.double` it converts to (see ``JSONNumberText``).
+public enum JSONValue: Sendable {
     case null
     case bool(Bool)
     /// A number written without fraction or exponent that fits in 64 bits.
     case integer(Int64)
     case double(Double)
+    /// A number kept as the text it was read as, because `.integer` or `.double` would write it
+    /// differently (`-0`, `1.0`, `18446744073709551616`, `1e400`).
+    case numberText(JSONNumberText)
     case string(String)
     case array([JSONValue])
     case object(JSONObject)
@@ -39,12 +46,21 @@ extension JSONValue {
     public var stringValue: String? { if case .string(let s) = self { s } else { nil } }
     public var boolValue: Bool? { if case .bool(let b) = self { b } else { nil } }
     public var isNull: Bool { self == .null }
+    /// Whether the value is a number, in any of its three forms.
+    public var isNumber: Bool {
+        switch self {
+        case .integer, .double, .numberText: true
+        default: false
+        }
+    }
 
-    /// The value as a Double when it is a number.
+    /// The value as a Double when it is a number (rounded to the nearest Double; nil for a
+    /// `.numberText` beyond the range of a Double, like `1e400`).
     public var doubleValue: Double? {
         switch self {
         case .integer(let i): Double(i)
         case .double(let d): d
+        case .numberText(let n): n.plain?.doubleValue
         default: nil
         }
     }
@@ -54,6 +70,7 @@ extension JSONValue {
         switch self {
         case .integer(let i): Int(exactly: i)
         case .double(let d): Int(exactly: d)
+        case .numberText(let n): n.plain?.intValue
         default: nil
         }
     }
@@ -61,6 +78,45 @@ extension JSONValue {
     /// Member `key` of an object; nil for other values or a missing member.
     public subscript(key: String) -> JSONValue? {
         objectValue?[key]
+    }
+}
+
+// MARK: - Equality
+
+extension JSONValue: Hashable {
+    /// A `.numberText` as the plain number it converts to; other values as they are.
+    private var plain: JSONValue {
+        if case .numberText(let n) = self, let plain = n.plain { plain } else { self }
+    }
+
+    /// Equal values of the same kind; a `.numberText` compares as the `.integer` or `.double` it
+    /// converts to (a `.numberText` without one, like `1e400`, by its text). As before there is no
+    /// equality across `.integer` and `.double`: `1` is not `1.0`.
+    public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
+        switch (lhs.plain, rhs.plain) {
+        case (.null, .null): true
+        case (.bool(let a), .bool(let b)): a == b
+        case (.integer(let a), .integer(let b)): a == b
+        case (.double(let a), .double(let b)): a == b
+        case (.numberText(let a), .numberText(let b)): a.text == b.text
+        case (.string(let a), .string(let b)): a == b
+        case (.array(let a), .array(let b)): a == b
+        case (.object(let a), .object(let b)): a == b
+        default: false
+        }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        switch plain {
+        case .null: hasher.combine(0)
+        case .bool(let b): hasher.combine(1); hasher.combine(b)
+        case .integer(let i): hasher.combine(2); hasher.combine(i)
+        case .double(let d): hasher.combine(3); hasher.combine(d)
+        case .numberText(let n): hasher.combine(4); hasher.combine(n.text)
+        case .string(let s): hasher.combine(5); hasher.combine(s)
+        case .array(let a): hasher.combine(6); hasher.combine(a)
+        case .object(let o): hasher.combine(7); hasher.combine(o)
+        }
     }
 }
 
@@ -94,6 +150,7 @@ extension JSONValue {
         case .bool(let b): out += b ? "true" : "false"
         case .integer(let i): out += String(i)
         case .double(let d): Self.writeNumber(d, to: &out)
+        case .numberText(let n): out += n.text
         case .string(let s): Self.writeString(s, to: &out)
         case .array(let values):
             out += "["

@@ -89,7 +89,7 @@ public struct RequestHandler: Sendable {
         let id = object["id"]
         let replyID: JSONValue
         switch id {
-        case nil, .null?, .string?, .integer?, .double?: replyID = id ?? .null
+        case nil, .null?, .string?, .integer?, .double?, .numberText?: replyID = id ?? .null
         default:
             return Outcome(reply: RPCMessage.error(id: .null, WeatherError(.invalidRequest, "invalid request: id must be a string, a number or null")))
         }
