@@ -301,7 +301,11 @@ public actor SearchEngine {
             }
         }
         if Task.isCancelled {
-            lookupsSettled(run.stillPending)
+            // Shutting down mid-round: the round is abandoned, and the phase leaves loading with it.
+            var next = state
+            next.pending -= run.stillPending
+            transition(&next, from: .cities, .abandoned(hasFeatures: cities.contains { cityFeatures[LookupKey.normalize(city: $0)] != nil }))
+            commit(next)
             return
         }
         publishOverlays(focus: nil, onlyIfChanged: true)
