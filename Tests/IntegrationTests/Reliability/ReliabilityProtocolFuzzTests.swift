@@ -16,6 +16,8 @@ struct ReliabilityProtocolFuzzTests {
     static let linesPerConnection = 10...50
     /// Ordinary lines per scale unit.
     static let baseLines = 3000
+    /// Connections fuzzed side by side.
+    static let parallelConnections = 4
     /// How often each edge case (lines at and over the limit, deep nesting, number limits) runs per
     /// scale unit, each on a connection of its own.
     static let edgeRounds = 2
@@ -32,15 +34,15 @@ struct ReliabilityProtocolFuzzTests {
         let daemon = try await DaemonProcess.start(DaemonSetup(directory: directory, replay: replay, cities: ["London"]))
         var figures = Figures()
 
-        // Warm up (the first connections, lazily built tables), then measure.
-        for _ in 0..<5 {
-            try await runConnection(&fuzzer, daemon: daemon, figures: &figures)
+        // Warm up (the first connections side by side, lazily built tables), then measure.
+        for _ in 0..<2 {
+            try await runConnections(Self.parallelConnections, &fuzzer, daemon: daemon, figures: &figures)
         }
         let rssBefore = try #require(residentKiB(of: daemon.pid), "the daemon's /proc status")
 
         let target = run.count(Self.baseLines)
         while figures.ordinaryLines < target {
-            try await runConnection(&fuzzer, daemon: daemon, figures: &figures)
+            try await runConnections(Self.parallelConnections, &fuzzer, daemon: daemon, figures: &figures)
             #expect(daemon.process.isRunning, "the daemon died; its log:\n\(daemon.stderrText.suffix(3000))")
             guard daemon.process.isRunning, figures.problems.count < 20 else { break }
         }
@@ -97,34 +99,54 @@ struct ReliabilityProtocolFuzzTests {
         }
     }
 
-    /// One connection of ordinary lines: sent in one go (lines ended by `\n`, sometimes `\r\n`,
-    /// the last one sometimes by the end of the stream), then the sending side is closed and
-    /// everything is read until the daemon closes.
-    private func runConnection(_ fuzzer: inout ProtocolFuzzer, daemon: DaemonProcess, figures: inout Figures) async throws {
-        fuzzer.newConnection()
-        let lines = (0..<fuzzer.random.int(Self.linesPerConnection)).map { _ in fuzzer.line() }
-        var payload: [UInt8] = []
-        for (index, line) in lines.enumerated() {
-            payload += line.bytes
-            if index == lines.count - 1 && fuzzer.random.chance(0.1) && !line.bytes.isEmpty { break }  // no final newline
-            if fuzzer.random.chance(0.1) { payload.append(UInt8(ascii: "\r")) }
-            payload.append(UInt8(ascii: "\n"))
+    /// Connections of ordinary lines, `count` of them side by side (their lines are drawn in
+    /// order before any is sent, so a seed always sends the same bytes). On each, the lines are
+    /// sent in one go (ended by `\n`, sometimes `\r\n`, the last one sometimes by the end of the
+    /// stream), then the sending side is closed and everything is read until the daemon closes.
+    private func runConnections(_ count: Int, _ fuzzer: inout ProtocolFuzzer, daemon: DaemonProcess, figures: inout Figures) async throws {
+        var connections: [(lines: [FuzzLine], payload: [UInt8])] = []
+        for _ in 0..<count {
+            fuzzer.newConnection()
+            let lines = (0..<fuzzer.random.int(Self.linesPerConnection)).map { _ in fuzzer.line() }
+            var payload: [UInt8] = []
+            for (index, line) in lines.enumerated() {
+                payload += line.bytes
+                if index == lines.count - 1 && fuzzer.random.chance(0.1) && !line.bytes.isEmpty { break }  // no final newline
+                if fuzzer.random.chance(0.1) { payload.append(UInt8(ascii: "\r")) }
+                payload.append(UInt8(ascii: "\n"))
+            }
+            connections.append((lines, payload))
         }
-        let received = try await exchange(payload, daemon: daemon, figures: &figures)
-        figures.linesSent += lines.count
-        figures.ordinaryLines += lines.count
-        for line in lines {
-            figures.kinds[line.kind, default: 0] += 1
-            figures.repliesExpected += line.expectation.replyLines
-            if case .batch(let replies) = line.expectation { figures.batchElements += replies.count }
+        let socketPath = daemon.socketPath
+        let exchanges = try await withThrowingTaskGroup(of: (Int, RawExchange).self) { group in
+            for (index, connection) in connections.enumerated() {
+                let payload = connection.payload
+                group.addTask { (index, try await RawSocket(path: socketPath).exchange(payload)) }
+            }
+            var exchanges = [RawExchange?](repeating: nil, count: connections.count)
+            for try await (index, exchange) in group { exchanges[index] = exchange }
+            return exchanges.compactMap { $0 }
         }
-        figures.problems += received.problems
-        figures.problems += matchReplies(lines, received)
+        for ((lines, payload), exchange) in zip(connections, exchanges) {
+            let received = record(exchange, of: payload, figures: &figures)
+            figures.linesSent += lines.count
+            figures.ordinaryLines += lines.count
+            for line in lines {
+                figures.kinds[line.kind, default: 0] += 1
+                figures.repliesExpected += line.expectation.replyLines
+                if case .batch(let replies) = line.expectation { figures.batchElements += replies.count }
+            }
+            figures.problems += received.problems
+            figures.problems += matchReplies(lines, received)
+        }
     }
 
     private func exchange(_ payload: [UInt8], daemon: DaemonProcess, figures: inout Figures) async throws -> ReceivedLines {
-        let socket = try RawSocket(path: daemon.socketPath)
-        let exchange = try await socket.exchange(payload)
+        record(try await RawSocket(path: daemon.socketPath).exchange(payload), of: payload, figures: &figures)
+    }
+
+    /// Counts what an exchange sent and received; sending must not have been cut short.
+    private func record(_ exchange: RawExchange, of payload: [UInt8], figures: inout Figures) -> ReceivedLines {
         if let error = exchange.sendError, exchange.sent < payload.count {
             figures.problems.append("the daemon closed the connection after \(exchange.sent) of \(payload.count) bytes (\(error))")
         }
