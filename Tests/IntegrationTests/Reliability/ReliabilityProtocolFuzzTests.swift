@@ -64,7 +64,7 @@ struct ReliabilityProtocolFuzzTests {
 
         let elapsed = ContinuousClock.now - started
         let f = figures
-        ReliabilityRun.figure(Self.suite, "connections \(f.connections), lines sent \(f.linesSent) (\(f.bytesSent) bytes; \(f.ordinaryLines) ordinary, \(f.edgeLines) edge cases), batch elements \(f.batchElements)")
+        ReliabilityRun.figure(Self.suite, "connections \(f.connections), lines sent \(f.linesSent) (\(f.bytesSent) bytes; \(f.ordinaryLines) ordinary, \(f.edgeLines) edge cases), batch elements to answer \(f.batchElements)")
         ReliabilityRun.figure(Self.suite, "replies expected \(f.repliesExpected), received \(f.repliesReceived) (\(f.batchReplies) batch arrays), daemon notifications \(f.notifications), connections closed for an oversized line \(f.oversizedClosed)")
         ReliabilityRun.figure(Self.suite, "lines by kind: \(f.kinds.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))")
         ReliabilityRun.figure(Self.suite, "error codes received: \(f.codes.sorted { $0.key < $1.key }.map { "\($0.key)×\($0.value)" }.joined(separator: " ")), results \(f.results)")
