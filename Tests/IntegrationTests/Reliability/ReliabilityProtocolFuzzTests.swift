@@ -38,7 +38,7 @@ struct ReliabilityProtocolFuzzTests {
         for _ in 0..<2 {
             try await runConnections(Self.parallelConnections, &fuzzer, daemon: daemon, figures: &figures)
         }
-        let rssBefore = try #require(residentKiB(of: daemon.pid), "the daemon's /proc status")
+        let rssBefore = try ProcessMemory(pid: daemon.pid).residentKiB
 
         let target = run.count(Self.baseLines)
         while figures.ordinaryLines < target {
@@ -54,7 +54,7 @@ struct ReliabilityProtocolFuzzTests {
         #expect(daemon.process.isRunning, "the daemon died; its log:\n\(daemon.stderrText.suffix(3000))")
         let version = try await withTimeout(.seconds(10), "version after the fuzz") { try await daemon.call("version") }
         #expect(version["protocol"]?.intValue == 1, "\(version.serialized)")
-        let rssAfter = try #require(residentKiB(of: daemon.pid), "the daemon's /proc status")
+        let rssAfter = try ProcessMemory(pid: daemon.pid).residentKiB
         let growthKiB = rssAfter - rssBefore
         #expect(growthKiB < 64 * 1024, "RSS grew from \(rssBefore) KiB to \(rssAfter) KiB")
         #expect(!daemon.stderrText.contains("fatal"), "\(daemon.stderrText.suffix(3000))")

@@ -52,7 +52,7 @@ struct ReceivedLines {
         guard let object = message.objectValue else { return "a reply that is not an object" }
         guard object["jsonrpc"] == "2.0" else { return "jsonrpc is not \"2.0\"" }
         switch object["id"] {
-        case .string?, .integer?, .double?, .null?: break
+        case .string?, .integer?, .double?, .numberText?, .null?: break
         case nil: return "no id member"
         default: return "an id that is not a string, number or null"
         }

@@ -97,12 +97,3 @@ extension RawSocket {
         }
     }
 }
-
-/// The resident set size of a process in KiB (`VmRSS` of `/proc/PID/status`), nil when it is gone.
-func residentKiB(of pid: Int32) -> Int? {
-    guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
-    for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
-        return Int(line.dropFirst("VmRSS:".count).split(whereSeparator: \.isWhitespace).first ?? "")
-    }
-    return nil
-}
