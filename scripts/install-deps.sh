@@ -3,9 +3,9 @@
 # Usage: scripts/install-deps.sh [build|test]
 set -euo pipefail
 
-packages=(libcurl4-openssl-dev libgps-dev pkg-config gpsd gpsd-clients)
+packages=(libcurl4-openssl-dev libgps-dev pkg-config gpsd gpsd-clients libjs-leaflet)
 if [[ "${1:-build}" == test ]]; then
-    packages+=(socat)
+    packages+=(socat gdal-bin)
 fi
 
 missing=()

@@ -51,6 +51,12 @@ else
     echo "weatherd: no gpsd and no gpsfake (apt-get install gpsd gpsd-clients): locate will answer no_fix" >&2
 fi
 
+# The map: 127.0.0.1:8080, or the next free port up to 8099 (0 = any, announced in the log).
+web_port=0
+for port in $(seq 8080 8099); do
+    if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then web_port=$port; break; fi
+done
+
 cat >"$config" <<TOML
 # Written by scripts/run-demo.sh for \`make run\`; see config/weatherd.toml for every key.
 cities = ["Seoul,KR", "London,GB"]
@@ -71,9 +77,13 @@ port = $gpsd_port
 
 [state]
 directory = "$rundir/state"
+
+[web]
+listen = "127.0.0.1:$web_port"
 TOML
 
 cat >&2 <<HELP
+weatherd: the map: http://127.0.0.1:$web_port/ (open it in a browser; the daemon's log says "map page at" once it is up)
 weatherd: serving on $rundir/weatherd.sock (Ctrl-C stops it). In another terminal, from this directory:
     export WEATHERD_SOCKET=$rundir/weatherd.sock
     $bin/weatherctl search London

@@ -21,10 +21,10 @@ private struct WebDaemon {
     let daemon: DaemonProcess
     let port: Int
 
-    init(_ webLines: [String] = [], cities: [String] = ["London"]) async throws {
+    init(_ webLines: [String] = [], cities: [String] = ["London"], listen: String = "127.0.0.1:0") async throws {
         replay = try await ReplayServer.start()
         var setup = DaemonSetup(directory: try TemporaryDirectory(), replay: replay, cities: cities)
-        setup.webLines = [#"listen = "127.0.0.1:0""#] + webLines
+        setup.webLines = ["listen = \"\(listen)\""] + webLines
         daemon = try await DaemonProcess.start(setup)
         port = try await daemon.webPort()
     }
@@ -64,6 +64,34 @@ struct WebHTTPTests {
         #expect(config["read_only"] == .bool(false))
         #expect(config["tile_url"] == "")
         try await web.stop()
+    }
+
+    @Test("/overlays.geojson is GeoJSON that GDAL reads: one point feature per overlay feature")
+    func ogrinfo() async throws {
+        let web = try await WebDaemon(cities: ["London", "Paris"])
+        _ = try await web.daemon.call("search", ["city": "Berlin"])
+        let answer = try await httpRequest(port: web.port, "/overlays.geojson")
+        let count = try JSONValue.parse(answer.body)["features"]?.arrayValue?.count ?? 0
+        #expect(count == 3)
+        let directory = try TemporaryDirectory()
+        let path = try directory.write("overlays.geojson", answer.text)
+        let info = try await runCommand("/usr/bin/ogrinfo", ["-ro", "-al", "-so", path], environment: TestEnvironment.childEnvironment())
+        #expect(info.status == 0, "\(info)")
+        #expect(info.stdout.contains("Feature Count: \(count)"), "\(info.stdout)")
+        #expect(info.stdout.contains("Geometry: Point"), "\(info.stdout)")
+        try await web.stop()
+    }
+
+    @Test("listening beyond loopback is logged as a warning; on loopback it is not")
+    func beyondLoopback() async throws {
+        let wide = try await WebDaemon([], listen: "0.0.0.0:0")
+        let warning = try await wide.daemon.process.waitForLine(containing: "beyond loopback", on: \.stderr)
+        #expect(warning.contains("warning weatherd: web listener on 0.0.0.0:\(wide.port), beyond loopback"), "\(warning)")
+        #expect(try await httpRequest(port: wide.port, "/healthz").status == 200)
+        try await wide.stop()
+        let local = try await WebDaemon()
+        #expect(!local.daemon.stderrText.contains("beyond loopback"))
+        try await local.stop()
     }
 
     @Test("a Host that is not this listener's is refused with 403 (DNS rebinding); localhost, 127.0.0.1, [::1] and web.allowed_hosts pass")

@@ -83,9 +83,8 @@ public final class WebServer: Service {
         let port = server.channel.localAddress?.port ?? listen.port
         let bound = ListenAddress(host: listen.host, port: port)
         settings.policy.withLock { $0 = WebHostPolicy(listen: bound, boundPort: port, allowedHosts: settings.live.withLock(\.allowedHosts)) }
-        if bound.isLoopback {
-            logger.notice("map page at http://\(bound)/")
-        } else {
+        logger.notice("map page at http://\(bound)/")
+        if !bound.isLoopback {
             logger.warning("web listener on \(bound), beyond loopback: anyone who can reach it can use the map (web.read_only = \(settings.live.withLock(\.readOnly)))")
         }
         onListening(bound)
