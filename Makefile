@@ -32,11 +32,11 @@ soak: test-deps
 	echo "make soak: scale $(SCALE), seed $$seed (replay: make soak SCALE=$(SCALE) SEED=$$seed)"; \
 	WEATHERD_RELIABILITY_SCALE=$(SCALE) WEATHERD_RELIABILITY_SEED=$$seed $(SWIFT) test $(SWIFT_FLAGS) --skip-build --filter Reliability
 
-## install: release binaries, systemd units, example config (kept if present), shell completions
+## install: release binaries (Swift runtime linked in: no toolchain needed to run them), systemd units, example config (kept if present), the map page, shell completions
 install: deps
-	$(SWIFT) build $(SWIFT_FLAGS) -c release --product weatherd
-	$(SWIFT) build $(SWIFT_FLAGS) -c release --product weatherctl
-	scripts/install.sh "$$($(SWIFT) build $(SWIFT_FLAGS) -c release --show-bin-path)" "$(DESTDIR)" "$(PREFIX)" "$(SYSCONFDIR)" "$(UNITDIR)"
+	$(SWIFT) build $(SWIFT_FLAGS) -c release --static-swift-stdlib --product weatherd
+	$(SWIFT) build $(SWIFT_FLAGS) -c release --static-swift-stdlib --product weatherctl
+	scripts/install.sh "$$($(SWIFT) build $(SWIFT_FLAGS) -c release --static-swift-stdlib --show-bin-path)" "$(DESTDIR)" "$(PREFIX)" "$(SYSCONFDIR)" "$(UNITDIR)"
 
 build:
 	$(SWIFT) build $(SWIFT_FLAGS)
