@@ -6,7 +6,7 @@ DESTDIR ?=
 SYSCONFDIR ?= /etc
 UNITDIR ?= $(PREFIX)/lib/systemd/system
 
-.PHONY: run test bench build install deps test-deps clean
+.PHONY: run test browser-test bench build install deps test-deps clean
 
 ## run: install what is missing, build, and serve in the foreground (offline demo without OWM_API_KEY)
 run: deps build
@@ -16,6 +16,10 @@ run: deps build
 test: test-deps
 	$(SWIFT) build $(SWIFT_FLAGS) --build-tests
 	$(SWIFT) test $(SWIFT_FLAGS) --skip-build
+
+## browser-test: the map page in headless Chromium against the real daemon (see scripts/browser-test.sh)
+browser-test:
+	scripts/browser-test.sh
 
 ## bench: the region-drag benchmark on release binaries (see scripts/bench-region.py)
 bench: deps
