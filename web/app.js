@@ -7,7 +7,6 @@
 
   const RECONNECT_MAX_MS = 5000;      // the contract: reconnect at most 5 s apart
   const REQUEST_TIMEOUT_MS = 120000;  // a locate may wait up to gpsd.locate_timeout
-  const FOCUS_MIN_ZOOM = 6;
 
   // ---------------------------------------------------------------- small DOM helpers
 
@@ -153,12 +152,16 @@
     },
   });
 
+  // How close a fly-to goes: the bundled 1:110m outlines get coarse beyond 5.
+  let FOCUS_MIN_ZOOM = 5;
+
   let basemapStarted = false;
   function startBasemap() {
     if (basemapStarted) return;
     basemapStarted = true;
     if (config.tile_url) {
       mapElement.classList.add('tiles');
+      FOCUS_MIN_ZOOM = 9;
       L.tileLayer(config.tile_url, { maxZoom: 18, crossOrigin: true }).addTo(map);
     } else {
       mapElement.classList.add('offline');
@@ -530,13 +533,19 @@
   let cities = [];
   const cityList = $('#city-list');
 
+  // The feature of a watched city "Name" or "Name,CC": its own (source city) or, when a search of the
+  // same place won the id, that one.
   function cityFeature(city) {
-    const wanted = city.split(',')[0].trim().toLowerCase();
+    const [name, country] = city.split(',').map((part) => part.trim().toLowerCase());
+    let found = null;
     for (const { feature } of markers.values()) {
       const p = feature.properties || {};
-      if (p.source === 'city' && typeof p.name === 'string' && p.name.toLowerCase() === wanted) return feature;
+      if (typeof p.name !== 'string' || p.name.toLowerCase() !== name) continue;
+      if (country && typeof p.country === 'string' && p.country.toLowerCase() !== country) continue;
+      if (p.source === 'city') return feature;
+      if (!found && p.source !== 'around' && p.source !== 'region') found = feature;
     }
-    return null;
+    return found;
   }
 
   // The list is built again only when what it shows changed, so its elements stay put meanwhile.
