@@ -190,14 +190,24 @@
   // A move counts as the user's when a gesture started it: a drag (Leaflet's dragstart fires only
   // for one), the wheel, a double click, a pinch, the keyboard or the zoom buttons. The initial view,
   // fly-to on a result and a popup's auto-pan are the page's own moves and send no region.
-  let userGesture = false;
+  // A gesture other than a drag counts for the move that ends within 1.5 s of it (a wheel over a
+  // popup, say, moves nothing, and must not make a later auto-pan the user's).
+  const GESTURE_MS = 1500;
+  let dragGesture = false;
+  let gestureAt = -Infinity;
   let regionCount = 0;
 
-  function markGesture() { userGesture = true; }
-  map.on('dragstart', markGesture);
-  // A click that moved nothing was no gesture of a move.
-  map.on('click', () => { userGesture = false; });
+  function markGesture() { gestureAt = performance.now(); }
+  function forgetGesture() { dragGesture = false; gestureAt = -Infinity; }
+  function takeGesture() {
+    const user = dragGesture || performance.now() - gestureAt < GESTURE_MS;
+    forgetGesture();
+    return user;
+  }
+  map.on('dragstart', () => { dragGesture = true; });
   map.on('boxzoomend', markGesture);
+  // A click that moved nothing was no gesture of a move.
+  map.on('click', forgetGesture);
   mapElement.addEventListener('wheel', markGesture, { passive: true, capture: true });
   mapElement.addEventListener('dblclick', markGesture, { capture: true });
   mapElement.addEventListener('touchstart', (e) => { if (e.touches.length > 1) markGesture(); }, { passive: true, capture: true });
@@ -216,7 +226,7 @@
   }
 
   function flyTo(lat, lon, zoom) {
-    userGesture = false;
+    forgetGesture();
     const target = Math.max(zoom || 0, map.getZoom());
     map.flyTo([lat, lon], Math.min(target, map.getMaxZoom()), { duration: 1.2 });
   }
@@ -232,9 +242,7 @@
   map.on('moveend', () => {
     publishView();
     mapElement.dataset.moving = 'false';
-    if (!userGesture) return;
-    userGesture = false;
-    sendRegion();
+    if (takeGesture()) sendRegion();
   });
   publishView();
   mapElement.dataset.moving = 'false';
@@ -452,7 +460,7 @@
       // re-centres; the replay after a reconnect does not, when it shows the place already flown to.
       if (!(firstSinceConnect && focusKey === lastFocusKey)) {
         if (firstOverlays) {
-          userGesture = false;
+          forgetGesture();
           map.setView([focus[1], focus[0]], FOCUS_MIN_ZOOM);
         } else {
           flyTo(focus[1], focus[0], FOCUS_MIN_ZOOM);
@@ -468,7 +476,7 @@
     } else if (firstOverlays && markers.size > 0) {
       // The initial view: every marker in sight. It is the page's own move, so it sends no region.
       const bounds = L.latLngBounds([...markers.values()].map((m) => m.marker.getLatLng()));
-      userGesture = false;
+      forgetGesture();
       map.fitBounds(bounds.pad(0.15), { maxZoom: FOCUS_MIN_ZOOM, animate: false, ...panelPadding() });
     }
     firstOverlays = false;

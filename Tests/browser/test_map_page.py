@@ -8,6 +8,7 @@ import math
 from pathlib import Path
 
 from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.actions.wheel_input import ScrollOrigin
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
@@ -156,6 +157,22 @@ def test_a_drag_searches_one_grid_without_moving_the_map(page):
     assert page.center() == dragged_to
     assert page.map_data("region-count") == "1"
     page.screenshot("grid.png")
+
+
+def test_wheel_and_zoom_buttons_are_user_moves(page):
+    page.open()
+    wait_cities_settled(page)
+    page.wait(lambda d: page.settled(), "the initial view")
+    zoom = float(page.map_data("zoom"))
+    x, y = free_map_point(page)
+    ActionChains(page.driver).scroll_from_origin(ScrollOrigin.from_viewport(x, y), 0, -300).perform()
+    page.wait(lambda d: page.settled() and float(page.map_data("zoom")) > zoom and page.map_data("region-count") == "1",
+              "one region for the wheel zoom")
+    page.wait(lambda d: page.daemon.rpc("state")["input"]["kind"] == "region", "the daemon to take the region")
+    zoom = float(page.map_data("zoom"))
+    page.driver.find_element(By.CSS_SELECTOR, ".leaflet-control-zoom-out").click()
+    page.wait(lambda d: page.settled() and float(page.map_data("zoom")) < zoom and page.map_data("region-count") == "2",
+              "one region for the zoom button")
 
 
 def test_the_activity_indicator_shows_while_a_slow_lookup_runs(page, owm):
