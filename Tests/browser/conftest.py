@@ -278,6 +278,7 @@ class Page:
 
     def open(self, size=(1280, 860)):
         self.driver.set_window_size(*size)
+        self.driver.get_log("browser")  # what earlier pages logged is not this page's
         self.driver.get(self.daemon.url)
         self.wait(lambda d: self.connected(), "the page to connect")
         return self

@@ -106,6 +106,12 @@ def test_page_draws_one_marker_per_overlay_feature(page):
     # Markers carry symbol and temperature as text.
     london = page.driver.find_element(By.CSS_SELECTOR, f'[data-feature-id="{owm_id("London")}"]')
     assert "°" in london.text and "London" in london.text
+    # Every asset loaded and the script ran without an error.
+    severe = [e["message"] for e in page.driver.get_log("browser") if e["level"] == "SEVERE"]
+    assert severe == [], severe
+    assert page.driver.execute_script(
+        "return document.querySelector('.leaflet-overlay-pane canvas') !== null || "
+        "document.querySelector('.leaflet-tile-pane img') !== null"), "no basemap drawn"
     page.screenshot("map.png")
 
 
