@@ -6,7 +6,7 @@ DESTDIR ?=
 SYSCONFDIR ?= /etc
 UNITDIR ?= $(PREFIX)/lib/systemd/system
 
-.PHONY: run test browser-test bench build install deps test-deps clean
+.PHONY: run test browser-test bench soak build install deps test-deps clean
 
 ## run: install what is missing, build, and serve in the foreground (offline demo without OWM_API_KEY)
 run: deps build
@@ -25,6 +25,16 @@ browser-test:
 bench: deps
 	$(SWIFT) build $(SWIFT_FLAGS) -c release
 	scripts/bench-region.py --bin-dir "$$($(SWIFT) build $(SWIFT_FLAGS) -c release --show-bin-path)"
+
+## soak: the reliability suites (Tests/IntegrationTests/Reliability) at SCALE times their iterations, default 20;
+##       prints the seed; make soak SCALE=50 SEED=N replays a run. Not part of make test.
+SCALE ?= 20
+SEED ?=
+soak: test-deps
+	$(SWIFT) build $(SWIFT_FLAGS) --build-tests
+	@seed="$(SEED)"; [ -n "$$seed" ] || seed=$$(od -An -N8 -tu8 /dev/urandom | tr -d ' '); \
+	echo "make soak: scale $(SCALE), seed $$seed (replay: make soak SCALE=$(SCALE) SEED=$$seed)"; \
+	WEATHERD_RELIABILITY_SCALE=$(SCALE) WEATHERD_RELIABILITY_SEED=$$seed $(SWIFT) test $(SWIFT_FLAGS) --skip-build --filter Reliability
 
 ## install: release binaries, systemd units, example config (kept if present), shell completions
 install: deps

@@ -16,7 +16,9 @@ struct ConfigRenderTests {
             gpsd: GPSDConfig(enabled: false, host: "::1", port: 1, maxHorizontalError: 12.5,
                              locateTimeout: .seconds(5), follow: true, followDistance: 0),
             region: RegionConfig(debounce: .seconds(1), around: 0, concurrency: 32),
-            state: StateConfig(directory: "/srv/weatherd"))
+            state: StateConfig(directory: "/srv/weatherd"),
+            web: WebConfig(listen: "[::1]:8090", readOnly: true, maxClients: 3, allowedHosts: ["weather.example"],
+                           tileURL: "https://tile.example/{z}/{x}/{y}.png", tileAttribution: "© Tiles \"T\""))
     }
 
     @Test("render shows <redacted> for the key and never the key itself")

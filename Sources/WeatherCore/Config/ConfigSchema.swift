@@ -2,7 +2,7 @@
 /// property in ``DaemonConfig``, with its default); checking, `--check-config` and reloads follow from it.
 public enum ConfigSchema {
     /// The tables of the file, in order ("" is the top level).
-    public static let tables = ["", "openweathermap", "socket", "gpsd", "region", "state"]
+    public static let tables = ["", "openweathermap", "socket", "gpsd", "region", "state", "web"]
 
     /// Every key, table by table.
     public static let keys: [ConfigKey] = [
@@ -37,6 +37,13 @@ public enum ConfigSchema {
         ConfigKey("region.concurrency", \.region.concurrency, .integer(1...32), reload: .live),
 
         ConfigKey("state.directory", \.state.directory, .nonEmpty("path"), reload: .restart),
+
+        ConfigKey("web.listen", \.web.listen, .listenAddress, reload: .restart),
+        ConfigKey("web.read_only", \.web.readOnly, .boolean, reload: .live),
+        ConfigKey("web.max_clients", \.web.maxClients, .integer(1...65536), reload: .live),
+        ConfigKey("web.allowed_hosts", \.web.allowedHosts, .hostList, reload: .live),
+        ConfigKey("web.tile_url", \.web.tileURL, .tileURL, reload: .live),
+        ConfigKey("web.tile_attribution", \.web.tileAttribution, .string, reload: .live),
     ]
 
     /// The names each table may hold ("" is the top level, whose names include the tables).

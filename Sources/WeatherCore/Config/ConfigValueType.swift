@@ -74,6 +74,29 @@ extension ConfigValueType where Value == String {
         }
     }
 
+    /// `HOST:PORT` to listen on (an IPv6 host in brackets), or "" for off.
+    static var listenAddress: ConfigValueType {
+        string.checked { text in
+            text.isEmpty || ListenAddress(text) != nil
+                ? nil
+                : "expected \"HOST:PORT\" like \"127.0.0.1:8080\" or \"[::1]:8080\" (\"\" = off), found \(ConfigText.quoted(text))"
+        }
+    }
+
+    /// An XYZ tile URL template (http:// or https://, with {z}, {x} and {y}), or "" for the bundled basemap.
+    static var tileURL: ConfigValueType {
+        string.checked { text in
+            if text.isEmpty { return nil }
+            let lower = text.lowercased()
+            guard lower.hasPrefix("http://") || lower.hasPrefix("https://"),
+                  ["{z}", "{x}", "{y}"].allSatisfy(text.contains)
+            else {
+                return "expected an http:// or https:// tile URL template with {z}, {x} and {y} (\"\" = the bundled basemap), found \(ConfigText.quoted(text))"
+            }
+            return nil
+        }
+    }
+
     /// The path of a Unix domain socket: not empty, and short enough for a socket address.
     static var socketPath: ConfigValueType {
         string.checked { path in
@@ -255,6 +278,37 @@ extension ConfigValueType where Value == Secret? {
 }
 
 extension ConfigValueType where Value == [String] {
+    /// A list of host names or addresses (as a `Host` header carries them, without the port).
+    static var hostList: ConfigValueType {
+        ConfigValueType(
+            read: { value, path, report in
+                guard let array = value.array else {
+                    report(path, "expected an array of strings, found \(ConfigText.typeName(value))")
+                    return nil
+                }
+                var hosts: [String] = []
+                var valid = true
+                for (index, element) in array.enumerated() {
+                    guard let host = element.string else {
+                        report("\(path)[\(index)]", "expected a host name string, found \(ConfigText.typeName(element))")
+                        valid = false
+                        continue
+                    }
+                    let isName = !host.isEmpty && host.unicodeScalars.allSatisfy {
+                        ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || ".-:[]".unicodeScalars.contains($0)
+                    }
+                    guard isName else {
+                        report("\(path)[\(index)]", "expected a host name like \"weather.example\", found \(ConfigText.quoted(host))")
+                        valid = false
+                        continue
+                    }
+                    hosts.append(host.lowercased())
+                }
+                return valid ? hosts : nil
+            },
+            write: { "[" + $0.map { ConfigText.quoted($0, limit: false) }.joined(separator: ", ") + "]" })
+    }
+
     /// A list of city names: trimmed, not empty, no control characters, no two alike
     /// (``LookupKey/normalize(city:)``). One bad element makes the whole list unusable.
     static var cityList: ConfigValueType {

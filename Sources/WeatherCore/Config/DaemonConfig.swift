@@ -17,6 +17,8 @@ public struct DaemonConfig: Sendable, Equatable {
     public var region: RegionConfig
     /// The `[state]` table: durable state.
     public var state: StateConfig
+    /// The `[web]` table: the HTTP listener.
+    public var web: WebConfig
 
     /// The default cities: `["Seoul,KR", "London,GB"]`.
     public static let defaultCities = ["Seoul,KR", "London,GB"]
@@ -34,7 +36,8 @@ public struct DaemonConfig: Sendable, Equatable {
         socket: SocketConfig = SocketConfig(),
         gpsd: GPSDConfig = GPSDConfig(),
         region: RegionConfig = RegionConfig(),
-        state: StateConfig = StateConfig()
+        state: StateConfig = StateConfig(),
+        web: WebConfig = WebConfig()
     ) {
         self.cities = cities
         self.refresh = refresh
@@ -43,5 +46,6 @@ public struct DaemonConfig: Sendable, Equatable {
         self.gpsd = gpsd
         self.region = region
         self.state = state
+        self.web = web
     }
 }

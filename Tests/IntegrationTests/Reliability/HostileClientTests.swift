@@ -17,7 +17,7 @@ struct HostileClientReliabilityTests {
         var setup = DaemonSetup(directory: directory, replay: replay)
         setup.maxClients = 3
         let daemon = try await DaemonProcess.start(setup)
-        let before = try residentKiB(daemon.pid)
+        let before = try ProcessMemory(pid: daemon.pid).residentKiB
         var flooded = 0
         for _ in 0..<3 {
             // Each takes a slot, subscribes, has a locate and a search running, stops being read
@@ -32,7 +32,7 @@ struct HostileClientReliabilityTests {
             for client in clients { client.shutdown() }
         }
         for client in try await daemon.admittedClients(3) { client.shutdown() }
-        let after = try residentKiB(daemon.pid)
+        let after = try ProcessMemory(pid: daemon.pid).residentKiB
         print("flood-and-close: \(flooded) requests sent unread by 9 clients; RSS \(before) KiB before, \(after) KiB after; crashes: 0")
         #expect(after - before < 64 * 1024, "RSS grew from \(before) to \(after) KiB")
         _ = try await daemon.expectPromptShutdown()
@@ -81,7 +81,7 @@ struct HostileClientReliabilityTests {
         try silent.send(requestLine(1, "watch"))
         // Warm the cache, then measure.
         for city in Self.cities { _ = try await daemon.call("search", ["city": .string(city)]) }
-        let before = try residentKiB(daemon.pid)
+        let before = try ProcessMemory(pid: daemon.pid).residentKiB
         let changes = 1000
         var latencies: [Duration] = []
         let seq: Int = try await daemon.withConnection { connection in
@@ -94,7 +94,7 @@ struct HostileClientReliabilityTests {
             last = try await connection.call("overlays")["seq"]?.intValue ?? -1
             return last
         }
-        let after = try residentKiB(daemon.pid)
+        let after = try ProcessMemory(pid: daemon.pid).residentKiB
         latencies.sort()
         print("""
             silent watcher: \(changes) overlays changes (seq \(seq)) with a watcher that never reads; \
@@ -121,7 +121,7 @@ struct HostileClientReliabilityTests {
         var setup = DaemonSetup(directory: directory, replay: replay, cities: ["London"])
         setup.maxClients = 16
         let daemon = try await DaemonProcess.start(setup)
-        let before = try residentKiB(daemon.pid)
+        let before = try ProcessMemory(pid: daemon.pid).residentKiB
         let connections = 400
         var busy = 0
         for round in 0..<(connections / 8) {
@@ -149,7 +149,7 @@ struct HostileClientReliabilityTests {
             for client in clients { client.shutdown() }
         }
         for client in try await daemon.admittedClients(16) { client.shutdown() }
-        let after = try residentKiB(daemon.pid)
+        let after = try ProcessMemory(pid: daemon.pid).residentKiB
         print("churn: \(connections) connections opened and closed (\(busy) turned away busy); RSS \(before) KiB before, \(after) KiB after")
         #expect(after - before < 32 * 1024, "RSS grew from \(before) to \(after) KiB")
         _ = try await daemon.expectPromptShutdown()

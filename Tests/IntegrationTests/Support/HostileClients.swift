@@ -45,15 +45,6 @@ func requestLine(_ id: Int, _ method: String, _ params: JSONObject = [:]) -> Str
     RPCMessage.request(id: id, method: method, params: params)
 }
 
-/// The resident memory of process `pid` in KiB (VmRSS of /proc/PID/status).
-func residentKiB(_ pid: Int32) throws -> Int {
-    let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
-    guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
-          let kib = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
-    else { throw ChildProcessError(message: "no VmRSS in /proc/\(pid)/status") }
-    return kib
-}
-
 extension DaemonProcess {
     /// Opens `count` connections at once and holds them all while each answers `version`: every slot
     /// of `socket.max_clients` is free. Retries (a slot is released a moment after its client closed)
