@@ -162,7 +162,7 @@
     if (config.tile_url) {
       mapElement.classList.add('tiles');
       FOCUS_MIN_ZOOM = 9;
-      L.tileLayer(config.tile_url, { maxZoom: 18, crossOrigin: true }).addTo(map);
+      L.tileLayer(config.tile_url, { maxZoom: 18 }).addTo(map);
     } else {
       mapElement.classList.add('offline');
       map.setMaxZoom(10);
