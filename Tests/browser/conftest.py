@@ -136,7 +136,8 @@ def owm():
 # ---------------------------------------------------------------- weatherd
 
 class Daemon:
-    def __init__(self, owm_url, cities=("London,GB", "Seoul,KR"), read_only=False, debounce="150ms"):
+    def __init__(self, owm_url, cities=("London,GB", "Seoul,KR"), read_only=False, debounce="150ms",
+                 tile_url="", tile_attribution=""):
         # A short directory: the socket path must stay under 108 bytes.
         self.dir = Path(tempfile.mkdtemp(prefix="wd-"))
         self.port = free_port()
@@ -169,6 +170,8 @@ directory = "{self.dir / 'state'}"
 [web]
 listen = "127.0.0.1:{self.port}"
 read_only = {"true" if read_only else "false"}
+tile_url = {json.dumps(tile_url)}
+tile_attribution = {json.dumps(tile_attribution)}
 """)
         self.process = None
         self.log = None

@@ -4,8 +4,10 @@ Every wait is on a condition (WebDriverWait, or a poll of the daemon), never a f
 """
 
 import json
-import math
-from pathlib import Path
+import struct
+import threading
+import zlib
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.actions.wheel_input import ScrollOrigin
@@ -322,3 +324,47 @@ def test_a_narrow_window_keeps_map_and_controls_usable(page):
     panel = page.driver.find_element(By.CSS_SELECTOR, ".panel").rect
     assert panel["width"] <= 390 and panel["height"] <= 800 * 0.5 + 1
     page.screenshot("narrow.png")
+
+
+def png(width, height, rgb):
+    """A plain one-colour PNG."""
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+    row = b"\x00" + bytes(rgb) * width
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(row * height)) + chunk(b"IEND", b""))
+
+
+def test_tiles_from_tile_url_with_the_attribution_as_text(make_daemon, make_page):
+    tile = png(256, 256, (200, 225, 200))
+    requested = []
+
+    class Tiles(BaseHTTPRequestHandler):
+        def do_GET(self):
+            requested.append(self.path)
+            self.send_response(200)
+            self.send_header("Content-Type", "image/png")
+            self.send_header("Content-Length", str(len(tile)))
+            self.end_headers()
+            self.wfile.write(tile)
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Tiles)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        attribution = "<b>Test tiles</b> & <a href=x>friends</a>"
+        daemon = make_daemon(tile_url=f"http://127.0.0.1:{server.server_port}/tiles/{{z}}/{{x}}/{{y}}.png",
+                             tile_attribution=attribution)
+        page = make_page(daemon).open()
+        wait_cities_settled(page)
+        page.wait(lambda d: d.find_elements(By.CSS_SELECTOR, "img.leaflet-tile-loaded"), "a tile to load")
+        assert any(p.startswith("/tiles/") and p.endswith(".png") for p in requested)
+        box = page.driver.find_element(By.CSS_SELECTOR, ".attribution")
+        assert attribution in box.text
+        assert box.find_elements(By.TAG_NAME, "b") == [] and len(box.find_elements(By.TAG_NAME, "a")) == 1
+        assert page.driver.find_elements(By.CSS_SELECTOR, ".leaflet-overlay-pane canvas") == []
+    finally:
+        server.shutdown()
+        server.server_close()
