@@ -63,18 +63,27 @@ public struct Daemon: Sendable {
                 inheritedSocket: inherited.first),
             handler: handler, logger: logger,
             onListening: { notifier.notify(["READY=1", "STATUS=serving on \(socketPath)"]) })
+        var web: WebServer?
+        if let listen = config.web.listenAddress {
+            let assets = WebAssets.locate(environment: environment, executable: "/proc/self/exe")
+            if let root = assets.root {
+                logger.info("map page from \(root), Leaflet from \(assets.leaflet)")
+            } else {
+                logger.warning("the map page's files are not found (set WEATHERD_WEB_ROOT): / answers 404")
+            }
+            web = WebServer(config: config.web, listen: listen, handler: handler, engine: engine, assets: assets, logger: logger)
+        }
         let refresher = CityRefresher(engine: engine, clock: clock, refresh: config.refresh)
         let reader = GPSDReader(endpoint: .init(config.gpsd), location: location, clock: clock, logger: logger)
         // Each part applies its own keys of a reloaded configuration, in this order: the upstream and
         // its cache before the cities are looked up again.
         let reloader = ConfigReloader(
             source: source, running: config,
-            parts: [server, upstream, lookups, engine, location, reader, regions, refresher],
+            parts: [server] + (web.map { [$0] } ?? []) + [upstream, lookups, engine, location, reader, regions, refresher],
             notifier: notifier, servingStatus: "serving on \(socketPath)", logger: logger)
 
         logger.notice("weatherd \(WeatherdVersion.current) starting: \(watched.effective.count) watched cities, OpenWeatherMap at \(config.openWeatherMap.baseURL)")
-        let services: [any Service] = [
-            server,
+        let services: [any Service] = [server] + (web.map { [$0] } ?? []) + [
             CityRefresherService(refresher: refresher),
             RegionSearchService(regions: regions),
             reader,

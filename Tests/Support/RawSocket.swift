@@ -5,7 +5,7 @@ import Synchronization
 import Glibc
 #endif
 
-/// A plain Unix domain socket client, for what `DaemonConnection` would hide: never reading,
+/// A plain Unix domain socket (or TCP) client, for what `DaemonConnection` would hide: never reading,
 /// reading lines with a deadline, seeing the exact bytes. Blocking calls run on their own thread.
 final class RawSocket: Sendable {
     let fd: Int32
@@ -35,6 +35,24 @@ final class RawSocket: Sendable {
         }
     }
 
+    /// Connects over TCP to `port` on 127.0.0.1.
+    init(tcpPort port: Int) throws {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw ChildProcessError(message: "socket: \(String(cString: strerror(errno)))") }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = in_addr_t(UInt32(0x7f00_0001).bigEndian)
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else {
+            let reason = String(cString: strerror(errno))
+            close(fd)
+            throw ChildProcessError(message: "connect to 127.0.0.1:\(port): \(reason)")
+        }
+    }
+
     deinit {
         close(fd)
     }
@@ -51,7 +69,11 @@ final class RawSocket: Sendable {
 
     /// Writes `line` and a newline.
     func send(_ line: String) throws {
-        let bytes = Array((line + "\n").utf8)
+        try send(bytes: Array((line + "\n").utf8))
+    }
+
+    /// Writes `bytes`, all of them.
+    func send(bytes: [UInt8]) throws {
         var sent = 0
         while sent < bytes.count {
             let n = bytes[sent...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
@@ -63,24 +85,43 @@ final class RawSocket: Sendable {
     /// The next line (without its newline), or nil at end of file. Throws `TimeoutError` when no
     /// complete line arrived within `timeout`.
     func readLine(timeout: Duration = .seconds(10)) async throws -> String? {
+        try await read(timeout: timeout, what: "a line from the server") { buffer, atEnd in
+            if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                return (String(decoding: buffer[..<newline], as: UTF8.self), newline + 1)
+            }
+            // A last line without its newline.
+            return atEnd && !buffer.isEmpty ? (String(decoding: buffer, as: UTF8.self), buffer.count) : nil
+        }
+    }
+
+    /// Reads until `take` finds what it needs at the start of the bytes received so far: it returns
+    /// the value and how many bytes it used (they are consumed), or nil to wait for more. `atEnd`
+    /// says the peer closed: nothing more will come. Returns nil at end of file when `take` found
+    /// nothing; throws `TimeoutError` after `timeout`. Blocking calls run on a thread of their own.
+    func read<Value: Sendable>(
+        timeout: Duration = .seconds(10), what: String,
+        _ take: @escaping @Sendable (_ buffer: [UInt8], _ atEnd: Bool) -> (Value, Int)?
+    ) async throws -> Value? {
         try await withCheckedThrowingContinuation { continuation in
             Thread.detachNewThread { [self] in
-                continuation.resume(with: Result { try blockingReadLine(timeout: timeout) })
+                continuation.resume(with: Result { try blockingRead(timeout: timeout, what: what, take) })
             }
         }
     }
 
-    private func blockingReadLine(timeout: Duration) throws -> String? {
+    private func blockingRead<Value>(timeout: Duration, what: String, _ take: ([UInt8], Bool) -> (Value, Int)?) throws -> Value? {
         let deadline = ContinuousClock.now.advanced(by: timeout)
+        var atEnd = false
         while true {
-            let line = buffer.withLock { buffer -> String? in
-                guard let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) else { return nil }
-                defer { buffer.removeSubrange(...newline) }
-                return String(decoding: buffer[..<newline], as: UTF8.self)
+            let found = buffer.withLock { buffer -> Value? in
+                guard let (value, used) = take(buffer, atEnd) else { return nil }
+                buffer.removeFirst(used)
+                return value
             }
-            if let line { return line }
+            if let found { return found }
+            if atEnd { return nil }
             let remaining = ContinuousClock.now.duration(to: deadline)
-            guard remaining > .zero else { throw TimeoutError(what: "a line from the server", timeout: timeout) }
+            guard remaining > .zero else { throw TimeoutError(what: what, timeout: timeout) }
             var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             let milliseconds = Int32(remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000 + 1)
             let ready = poll(&poller, 1, milliseconds)
@@ -92,11 +133,8 @@ final class RawSocket: Sendable {
             // sent was read): that is its end of file too.
             if n < 0 && errno == ECONNRESET { n = 0 }
             if n == 0 {
-                let rest = buffer.withLock { buffer -> String? in
-                    defer { buffer.removeAll() }
-                    return buffer.isEmpty ? nil : String(decoding: buffer, as: UTF8.self)
-                }
-                return rest
+                atEnd = true
+                continue
             }
             if n < 0 {
                 if errno == EINTR || errno == EAGAIN { continue }

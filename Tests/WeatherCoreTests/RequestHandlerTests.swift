@@ -279,6 +279,20 @@ struct RequestHandlerBatchTests {
         #expect(await p.engine.engine.currentOverlays.ids == ["owm:3163858"])
     }
 
+    @Test("read-only access: the methods that search or change answer -32601, in a batch too; looking works")
+    func readOnly() async throws {
+        let p = try Protocol(cities: ["London,GB"])
+        let outbox = Outbox()
+        let batch = "[" + [request(1, "search", #"{"city":"Zocca"}"#), request(2, "cities.add", #"{"city":"Zocca"}"#),
+                           request(3, "cities"), request(4, "state")].joined(separator: ",") + "]"
+        await p.handler.handle(line: Array(batch.utf8), outbox: outbox, access: .readOnly)
+        let replies = try #require(try p.drained(outbox).first?.arrayValue)
+        #expect(replies.map { $0["error"]?["code"] } == [.integer(-32601), .integer(-32601), nil, nil])
+        #expect(replies[2]["result"]?["cities"] == .array(["London,GB"]))
+        #expect(p.engine.upstream.fetchCount == 0)
+        #expect(p.engine.store.stored == CityChanges())
+    }
+
     @Test("requests without id in a batch are carried out but get no reply")
     func batchNotifications() async throws {
         let p = try Protocol()

@@ -25,11 +25,14 @@ public final class ClientSession: Sendable {
     public static let maxRequestsInFlight = 16
 
     private let handler: RequestHandler
+    private let access: @Sendable () -> ClientAccess
     private let outbox = Outbox()
     private let hangup = Wakeup()
 
-    public init(handler: RequestHandler) {
+    /// - Parameter access: what the client may do, read for each request (so a reload applies at once).
+    public init(handler: RequestHandler, access: @escaping @Sendable () -> ClientAccess = { .full }) {
         self.handler = handler
+        self.access = access
     }
 
     /// The transport saw the connection close: the session ends at once, whatever it was doing.
@@ -94,8 +97,9 @@ public final class ClientSession: Sendable {
                         inFlight -= 1
                     }
                     let admitted = Wakeup()
+                    let access = access()
                     requests.addTask { [handler, outbox] in
-                        await handler.handle(line: line, outbox: outbox, admitted: admitted.wake)
+                        await handler.handle(line: line, outbox: outbox, access: access, admitted: admitted.wake)
                     }
                     inFlight += 1
                     guard await admitted.wait() else { return }

@@ -32,7 +32,9 @@ public struct RequestHandler: Sendable {
     /// called once the request has entered the search stream (a search has begun, a region is
     /// queued, a locate waits for its fix), or else when the request is done. The elements of a
     /// batch enter the stream one after another in array order; their lookups run concurrently.
-    public func handle(line: [UInt8], outbox: Outbox, admitted: @escaping @Sendable () -> Void = {}) async {
+    public func handle(
+        line: [UInt8], outbox: Outbox, access: ClientAccess = .full, admitted: @escaping @Sendable () -> Void = {}
+    ) async {
         defer { admitted() }
         let json: JSONValue
         do {
@@ -42,7 +44,7 @@ public struct RequestHandler: Sendable {
             return
         }
         guard case .array(let batch) = json else {
-            let outcome = await process(json, admitted: admitted)
+            let outcome = await process(json, access: access, admitted: admitted)
             if let reply = outcome.reply { outbox.send(reply: reply.serialized) }
             if let effect = outcome.effect { apply(effect, to: outbox) }
             return
@@ -54,7 +56,7 @@ public struct RequestHandler: Sendable {
         let outcomes = await withTaskGroup(of: (Int, Outcome).self) { group in
             for (index, element) in batch.enumerated() {
                 let entered = Wakeup()
-                group.addTask { (index, await process(element, admitted: entered.wake)) }
+                group.addTask { (index, await process(element, access: access, admitted: entered.wake)) }
                 guard await entered.wait() else { break }  // cancelled: the client is gone
             }
             admitted()
@@ -81,7 +83,7 @@ public struct RequestHandler: Sendable {
 
     /// Carries out one request; `admitted` is called once it has entered the stream, at the latest
     /// when it is done.
-    private func process(_ message: JSONValue, admitted: @escaping @Sendable () -> Void) async -> Outcome {
+    private func process(_ message: JSONValue, access: ClientAccess, admitted: @escaping @Sendable () -> Void) async -> Outcome {
         defer { admitted() }
         guard let object = message.objectValue else {
             return Outcome(reply: RPCMessage.error(id: .null, WeatherError(.invalidRequest, "invalid request: expected a JSON-RPC request object")))
@@ -105,6 +107,9 @@ public struct RequestHandler: Sendable {
         case .object(let given)?: params = given
         default:
             return respond(id, .failure(.invalidParams("invalid params: params must be an object of named params")))
+        }
+        if access == .readOnly, ClientAccess.changingMethods.contains(method) {
+            return respond(id, .failure(WeatherError(.methodNotFound, "method not found: \(method) (this connection is read-only)")))
         }
         let (result, effect) = await call(method, params, admitted: admitted)
         var outcome = respond(id, result)

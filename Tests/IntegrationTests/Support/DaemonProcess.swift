@@ -22,6 +22,8 @@ struct DaemonSetup: Sendable {
     var gpsd: GPSDSettings?
     /// TOML lines for a `[region]` table (none: no table, the defaults), e.g. `debounce = "250ms"`.
     var regionLines: [String] = []
+    /// TOML lines for a `[web]` table (none: no table, the listener is off), e.g. `listen = "127.0.0.1:0"`.
+    var webLines: [String] = []
 
     init(directory: TemporaryDirectory, replay: ReplayServer?, cities: [String] = []) {
         self.directory = directory
@@ -43,6 +45,7 @@ struct DaemonSetup: Sendable {
         if !regionLines.isEmpty { lines += ["", "[region]"] + regionLines }
         lines += ["", "[state]", "directory = \"\(stateDirectory)\"", ""]
         lines += gpsd?.tomlLines ?? ["[gpsd]", "enabled = false"]
+        if !webLines.isEmpty { lines += ["", "[web]"] + webLines }
         lines.append("")
         return lines.joined(separator: "\n")
     }
