@@ -12,10 +12,11 @@ UNITDIR ?= $(PREFIX)/lib/systemd/system
 run: deps build
 	scripts/run-demo.sh
 
-## test: install what is missing, build everything and run every test
+## test: install what is missing, build everything and run every test (the browser tests last)
 test: test-deps
 	$(SWIFT) build $(SWIFT_FLAGS) --build-tests
 	$(SWIFT) test $(SWIFT_FLAGS) --skip-build
+	BROWSER_TEST_NO_BUILD=1 WEATHERD_BIN_DIR="$$($(SWIFT) build $(SWIFT_FLAGS) --show-bin-path)" scripts/browser-test.sh
 
 ## browser-test: the map page in headless Chromium against the real daemon (see scripts/browser-test.sh)
 browser-test:
