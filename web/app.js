@@ -770,6 +770,8 @@
     control.setAttribute('aria-busy', on ? 'true' : 'false');
   }
 
+  const LOOKUP_ERRORS = new Set([-32001, -32002, -32003, -32004]);
+
   function search() {
     const city = searchInput.value.trim();
     if (!city) return;
@@ -777,7 +779,11 @@
     showNotice('');
     request('search', { city: city })
       .then(() => searchInput.select())
-      .catch((err) => showNotice(err.message, err.code === -32001 ? 'info' : 'error'))
+      .catch((err) => {
+        // A lookup's outcome (not found, unavailable, rate limited, key rejected) is the phase's to
+        // show; the notice says what the phase cannot (a bad name, a lost connection).
+        if (!LOOKUP_ERRORS.has(err.code)) showNotice(err.message, 'error');
+      })
       .finally(() => busy(searchInput, false));
   }
 

@@ -217,6 +217,8 @@ def test_an_upstream_failure_shows_the_error_phase(page, owm):
     message = state["error"]["message"]
     assert message and message in page.find("phase").text
     assert page.find("phase").is_displayed()
+    # Said once, by the phase: no notice repeats it.
+    assert not page.driver.find_element(By.ID, "notice").is_displayed()
     assert not page.running()
     # The failed search left no made-up weather: only the watched cities are drawn.
     assert set(page.features().values()) == {"city"}
@@ -248,12 +250,12 @@ def test_markup_from_the_daemon_or_the_user_renders_as_text(page):
                                 and MARKUP_CITY in e.text], "the markup city's list entry")[0]
     assert item.find_elements(By.TAG_NAME, "img") == []
 
-    # An error message that echoes the user's markup (not found) is shown as text too.
+    # The phase echoes the user's markup (nothing found for it) as text too.
     unknown = "<b>Atlantis</b><script>window.__xss=2</script>"
     search(page, unknown)
-    notice = page.wait(lambda d: [e for e in d.find_elements(By.ID, "notice") if e.is_displayed()], "the notice")[0]
-    assert unknown in notice.text
-    assert notice.find_elements(By.XPATH, "./*") == []
+    page.wait(lambda d: page.attr("phase", "data-phase") == "empty" and unknown in page.find("phase").text,
+              "the phase to say nothing was found")
+    assert page.find("phase").find_elements(By.XPATH, "./*") == []
 
     assert driver.execute_script("return window.__xss === undefined")
     assert driver.find_elements(By.CSS_SELECTOR, "img[src='x']") == []
