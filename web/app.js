@@ -640,7 +640,7 @@
 
   const connectionBox = $('[data-testid="connection"]');
   const connectionText = connectionBox.querySelector('.connection-text');
-  const connection = { socket: null, open: false, attempt: 0, timer: null, countdown: null };
+  const connection = { socket: null, open: false, attempt: 0, timer: null, countdown: null, reason: null };
   const pending = new Map();
   let nextId = 1;
 
@@ -694,7 +694,12 @@
       else call.resolve(message.result);
       return;
     }
-    if (message.error) { console.warn('weatherd:', message.error.message); return; }
+    if (message.error) {
+      // An error for no request: -32007 busy (web.max_clients reached) before the server closes.
+      if (message.error.code === -32007) connection.reason = 'weatherd is busy';
+      console.warn('weatherd:', message.error.message);
+      return;
+    }
     if (message.method === 'state') onState(message.params);
     else if (message.method === 'overlays' && message.params) {
       onOverlays(message.params);
@@ -752,10 +757,12 @@
     // 0.5 s, 1 s, 2 s, 4 s, then every 5 s.
     const delay = Math.min(RECONNECT_MAX_MS, 250 * Math.pow(2, connection.attempt));
     let left = Math.ceil(delay / 1000);
-    setConnected(false, 'Offline — retrying in ' + left + ' s');
+    const what = connection.reason || 'Offline';
+    connection.reason = null;
+    setConnected(false, what + ' — retrying in ' + left + ' s');
     connection.countdown = setInterval(() => {
       left -= 1;
-      if (left > 0) setConnected(false, 'Offline — retrying in ' + left + ' s');
+      if (left > 0) setConnected(false, what + ' — retrying in ' + left + ' s');
     }, 1000);
     connection.timer = setTimeout(connect, delay);
   }

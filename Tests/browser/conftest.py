@@ -137,7 +137,7 @@ def owm():
 
 class Daemon:
     def __init__(self, owm_url, cities=("London,GB", "Seoul,KR"), read_only=False, debounce="150ms",
-                 tile_url="", tile_attribution=""):
+                 tile_url="", tile_attribution="", max_clients=64):
         # A short directory: the socket path must stay under 108 bytes.
         self.dir = Path(tempfile.mkdtemp(prefix="wd-"))
         self.port = free_port()
@@ -172,6 +172,7 @@ listen = "127.0.0.1:{self.port}"
 read_only = {"true" if read_only else "false"}
 tile_url = {json.dumps(tile_url)}
 tile_attribution = {json.dumps(tile_attribution)}
+max_clients = {max_clients}
 """)
         self.process = None
         self.log = None

@@ -303,6 +303,26 @@ def test_the_page_reconnects_after_the_daemon_restarts(page):
     page.wait(lambda d: page.settled() and at(page, target), "the map to fly to Tokyo")
 
 
+def test_a_busy_daemon_is_shown_and_retried(make_daemon, make_page):
+    daemon = make_daemon(max_clients=1)
+    first = make_page(daemon).open()
+    wait_cities_settled(first)
+    driver = first.driver
+    first_tab = driver.current_window_handle
+    driver.switch_to.new_window("tab")
+    second = make_page(daemon)
+    driver.get(daemon.url)
+    second.wait(lambda d: "busy" in second.find("connection").text.lower(), "the second page to say the daemon is busy")
+    assert not second.connected()
+    second_tab = driver.current_window_handle
+    driver.switch_to.window(first_tab)
+    driver.close()
+    driver.switch_to.window(second_tab)
+    # Its slot free, the second page gets in on its next try (at most 5 s later).
+    second.wait(lambda d: second.connected(), "the second page to connect", timeout=12)
+    second.wait(lambda d: set(second.features()) == {owm_id("London"), owm_id("Seoul")}, "its markers")
+
+
 def test_read_only_hides_the_controls_and_sends_no_region(make_daemon, make_page):
     daemon = make_daemon(read_only=True)
     page = make_page(daemon).open()
