@@ -1,11 +1,16 @@
 #!/usr/bin/env bash
 # Installs the Debian packages weatherd needs to build, run and test, if any is missing.
-# Usage: scripts/install-deps.sh [build|test]
+# Usage: scripts/install-deps.sh [build|test|browser]
 set -euo pipefail
 
 packages=(libcurl4-openssl-dev libgps-dev pkg-config gpsd gpsd-clients libjs-leaflet)
 if [[ "${1:-build}" == test ]]; then
     packages+=(socat gdal-bin)
+fi
+if [[ "${1:-build}" == browser ]]; then
+    # scripts/browser-test.sh: Chromium and its driver, Leaflet for the map page, a venv for Selenium,
+    # and a colour emoji font so screenshots show the weather symbols.
+    packages+=(chromium chromium-driver libjs-leaflet python3 python3-venv fonts-noto-color-emoji)
 fi
 
 missing=()
