@@ -2,12 +2,13 @@
 """Map-event benchmark (`make bench`): a user's drag of the real map page to the grid's markers on it.
 
 Starts owm-replay (fixed upstream latency) and the release weatherd with its web listener on a free
-port, opens the map page in Debian's headless Chromium, and drags the map with the mouse (Selenium
-W3C pointer actions: press, move, hold still, release, so Leaflet adds no inertia and the page sends its
-region on the release) around a square of REGIONS map positions. One lap first warms the cache with
-every grid; then each of ITERATIONS drags goes to the next position, each one far enough from the
-last (more than a tenth of the span) to start a search, whose grid is then all cache hits
-(owm-replay's request count is checked). Measured in the page, with performance.now():
+port (the URL from its `map page at` log line), opens the map page in Debian's headless Chromium, and
+drags the map with the mouse (W3C pointer actions: press, move, hold still, release, so Leaflet adds
+no inertia and the page sends its region on the release) around a square of 4 map positions. One
+lap first warms the cache with every grid; then each of ITERATIONS drags goes to the next position,
+far enough from the last (more than a tenth of the span) to start a search, whose grid is then all
+cache hits (owm-replay's request count is printed: 0 when it is so). Measured in the page, with
+performance.now():
 
   release        the mouse button's release (the event's timeStamp)
   region sent    the page's WebSocket send of the `region` request (on Leaflet's moveend)
@@ -16,18 +17,21 @@ last (more than a tenth of the span) to start a search, whose grid is then all c
   next frame     the first animation frame after that (the markers painted, give or take)
 
 Each figure is printed beyond region.debounce (the daemon's effective configuration, read with
-`weatherd --check-config`), as p50/p90/max. The floor is measured in the same run, on the same page
-and WebSocket: the round trip of a `version` request (sent twice after each grid landed) and of the
-`region` request itself (its immediate reply). A split says where the rest goes: a watcher on the
-daemon's Unix socket timestamps each overlays notification as the daemon sends it (wall clock,
-matched to the page's performance.now() by reading both clocks; the match's uncertainty is printed).
+`weatherd --check-config`; --debounce sets it), as p50/p90/max/min. The floor is measured in the same
+run on the same page and WebSocket: the round trip of a `version` request after each grid landed,
+once at once and once after the debounce's time idle, and the `region` request's own round trip
+(its reply waits for the page to finish redrawing the move). The split says where the time goes: a
+watcher on the daemon's Unix socket and one on its WebSocket (outside the browser) timestamp each
+overlays notification as the daemon sends it (wall clock, matched to the page's clock by reading
+both; the match's uncertainty is printed), and the page's frame for the `state` notification that
+precedes the overlays is timed (requestAnimationFrame, then the next task).
 
 The page is not changed: the probe is a script the benchmark adds to the page through the DevTools
 protocol (Page.addScriptToEvaluateOnNewDocument) before it loads. It wraps WebSocket's send and its
-`message` listeners to take timestamps, listens for the mouse release, and answers the floor's
-`version` requests, whose string ids the page's own handler ignores. Nothing is asserted: every
-number comes from this run; rerun it to compare. Run it with the browser venv's Python
-(scripts/browser-venv.sh prints it), e.g.
+`message` listeners to take timestamps, listens for the mouse release, asks for animation frames
+after the notifications, and sends the floor's `version` requests, whose string ids the page's own
+handler ignores. Nothing is asserted: every number comes from this run; rerun it to compare. Run it
+with the browser venv's Python (scripts/browser-venv.sh prints it), e.g.
   "$(scripts/browser-venv.sh)" scripts/bench-map.py --bin-dir .build/release
 """
 import argparse, json, os, platform, re, shutil, signal, socket, subprocess, sys, tempfile, threading, time
@@ -36,6 +40,7 @@ from pathlib import Path
 
 os.environ.setdefault("SE_OFFLINE", "true")  # Selenium Manager must never download anything
 
+import websocket  # noqa: E402  (websocket-client, which Selenium needs, in the browser venv)
 from selenium import webdriver  # noqa: E402
 from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.actions import interaction  # noqa: E402
@@ -100,6 +105,10 @@ PROBE = r"""
       rec.bytes = event.data.length;
       requestAnimationFrame(() => { rec.frame = performance.now(); wake(); });
     }
+    if (m.method === 'state') {
+      // The frame the page draws for it: its start (animation frame callbacks) and end (the next task).
+      requestAnimationFrame(() => { rec.frame = performance.now(); setTimeout(() => { rec.frameDone = performance.now(); }, 0); });
+    }
     probe.messages.push(rec);
     if (rec.method !== 'overlays') wake();
   }
@@ -110,6 +119,7 @@ PROBE = r"""
     probe.pings.set(id, (received) => resolve(received - sent));
     nativeSend.call(probe.socket, JSON.stringify({ jsonrpc: '2.0', id: id, method: 'version', params: {} }));
   });
+  probe.pingAfter = (ms) => new Promise((resolve) => setTimeout(() => probe.ping().then(resolve), ms));
   for (const type of ['pointerup', 'mouseup']) {
     window.addEventListener(type, (e) => probe.releases.push({ type, stamp: e.timeStamp, t: performance.now() }), { capture: true });
   }
@@ -175,7 +185,9 @@ class Bench:
         self.tmp = Path(tempfile.mkdtemp(prefix="wd-mapbench-"))
         self.replay = self.daemon = self.driver = self.watcher = None
         self.notified = {}  # overlays seq -> wall clock time the Unix socket watcher read it
-        self.samples, self.pings, self.warmup = [], [], []
+        self.ws_notified = {}  # the same for the WebSocket watcher
+        self.ws_watcher = None
+        self.samples, self.pings, self.idle_pings, self.warmup = [], [], [], []
         self.load = [os.getloadavg()]
 
     # ------------------------------------------------------------ processes
@@ -252,14 +264,34 @@ class Bench:
                     self.notified[int(found.group(1))] = t
         threading.Thread(target=read, daemon=True).start()
 
+        # The same over a WebSocket of the web listener, as the page gets it but outside the browser.
+        ws = websocket.create_connection(self.url.replace("http://", "ws://", 1) + "ws", timeout=10)
+        ws.send('{"jsonrpc":"2.0","id":1,"method":"watch","params":{"replay":false,"topics":["overlays"]}}')
+        ws.recv()  # the watch reply
+        ws.settimeout(None)
+        self.ws_watcher = ws
+
+        def read_ws():
+            try:
+                while True:
+                    message = ws.recv()
+                    t = time.time()
+                    found = re.search(r'"seq":(\d+)', message)
+                    if found:
+                        self.ws_notified[int(found.group(1))] = t
+            except Exception:  # closed at the end
+                pass
+        threading.Thread(target=read_ws, daemon=True).start()
+
     def stop(self):
         if self.driver is not None:
             try:
                 self.driver.quit()
             except Exception:
                 pass
-        if self.watcher is not None:
-            self.watcher.close()
+        for watcher in (self.watcher, self.ws_watcher):
+            if watcher is not None:
+                watcher.close()
         for process in (self.daemon, self.replay):
             if process is not None and process.poll() is None:
                 process.send_signal(signal.SIGTERM)
@@ -292,9 +324,11 @@ class Bench:
         self.cpu_before = cpu_seconds(self.daemon.pid)
         for i in range(self.args.iterations):
             self.samples.append(self.drag_and_wait(square[i % len(square)], f"drag {i + 1}"))
-            for _ in range(2):
-                self.pings.append(d.execute_async_script(
-                    "window.__mapBench.ping().then(arguments[arguments.length - 1]);"))
+            self.pings.append(d.execute_async_script(
+                "window.__mapBench.ping().then(arguments[arguments.length - 1]);"))
+            # The same after the page and the daemon sat idle for the debounce, as the overlays find them.
+            self.idle_pings.append(d.execute_async_script(
+                "window.__mapBench.pingAfter(arguments[0]).then(arguments[arguments.length - 1]);", self.debounce_ms))
         self.cpu_after = cpu_seconds(self.daemon.pid)
         self.requests_after = stats(self.owm)
         offset_after, error_after = self.calibrate()
@@ -303,6 +337,8 @@ class Bench:
         for x in self.samples:
             epoch = self.notified.get(x["seq"])
             x["notified"] = epoch * 1000 - self.clock_offset if epoch else None
+            epoch = self.ws_notified.get(x["seq"])
+            x["ws_notified"] = epoch * 1000 - self.clock_offset if epoch else None
         self.load.append(os.getloadavg())
 
     def drag_and_wait(self, move, what):
@@ -349,6 +385,12 @@ class Bench:
             "features": overlays["features"], "grid": overlays["grid"], "bytes": overlays["bytes"],
             "reply": reply["start"] - region["t"] if reply else None,
             "free": region["free"] - region["t"] if region.get("free") is not None else None,
+            # What else the page received between its region request and the overlays (relative to the send).
+            "between": [{"method": m["method"], "id": m["id"], "created": m["created"] - region["t"],
+                         "start": m["start"] - region["t"], "end": m["end"] - region["t"],
+                         "frame": m["frame"] - region["t"] if m.get("frame") is not None else None,
+                         "frameDone": m["frameDone"] - region["t"] if m.get("frameDone") is not None else None}
+                        for m in probe["messages"] if region["t"] < m["start"] and m["start"] < overlays["start"]],
                         "region": region["params"],
         }
 
@@ -391,53 +433,63 @@ class Bench:
             ("region sent -> overlays in", [x["created"] - x["sent"] - D for x in s]),
             ("region sent -> markers in DOM", [x["end"] - x["sent"] - D for x in s]),
         ]
-        floor = [("version round trip", self.pings),
-                 ("region request round trip (page busy redrawing)", [x["reply"] for x in s if x["reply"] is not None])]
-        split = [
-            ("release -> region sent (page)", [x["sent"] - x["release"] for x in s]),
-            ("region sent -> page's main thread free (redraw)", [x["free"] for x in s if x["free"] is not None]),
-            ("overlays in -> markers in DOM (page)", [x["end"] - x["created"] for x in s]),
+        floor = [
+            ("version round trip", self.pings),
+            (f"version round trip after {self.debounce_text} idle", self.idle_pings),
+            ("region request round trip (page redrawing the move)", [x["reply"] for x in s if x["reply"] is not None]),
         ]
-        notified = [x for x in s if x["notified"] is not None]
-        if len(notified) == len(s):
-            split[1:1] = [
-                ("region sent -> daemon notifies, beyond debounce", [x["notified"] - x["sent"] - D for x in s]),
-                ("daemon notifies -> overlays in", [x["created"] - x["notified"] for x in s]),
-            ]
+        # Where the time goes, in the order it goes.
+        split = [("release -> region sent (Leaflet's moveend)", [x["sent"] - x["release"] for x in s]),
+                 ("region sent -> page's main thread free (the move)", [x["free"] for x in s if x["free"] is not None])]
+        timed = all(x["notified"] is not None for x in s)
+        if timed:
+            split.append(("region sent -> daemon notifies, beyond debounce", [x["notified"] - x["sent"] - D for x in s]))
+            if all(x["ws_notified"] is not None for x in s):
+                split.append(("daemon notifies -> a WebSocket client outside Chromium",
+                              [x["ws_notified"] - x["notified"] for x in s]))
+            split.append(("daemon notifies -> overlays in (page)", [x["created"] - x["notified"] for x in s]))
+        # The `state` notification the daemon sends first (a search running) makes the page draw a
+        # frame; the overlays that arrive meanwhile wait for it.
+        firsts = []
+        for x in s:
+            m = next((m for m in x["between"] if m["method"] == "state" and m.get("frameDone") is not None), None)
+            if m:
+                firsts.append((x["created"] - x["sent"], m))
+        if firsts:
+            split.append(("page's frame for the state before it (start -> end)",
+                          [m["frameDone"] - m["frame"] for _, m in firsts]))
+        split.append(("overlays in -> markers in DOM (page)", [x["end"] - x["created"] for x in s]))
         requests = self.requests_after - self.requests_before
         cpu = (self.cpu_after - self.cpu_before) * 1000 / len(s)
         print()
-        print(f"map event: drag -> overlays -> markers, {len(s)} drags around {4} map positions (zoom {self.zoom},"
+        print(f"map event: drag -> overlays -> markers, {len(s)} drags around 4 map positions (zoom {self.zoom},"
               f" around {self.around}: grids of {s[0]['grid']} features, {s[0]['features']} in all,"
               f" {s[0]['bytes']} bytes), region.debounce {self.debounce_text} subtracted")
         print(f"  machine: {machine()}; load average {fmt_load(self.load[0])} before, {fmt_load(self.load[-1])} after")
         print(f"  Chromium {self.browser_version} headless; binaries in {self.bin}; upstream requests during the drags:"
               f" {requests} (cache_ttl {self.cache_ttl}; 0 = every grid from the cache); daemon CPU {cpu:.1f} ms per drag")
-        header = f"  {'':<50} {'p50':>8} {'p90':>8} {'max':>8} {'min':>8}"
-        print(header)
-        print("  beyond the debounce")
-        for name, values in rows:
-            print(line(name, values))
-        print("  floor (same page, same WebSocket)")
-        for name, values in floor:
-            print(line(name, values))
-        print("  split")
-        for name, values in split:
-            print(line(name, values))
-        if len(notified) == len(s):
-            print(f"  (daemon times: its Unix socket's overlays notification read here, clocks matched to"
+        print(f"  {'':<55} {'p50':>8} {'p90':>8} {'max':>8} {'min':>8}")
+        for title, table in (("beyond the debounce", rows), ("floor (same page, same WebSocket)", floor), ("split", split)):
+            print("  " + title)
+            for name, values in table:
+                print(line(name, values))
+        if timed:
+            print(f"  (daemon notifies: the overlays notification read on its Unix socket here; clocks matched to"
                   f" ±{self.clock_error:.1f} ms)")
+        if firsts:
+            waited = sum(1 for created, m in firsts if m["frame"] <= created <= m["frameDone"] + 1)
+            print(f"  (overlays that reached the page while or just after it drew the state's frame: {waited} of {len(firsts)})")
         if self.args.json:
             Path(self.args.json).write_text(json.dumps({
-                "debounce_ms": D, "samples": s, "pings": self.pings, "warmup": self.warmup,
-                "load": self.load, "upstream_requests": requests}, indent=1))
+                "debounce_ms": D, "samples": s, "pings": self.pings, "idle_pings": self.idle_pings,
+                "warmup": self.warmup, "load": self.load, "upstream_requests": requests}, indent=1))
 
 
 def line(name, values):
     if not values:
-        return f"  {name:<50} {'-':>8}"
+        return f"  {name:<55} {'-':>8}"
     v = sorted(values)
-    return f"  {name:<50} " + " ".join(f"{x:>5.1f} ms" for x in (pct(v, 50), pct(v, 90), v[-1], v[0]))
+    return f"  {name:<55} " + " ".join(f"{x:>5.1f} ms" for x in (pct(v, 50), pct(v, 90), v[-1], v[0]))
 
 
 def pct(sorted_values, p):
