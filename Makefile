@@ -24,7 +24,8 @@ browser-test:
 
 ## bench: the region-drag benchmark on release binaries (see scripts/bench-region.py)
 bench: deps
-	$(SWIFT) build $(SWIFT_FLAGS) -c release
+	$(SWIFT) build $(SWIFT_FLAGS) -c release --product weatherd
+	$(SWIFT) build $(SWIFT_FLAGS) -c release --product owm-replay
 	scripts/bench-region.py --bin-dir "$$($(SWIFT) build $(SWIFT_FLAGS) -c release --show-bin-path)"
 
 ## soak: the reliability suites (Tests/IntegrationTests/Reliability) at SCALE times their iterations, default 20;
