@@ -22,10 +22,14 @@ test: test-deps
 browser-test:
 	scripts/browser-test.sh
 
-## bench: the region-drag benchmark on release binaries (see scripts/bench-region.py)
+## bench: on release binaries, the region-drag benchmark (scripts/bench-region.py), then the map-event
+##        benchmark in headless Chromium (scripts/bench-map.py; its browser tools from scripts/browser-venv.sh)
 bench: deps
-	$(SWIFT) build $(SWIFT_FLAGS) -c release
+	$(SWIFT) build $(SWIFT_FLAGS) -c release --product weatherd
+	$(SWIFT) build $(SWIFT_FLAGS) -c release --product owm-replay
 	scripts/bench-region.py --bin-dir "$$($(SWIFT) build $(SWIFT_FLAGS) -c release --show-bin-path)"
+	python="$$(scripts/browser-venv.sh)" && \
+	"$$python" scripts/bench-map.py --bin-dir "$$($(SWIFT) build $(SWIFT_FLAGS) -c release --show-bin-path)"
 
 ## soak: the reliability suites (Tests/IntegrationTests/Reliability) at SCALE times their iterations, default 20;
 ##       prints the seed; make soak SCALE=50 SEED=N replays a run. Not part of make test.
