@@ -44,6 +44,23 @@ struct SearchTests {
         await watcher.close()
     }
 
+    @Test("fetched_at is when the answer came from OpenWeatherMap, kept by the cache; stale is false for a search")
+    func freshness() async throws {
+        let replay = try await ReplayServer.start()
+        let daemon = try await DaemonProcess.start(DaemonSetup(directory: try TemporaryDirectory(), replay: replay))
+        let before = Date()
+        let first = try await daemon.call("search", ["city": "Paris"])
+        let fetched = try #require(first["properties"]?["fetched_at"]?.stringValue, "\(first.serialized)")
+        let when = try #require(try? Date(fetched, strategy: .iso8601), "\(fetched)")
+        #expect(when.timeIntervalSince(before) > -1 && when.timeIntervalSinceNow < 1, "\(fetched) is about now")
+        #expect(first["properties"]?["stale"] == .bool(false))
+        let cached = try await daemon.call("search", ["city": "Paris"])
+        #expect(cached["properties"]?["fetched_at"]?.stringValue == fetched, "the cached answer keeps its time")
+        #expect(try await replay.stats().requests(for: "q=paris") == 1)
+        let (status, _) = try await daemon.terminate()
+        #expect(status == 0)
+    }
+
     @Test("at start the watched cities are looked up: running/loading, then populated with their features")
     func startUp() async throws {
         // Seoul hangs until the watcher has seen the round running, however slow the machine.

@@ -45,6 +45,16 @@ enum Fixture {
     }
 
     static func londonObservation() throws -> WeatherObservation { try observation(london()) }
+
+    /// When the tests' OpenWeatherMap clients say an observation was fetched (their wall clock).
+    static let fetchedAt = Date(timeIntervalSince1970: 1_795_000_000)
+
+    /// The London fixture as a client whose wall clock reads `fetchedAt` returns it.
+    static func fetchedLondonObservation() throws -> WeatherObservation {
+        var observation = try londonObservation()
+        observation.fetchedAt = fetchedAt
+        return observation
+    }
     static func zoccaObservation() throws -> WeatherObservation { try observation(zocca(), units: .standard) }
 
     enum FixtureError: Error { case notWeather }

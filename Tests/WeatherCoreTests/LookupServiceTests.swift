@@ -15,7 +15,7 @@ private struct Harness {
 
     init(cacheTTL: Duration = .seconds(600), requestsPerMinute: Int = 60, logger: Logger = silentLogger) throws {
         client = OpenWeatherMapClient(transport: transport, baseURL: "https://api.openweathermap.org", apiKey: Secret(Self.apiKey),
-                                      units: .metric, lang: "en", timeout: .seconds(10))
+                                      units: .metric, lang: "en", timeout: .seconds(10), wallClock: { Fixture.fetchedAt })
         service = LookupService(upstream: client, limits: .init(cacheTTL: cacheTTL, requestsPerMinute: requestsPerMinute),
                                 clock: DaemonClock(clock), logger: logger)
         transport.on("/data/2.5/weather", .ok(try Fixture.london()))
@@ -120,7 +120,7 @@ struct LookupSingleFlightTests {
         let followers = (1..<n).map { i in Task { try await h.lookup(i.isMultiple(of: 2) ? "london" : " London ") } }
         await h.waitForLookupsStarted(n - 1, after: base)
         gate.open()
-        let expected = try Fixture.londonObservation()
+        let expected = try Fixture.fetchedLondonObservation()
         #expect(try await leader.value == expected)
         for follower in followers { #expect(try await follower.value == expected) }
         #expect(h.transport.requestCount == 1)
@@ -167,7 +167,7 @@ struct LookupSingleFlightTests {
         follower.cancel()
         await #expect(throws: CancellationError.self) { try await follower.value }
         gate.open()
-        #expect(try await leader.value == (try Fixture.londonObservation()))
+        #expect(try await leader.value == (try Fixture.fetchedLondonObservation()))
         #expect(h.transport.requestCount == 1)
     }
 
@@ -183,7 +183,7 @@ struct LookupSingleFlightTests {
         leader.cancel()
         gate.open()
         await #expect(throws: CancellationError.self) { try await leader.value }
-        #expect(try await follower.value == (try Fixture.londonObservation()))
+        #expect(try await follower.value == (try Fixture.fetchedLondonObservation()))
         #expect(h.transport.requestCount == 2)
     }
 }

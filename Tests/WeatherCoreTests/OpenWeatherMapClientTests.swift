@@ -8,7 +8,8 @@ struct OpenWeatherMapClientTests {
     static let apiKey = "0123456789abcdefSECRETKEY"
 
     private func client(_ transport: any HTTPTransport = ScriptedTransport(), baseURL: String = "https://api.openweathermap.org", units: Units = .metric) -> OpenWeatherMapClient {
-        OpenWeatherMapClient(transport: transport, baseURL: baseURL, apiKey: Secret(Self.apiKey), units: units, lang: "en", timeout: .seconds(10))
+        OpenWeatherMapClient(transport: transport, baseURL: baseURL, apiKey: Secret(Self.apiKey), units: units, lang: "en", timeout: .seconds(10),
+                             wallClock: { Fixture.fetchedAt })
     }
 
     private func interpret(_ status: Int, _ body: String, headers: [String: String] = [:]) -> Result<WeatherObservation, UpstreamError> {
@@ -69,7 +70,7 @@ struct OpenWeatherMapClientTests {
         transport.on("q=London", .ok(try Fixture.london()))
         let c = client(transport)
         let observation = try await c.fetch(.city("London"))
-        #expect(observation == (try Fixture.londonObservation()))
+        #expect(observation == (try Fixture.fetchedLondonObservation()), "stamped with the time it was fetched")
         #expect(transport.requestedURLs == [c.url(for: .city("London"))])
     }
 

@@ -7,7 +7,7 @@ import Testing
 struct OpenWeatherMapResponseTests {
     /// The Feature example of docs/protocol.md ("Feature"), character for character.
     static let specLondonFeature = #"""
-    {"type":"Feature","id":"owm:2643743","geometry":{"type":"Point","coordinates":[-0.1257,51.5085]},"properties":{"name":"London","country":"GB","source":"text","temperature":8.94,"feels_like":7.91,"temp_min":7.38,"temp_max":9.98,"humidity":90,"pressure":997,"wind_speed":2.06,"wind_deg":250,"clouds":100,"condition":"Clouds","description":"overcast clouds","icon":"04n","symbol":"☁","observed_at":"2019-04-28T09:35:55Z","units":"metric"}}
+    {"type":"Feature","id":"owm:2643743","geometry":{"type":"Point","coordinates":[-0.1257,51.5085]},"properties":{"name":"London","country":"GB","source":"text","temperature":8.94,"feels_like":7.91,"temp_min":7.38,"temp_max":9.98,"humidity":90,"pressure":997,"wind_speed":2.06,"wind_deg":250,"clouds":100,"condition":"Clouds","description":"overcast clouds","icon":"04n","symbol":"☁","observed_at":"2019-04-28T09:35:55Z","units":"metric","fetched_at":null,"stale":false}}
     """#
 
     private func decode(_ text: String, units: Units = .metric) -> OpenWeatherMapResponse.Body? {
@@ -43,7 +43,7 @@ struct OpenWeatherMapResponseTests {
            "temperature":298.48,"feels_like":298.74,"temp_min":297.56,"temp_max":300.05,
            "humidity":64,"pressure":1015,"wind_speed":0.62,"wind_deg":349,"clouds":100,
            "condition":"Rain","description":"moderate rain","icon":"10d","symbol":"🌦",
-           "observed_at":"2022-08-30T14:43:12Z","units":"standard"}}
+           "observed_at":"2022-08-30T14:43:12Z","units":"standard","fetched_at":null,"stale":false}}
         """#)
         #expect(feature.json.serialized == expected.serialized)
     }
@@ -75,7 +75,7 @@ struct OpenWeatherMapResponseTests {
         let properties = try #require(WeatherFeature(observation: o, source: .text).json["properties"]?.objectValue)
         #expect(properties.keys == ["name", "country", "source", "temperature", "feels_like", "temp_min", "temp_max",
                                     "humidity", "pressure", "wind_speed", "wind_deg", "clouds", "condition",
-                                    "description", "icon", "symbol", "observed_at", "units"])
+                                    "description", "icon", "symbol", "observed_at", "units", "fetched_at", "stale"])
         #expect(properties["temperature"] == .double(20.5))
         #expect(properties["condition"] == "Rain")
         for key in ["name", "country", "feels_like", "humidity", "wind_speed", "description", "icon", "symbol", "observed_at"] {

@@ -96,20 +96,33 @@ struct SearchEngineCityRoundTests {
         h.checkInvariants()
     }
 
-    @Test("a round where a city fails keeps that city's last good feature")
+    @Test("a round where a city fails keeps that city's last good feature, marked stale until a refresh succeeds")
     func keepsLastGoodFeature() async throws {
         let h = try EngineHarness(cities: ["London,GB", "Zocca,IT"])
         try h.scriptFixtures()
         await h.engine.refreshCities()
         let before = await h.engine.currentOverlays
+        #expect(before.features.allSatisfy { !$0.stale })
 
         h.upstream.fail("London,GB", with: .unavailable("timed out"))
         await h.engine.refreshCities()
         #expect(h.upstream.fetchCount(of: "London,GB") == 2)
         let after = await h.engine.currentOverlays
-        #expect(after.features == before.features)
-        #expect(after.seq == before.seq, "nothing changed, so no new overlays")
+        var staleLondon = before.features
+        staleLondon[0].stale = true
+        #expect(after.features == staleLondon, "London's last good feature stays, stale; Zocca's is fresh")
+        #expect(after.features[0].json["properties"]?["stale"] == .bool(true))
+        #expect(after.seq == before.seq + 1, "London turned stale: a change")
         #expect(await h.engine.currentState.phase == .populated)
+
+        // A failing round again changes nothing more; a good one makes London fresh.
+        await h.engine.refreshCities()
+        #expect(await h.engine.currentOverlays.seq == after.seq)
+        try h.scriptFixtures()
+        await h.engine.refreshCities()
+        let fresh = await h.engine.currentOverlays
+        #expect(fresh.features == before.features)
+        #expect(fresh.seq == after.seq + 1)
         h.checkInvariants()
     }
 

@@ -6,6 +6,8 @@ public struct WeatherFeature: Sendable, Hashable, JSONRepresentable {
     public var source: FeatureSource
     public var observation: WeatherObservation
     public var fix: FixSummary?
+    /// A watched city's last good feature, kept while its refresh fails.
+    public var stale = false
 
     public init(observation: WeatherObservation, source: FeatureSource, fix: FixSummary? = nil) {
         self.id = observation.featureID
@@ -26,6 +28,7 @@ public struct WeatherFeature: Sendable, Hashable, JSONRepresentable {
             "condition": .string(o.condition), "description": .string(o.conditionDescription),
             "icon": .string(o.icon), "symbol": .string(o.icon.flatMap(WeatherSymbol.glyph(forIcon:))),
             "observed_at": .string(o.observedAt.map(Timestamp.iso8601)), "units": .string(o.units.rawValue),
+            "fetched_at": .string(o.fetchedAt.map(Timestamp.iso8601)), "stale": .bool(stale),
         ]
         if let fix { properties["fix"] = fix.json }
         return .object([

@@ -23,6 +23,9 @@ public struct WeatherObservation: Sendable, Hashable {
     public var icon: String?
     public var observedAt: Date?
     public var units: Units
+    /// When weatherd received this observation from OpenWeatherMap (an answer from the cache keeps
+    /// its time); nil when it did not come from there.
+    public var fetchedAt: Date?
 
     public init(
         cityID: Int? = nil, name: String? = nil, country: String? = nil, coordinate: Coordinate,

@@ -296,6 +296,8 @@ public actor SearchEngine {
             case .failure(let error)?:
                 logger.warning("watched city \(city): \(error.message)")
                 failures.append(error)
+                // Its last good feature stays, marked stale.
+                cityFeatures[LookupKey.normalize(city: city)]?.stale = true
             case nil:
                 break  // cancelled: shutting down
             }

@@ -34,11 +34,14 @@ public struct OpenWeatherMapClient: WeatherUpstream {
     private let transport: any HTTPTransport
     private let box: EndpointBox
     private let logger: Logger?
+    private let wallClock: @Sendable () -> Date
 
+    /// - Parameter wallClock: stamps each observation's `fetchedAt`.
     public init(
         transport: any HTTPTransport, baseURL: String, apiKey: Secret, units: Units, lang: String, timeout: Duration,
-        logger: Logger? = nil
+        wallClock: @escaping @Sendable () -> Date = Date.init, logger: Logger? = nil
     ) {
+        self.wallClock = wallClock
         self.transport = transport
         self.box = EndpointBox(Endpoint(baseURL: baseURL, apiKey: apiKey, units: units, lang: lang, timeout: timeout))
         self.logger = logger
@@ -110,7 +113,8 @@ public struct OpenWeatherMapClient: WeatherUpstream {
             throw UpstreamError.unavailable("transport failure")  // never the error text: it could hold the URL
         }
         do {
-            let observation = try Self.interpret(response, units: endpoint.units)
+            var observation = try Self.interpret(response, units: endpoint.units)
+            observation.fetchedAt = wallClock()
             UpstreamMetrics.request(endpoint: "weather", outcome: "ok", duration: started.duration(to: .now))
             return observation
         } catch {
