@@ -52,7 +52,8 @@ public struct Daemon: Sendable {
         }
         let hub = NotificationHub()
         let engine = SearchEngine(
-            cities: watched, gps: GPSStatus(enabled: config.gpsd.enabled), lookups: lookups, publisher: hub, logger: logger)
+            cities: watched, gps: GPSStatus(enabled: config.gpsd.enabled), lookups: lookups, publisher: hub,
+            budget: BudgetStatus(requestsPerMinute: config.openWeatherMap.requestsPerMinute), logger: logger)
         let location = LocationService(settings: .init(config.gpsd), engine: engine, clock: clock, logger: logger)
         let regions = RegionSearches(settings: .init(config.region), engine: engine, clock: clock, logger: logger)
         let reloads = ReloadRequests()
@@ -97,6 +98,7 @@ public struct Daemon: Sendable {
         logger.notice("weatherd \(WeatherdVersion.current) starting: \(watched.effective.count) watched cities, OpenWeatherMap at \(config.openWeatherMap.baseURL)")
         let services: [any Service] = [server] + (web.map { [$0] } ?? []) + [
             CityRefresherService(refresher: refresher),
+            BudgetWatcherService(watcher: BudgetWatcher(lookups: lookups, engine: engine, clock: clock)),
             RegionSearchService(regions: regions),
             reader,
             FollowService(location: location),

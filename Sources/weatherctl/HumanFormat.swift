@@ -50,6 +50,10 @@ enum HumanFormat {
                 parts.append("gps disabled")
             }
         }
+        if let budget = json["budget"], let limit = budget["requests_per_minute"]?.intValue {
+            parts.append("budget \(budget["used"]?.intValue ?? 0)/\(limit) a minute")
+            if let until = budget["blocked_until"]?.stringValue { parts.append("blocked until \(until)") }
+        }
         if let error = json["error"], !error.isNull {
             parts.append("error \(error["code"]?.intValue ?? 0): \(error["message"]?.stringValue ?? "")")
         }

@@ -26,7 +26,7 @@ struct GPSDTests {
         let daemon = try await DaemonProcess.start(setup)
         let watcher = try await Watcher.start(socketPath: daemon.socketPath)
 
-        let feature = try await locate(daemon, timeout: 10)
+        let feature = try await locate(daemon, timeout: 30)
         #expect(feature["type"] == "Feature")
         #expect(feature["id"]?.stringValue == Self.hamiltonID, "\(feature.serialized)")
         #expect(feature["geometry"]?["coordinates"]?.position == Self.hamiltonPosition)
@@ -139,7 +139,7 @@ struct GPSDTests {
         lenient.gpsd = GPSDSettings(port: gps.port)
         lenient.gpsd?.maxHorizontalError = 500
         let lenientDaemon = try await DaemonProcess.start(lenient)
-        let feature = try await locate(lenientDaemon, timeout: 10)
+        let feature = try await locate(lenientDaemon, timeout: 30)
         let id = feature["id"]?.stringValue ?? ""
         #expect(id == Self.minskID || id.hasPrefix("pt:"), "\(feature.serialized)")
         #expect(feature["properties"]?["source"] == "location")
@@ -177,7 +177,7 @@ struct GPSDTests {
         let gps = try await GPSFake.start(NMEALog.bu353s4, port: port)
         defer { gps.kill() }
         try await awaitConnected(watcher, true, timeout: .seconds(15))
-        let feature = try await locate(daemon, timeout: 10)
+        let feature = try await locate(daemon, timeout: 30)
         #expect(feature["id"]?.stringValue == Self.hamiltonID, "\(feature.serialized)")
         #expect(feature["properties"]?["source"] == "location")
 
@@ -197,7 +197,7 @@ struct GPSDTests {
         let watcher = try await Watcher.start(socketPath: daemon.socketPath)
         do {
             try await awaitConnected(watcher, true)
-            #expect(try await locate(daemon, timeout: 10)["id"]?.stringValue == Self.hamiltonID)
+            #expect(try await locate(daemon, timeout: 30)["id"]?.stringValue == Self.hamiltonID)
 
             try await gps.stop()
             try await awaitConnected(watcher, false, timeout: .seconds(5))
@@ -207,7 +207,7 @@ struct GPSDTests {
 
             gps = try await GPSFake.start(NMEALog.bu353s4, port: port)
             try await awaitConnected(watcher, true, timeout: .seconds(15))
-            let feature = try await locate(daemon, timeout: 10)
+            let feature = try await locate(daemon, timeout: 30)
             #expect(feature["id"]?.stringValue == Self.hamiltonID, "\(feature.serialized)")
             #expect(feature["properties"]?["source"] == "location")
             try await gps.stop()

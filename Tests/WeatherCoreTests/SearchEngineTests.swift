@@ -461,3 +461,39 @@ struct WatchedCitiesTests {
         #expect(cities.reconfigure(["Rome", "Lima"]) == ["Lima", "Oslo"])
     }
 }
+
+@Suite("SearchEngine: the request budget in the state", .timeLimit(.minutes(1)))
+struct BudgetStateTests {
+    @Test("a 429 block shows in state.budget, with a notification when it starts and one when it ends")
+    func block() async throws {
+        let h = try EngineHarness(cities: [])
+        h.upstream.fail("Atlantis", with: .rateLimited(retryAfter: .seconds(5)))
+        let watcher = Task { [lookups = h.lookups, engine = h.engine, clock = h.clock] in
+            await BudgetWatcher(lookups: lookups, engine: engine, clock: DaemonClock(clock)).run()
+        }
+        await #expect(throws: WeatherError.self) { try await h.engine.search(city: "Atlantis") }
+        let started = try #require(h.publisher.states.last { $0.budget.blockedUntil != nil }, "a state with the block")
+        #expect(started.budget.used == 1 && started.budget.requestsPerMinute == 1000)
+        #expect(await h.engine.freshState.budget.blockedUntil != nil)
+        await h.clock.waitForSleepers(1)  // the watcher sleeps until the block ends
+        h.clock.advance(by: .seconds(5))
+        await untilCancelled { [publisher = h.publisher] in
+            await publisher.waitForState { $0.budget.blockedUntil == nil && $0.updatedAt >= started.updatedAt }
+        }
+        #expect(h.publisher.states.last?.budget.blockedUntil == nil)
+        watcher.cancel()
+        await watcher.value
+        h.checkInvariants()
+    }
+
+    @Test("budget.used alone is no news: no state notification")
+    func usedAlone() async throws {
+        let h = try EngineHarness(cities: [])
+        try h.scriptFixtures()
+        _ = try await h.engine.search(city: "London")
+        let published = h.publisher.states.count
+        #expect(await h.engine.freshState.budget.used == 1)
+        await h.engine.refreshBudget()
+        #expect(h.publisher.states.count == published)
+    }
+}

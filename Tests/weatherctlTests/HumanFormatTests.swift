@@ -35,6 +35,9 @@ struct HumanFormatTests {
     @Test("a state reads as one line")
     func stateLine() {
         let state = DaemonState(pending: 1, phase: .loading, input: .text(city: "Seoul"), gps: GPSStatus(enabled: true), updatedAt: Date(timeIntervalSince1970: 1_795_000_000))
-        #expect(HumanFormat.state(state.json) == #"running  phase loading  input text "Seoul"  pending 1  gps not connected"#)
+        #expect(HumanFormat.state(state.json) == #"running  phase loading  input text "Seoul"  pending 1  gps not connected  budget 0/60 a minute"#)
+        var blocked = state
+        blocked.budget = BudgetStatus(requestsPerMinute: 60, used: 12, blockedUntil: Date(timeIntervalSince1970: 1_795_000_060))
+        #expect(HumanFormat.state(blocked.json).hasSuffix("budget 12/60 a minute  blocked until 2026-11-18T11:07:40Z"), "\(HumanFormat.state(blocked.json))")
     }
 }

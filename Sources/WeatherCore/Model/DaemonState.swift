@@ -9,12 +9,18 @@ public struct DaemonState: Sendable, Hashable, JSONRepresentable {
     /// Set exactly when `phase` is `.error`.
     public var error: WeatherError?
     public var gps: GPSStatus
+    /// The request budget; a change of `used` alone is no news (no notification).
+    public var budget: BudgetStatus
     public var updatedAt: Date
 
     /// True exactly while lookups are in flight.
     public var running: Bool { pending > 0 }
 
-    public init(pending: Int, phase: SearchPhase, input: SearchInput?, error: WeatherError? = nil, gps: GPSStatus, updatedAt: Date) {
+    public init(
+        pending: Int, phase: SearchPhase, input: SearchInput?, error: WeatherError? = nil, gps: GPSStatus,
+        budget: BudgetStatus = BudgetStatus(requestsPerMinute: 60), updatedAt: Date
+    ) {
+        self.budget = budget
         self.pending = pending
         self.phase = phase
         self.input = input
@@ -28,14 +34,16 @@ public struct DaemonState: Sendable, Hashable, JSONRepresentable {
             "running": .bool(running), "phase": .string(phase.rawValue), "pending": .integer(Int64(pending)),
             "input": input?.json ?? .null,
             "error": error.map { .object(["code": .integer(Int64($0.code.value)), "message": .string($0.message)]) } ?? .null,
-            "gps": gps.json, "updated_at": .string(Timestamp.iso8601(updatedAt)),
+            "gps": gps.json, "budget": budget.json, "updated_at": .string(Timestamp.iso8601(updatedAt)),
         ])
     }
 
-    /// Equal but for the time of the change.
+    /// Equal but for the time of the change and the budget's `used` (which changes with every
+    /// request: no news on its own).
     func sameFields(as other: DaemonState) -> Bool {
         var other = other
         other.updatedAt = updatedAt
+        other.budget.used = budget.used
         return self == other
     }
 }

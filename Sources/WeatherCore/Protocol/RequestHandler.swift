@@ -152,7 +152,7 @@ public struct RequestHandler: Sendable {
                 return (.success(await engine.currentOverlays.json), nil)
             case "state":
                 _ = try Params(params, allowed: [])
-                return (.success(await engine.currentState.json), nil)
+                return (.success(await engine.freshState.json), nil)
             case "watch":
                 let p = try Params(params, allowed: ["replay", "topics"])
                 let replay = try p.bool("replay") ?? true

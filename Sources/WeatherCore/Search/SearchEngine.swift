@@ -64,7 +64,8 @@ public actor SearchEngine {
 
     public init(
         cities watched: WatchedCities, gps: GPSStatus, lookups: LookupService, publisher: any ChangePublisher,
-        wallClock: @escaping @Sendable () -> Date = Date.init, logger: Logger
+        budget: BudgetStatus = BudgetStatus(requestsPerMinute: 60), wallClock: @escaping @Sendable () -> Date = Date.init,
+        logger: Logger
     ) {
         self.lookups = lookups
         self.publisher = publisher
@@ -77,8 +78,8 @@ public actor SearchEngine {
         let now = wallClock()
         // At start the first watched-city round is due: running and loading until it settles.
         self.state = cities.isEmpty
-            ? DaemonState(pending: 0, phase: .empty, input: nil, gps: gps, updatedAt: now)
-            : DaemonState(pending: cities.count, phase: .loading, input: .cities, gps: gps, updatedAt: now)
+            ? DaemonState(pending: 0, phase: .empty, input: nil, gps: gps, budget: budget, updatedAt: now)
+            : DaemonState(pending: cities.count, phase: .loading, input: .cities, gps: gps, budget: budget, updatedAt: now)
         self.overlays = Overlays(seq: 0, focus: nil, features: [])
         publisher.publish(state: state)
         publisher.publish(overlays: overlays)
@@ -87,6 +88,24 @@ public actor SearchEngine {
     // MARK: Reading
 
     public var currentState: DaemonState { state }
+
+    /// The state with the budget as it is now (its `used` changes without a notification).
+    public var freshState: DaemonState {
+        get async {
+            var now = state
+            now.budget = await lookups.budget
+            return now
+        }
+    }
+
+    /// Takes in the budget as it is now: a notification when a block started or ended or the limit
+    /// changed, none for `used` alone.
+    public func refreshBudget() async {
+        let budget = await lookups.budget
+        var next = state
+        next.budget = budget
+        commit(next)
+    }
     public var currentOverlays: Overlays { overlays }
     public var watchedCities: [String] { cities }
 
@@ -362,6 +381,7 @@ public actor SearchEngine {
                 guard let (index, result) = await group.next() else { break }
                 inFlight -= 1
                 run.results[index] = result
+                if case .failure(let error)? = result, error.code == .rateLimited { await refreshBudget() }
                 unsettled -= 1
                 if unsettled == 0 { run.stillPending = 1 } else { lookupsSettled(1) }
             }
@@ -442,5 +462,6 @@ extension SearchEngine: Reconfigurable {
     /// New configured cities (`cities`): the stored changes stay on top of them.
     public func apply(_ change: ConfigChange) async {
         if change.changed("cities") { reconfigure(cities: change.new.cities) }
+        if change.changed("openweathermap.requests_per_minute") { await refreshBudget() }
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 
 /// Answers weather lookups through a cache, shares identical lookups in flight, and keeps to the
@@ -36,13 +37,22 @@ public actor LookupService {
     /// When each request of the last minute was sent, oldest first.
     private var sent: [DaemonClock.Instant] = []
     private var blockedUntil: DaemonClock.Instant?
+    /// `blockedUntil` on the wall clock, for `state.budget`.
+    private var blockedUntilWall: Date?
+    private let wallClock: @Sendable () -> Date
+    /// Woken when a 429 block starts (the budget watcher then waits for its end).
+    public nonisolated let blockStarts = Wakeup()
 
     /// The cache holds at most this many entries; expired ones go first, then the oldest.
     static let maxCacheEntries = 4096
     static let budgetWindow = Duration.seconds(60)
     static let defaultRetryAfter = Duration.seconds(60)
 
-    public init(upstream: any WeatherUpstream, limits: Limits, clock: DaemonClock, logger: Logger) {
+    public init(
+        upstream: any WeatherUpstream, limits: Limits, clock: DaemonClock, wallClock: @escaping @Sendable () -> Date = Date.init,
+        logger: Logger
+    ) {
+        self.wallClock = wallClock
         self.upstream = upstream
         self.limits = limits
         self.clock = clock
@@ -57,6 +67,20 @@ public actor LookupService {
     /// Forgets every cached answer (after the units or the language changed).
     public func clearCache() {
         cache.removeAll()
+    }
+
+    /// `state.budget` now.
+    public var budget: BudgetStatus {
+        let now = clock.now
+        pruneBudget(now: now)
+        let blocked = blockedUntil.map { now < $0 } ?? false
+        return BudgetStatus(requestsPerMinute: limits.requestsPerMinute, used: sent.count, blockedUntil: blocked ? blockedUntilWall : nil)
+    }
+
+    /// When the current 429 block ends, on the daemon's clock; nil when none holds.
+    public var blockEnd: DaemonClock.Instant? {
+        guard let blockedUntil, clock.now < blockedUntil else { return nil }
+        return blockedUntil
     }
 
     /// HTTP requests sent in the last minute.
@@ -172,6 +196,8 @@ public actor LookupService {
         case .rateLimited(let retryAfter):
             let wait = retryAfter ?? Self.defaultRetryAfter
             blockedUntil = clock.now.advanced(by: wait)
+            blockedUntilWall = wallClock().addingTimeInterval(Double(wait.components.seconds) + Double(wait.components.attoseconds) * 1e-18)
+            blockStarts.wake()
             logger.warning("OpenWeatherMap answered 429; no request for \(wait.secondsRoundedUp) s")
             return WeatherError(
                 .rateLimited, "OpenWeatherMap rate limit reached; retry in \(wait.secondsRoundedUp) s",

@@ -95,7 +95,7 @@ struct WebRoutes: Sendable {
         case "/overlays.geojson":
             return .json(await engine.currentOverlays.json, contentType: "application/geo+json")
         case "/state.json":
-            return .json(await engine.currentState.json)
+            return .json(await engine.freshState.json)
         case "/healthz":
             return .text(.ok, "ok\n")
         case "/metrics":

@@ -3,7 +3,7 @@ import WeatherCore
 @testable import TestSupport
 
 /// `locate` with `{"timeout": seconds}`, failing the test if no answer comes well after that.
-func locate(_ daemon: DaemonProcess, timeout seconds: Double = 10) async throws -> JSONValue {
+func locate(_ daemon: DaemonProcess, timeout seconds: Double = 30) async throws -> JSONValue {
     try await withTimeout(.seconds(seconds + 10), "locate to answer") {
         try await daemon.call("locate", ["timeout": .double(seconds)])
     }

@@ -24,7 +24,8 @@ struct EngineHarness {
                                 clock: DaemonClock(clock), logger: silentLogger)
         engine = SearchEngine(
             cities: try WatchedCities(configured: cities, store: store), gps: gps,
-            lookups: lookups, publisher: publisher ?? self.publisher, wallClock: { EngineHarness.startTime }, logger: silentLogger)
+            lookups: lookups, publisher: publisher ?? self.publisher, budget: BudgetStatus(requestsPerMinute: 1000),
+            wallClock: { EngineHarness.startTime }, logger: silentLogger)
     }
 
     /// Scripts the fixtures: London (`London`, `London,GB`) and Zocca (`Zocca`, `Zocca,IT`).
