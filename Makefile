@@ -1,12 +1,14 @@
 # weatherd — the two front-door commands are `make run` and `make test`.
 SWIFT ?= swift
 SWIFT_FLAGS ?=
+# Release binaries carry the Swift runtime and Foundation (linked statically): they run without a toolchain.
+RELEASE_FLAGS ?= -c release --static-swift-stdlib
 PREFIX ?= /usr/local
 DESTDIR ?=
 SYSCONFDIR ?= /etc
 UNITDIR ?= $(PREFIX)/lib/systemd/system
 
-.PHONY: run test bench soak build install deps test-deps clean
+.PHONY: run test bench soak build install deb systest deps test-deps deb-deps systest-deps clean
 
 ## run: install what is missing, build, and serve in the foreground (offline demo without OWM_API_KEY)
 run: deps build
@@ -19,8 +21,8 @@ test: test-deps
 
 ## bench: the region-drag benchmark on release binaries (see scripts/bench-region.py)
 bench: deps
-	$(SWIFT) build $(SWIFT_FLAGS) -c release
-	scripts/bench-region.py --bin-dir "$$($(SWIFT) build $(SWIFT_FLAGS) -c release --show-bin-path)"
+	$(SWIFT) build $(SWIFT_FLAGS) $(RELEASE_FLAGS)
+	scripts/bench-region.py --bin-dir "$$($(SWIFT) build $(SWIFT_FLAGS) $(RELEASE_FLAGS) --show-bin-path)"
 
 ## soak: the reliability suites (Tests/IntegrationTests/Reliability) at SCALE times their iterations, default 20;
 ##       prints the seed; make soak SCALE=50 SEED=N replays a run. Not part of make test.
@@ -34,9 +36,25 @@ soak: test-deps
 
 ## install: release binaries, systemd units, example config (kept if present), shell completions
 install: deps
-	$(SWIFT) build $(SWIFT_FLAGS) -c release --product weatherd
-	$(SWIFT) build $(SWIFT_FLAGS) -c release --product weatherctl
-	scripts/install.sh "$$($(SWIFT) build $(SWIFT_FLAGS) -c release --show-bin-path)" "$(DESTDIR)" "$(PREFIX)" "$(SYSCONFDIR)" "$(UNITDIR)"
+	$(SWIFT) build $(SWIFT_FLAGS) $(RELEASE_FLAGS) --product weatherd
+	$(SWIFT) build $(SWIFT_FLAGS) $(RELEASE_FLAGS) --product weatherctl
+	scripts/install.sh "$$($(SWIFT) build $(SWIFT_FLAGS) $(RELEASE_FLAGS) --show-bin-path)" "$(DESTDIR)" "$(PREFIX)" "$(SYSCONFDIR)" "$(UNITDIR)"
+
+## deb: the Debian package .build/deb/weatherd_VERSION_ARCH.deb (packaging/deb/): release binaries with the
+##      Swift runtime linked statically, units, the example config as a conffile, manual pages, completions;
+##      lintian errors fail it
+deb: deps deb-deps
+	$(SWIFT) build $(SWIFT_FLAGS) $(RELEASE_FLAGS) --product weatherd
+	$(SWIFT) build $(SWIFT_FLAGS) $(RELEASE_FLAGS) --product weatherctl
+	$(SWIFT) build $(SWIFT_FLAGS) $(RELEASE_FLAGS) --product generate-manual
+	packaging/deb/build.sh "$$($(SWIFT) build $(SWIFT_FLAGS) $(RELEASE_FLAGS) --show-bin-path)" .build/deb
+
+## systest: the system test (scripts/systest.py, as root): boots a Debian 12 root (debootstrap, cached in
+##          /var/cache/weatherd-systest) under systemd-nspawn, installs the package with apt-get and checks
+##          the service under a real systemd; prints PASS/FAIL per check and "systest: N passed, M failed"
+systest: deb systest-deps
+	$(SWIFT) build $(SWIFT_FLAGS) $(RELEASE_FLAGS) --product owm-replay
+	scripts/systest.py --deb-dir .build/deb --bin-dir "$$($(SWIFT) build $(SWIFT_FLAGS) $(RELEASE_FLAGS) --show-bin-path)"
 
 build:
 	$(SWIFT) build $(SWIFT_FLAGS)
@@ -46,6 +64,12 @@ deps:
 
 test-deps:
 	scripts/install-deps.sh test
+
+deb-deps:
+	scripts/install-deps.sh deb
+
+systest-deps:
+	scripts/install-deps.sh systest
 
 clean:
 	rm -rf .build run

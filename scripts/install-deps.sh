@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Installs the Debian packages weatherd needs to build, run and test, if any is missing.
-# Usage: scripts/install-deps.sh [build|test]
+# Usage: scripts/install-deps.sh [build|test|deb|systest]
 set -euo pipefail
 
 packages=(libcurl4-openssl-dev libgps-dev pkg-config gpsd gpsd-clients libjs-leaflet)
-if [[ "${1:-build}" == test ]]; then
-    packages+=(socat gdal-bin)
-fi
+case "${1:-build}" in
+    test) packages+=(socat gdal-bin) ;;
+    deb) packages+=(dpkg-dev binutils lintian) ;;  # make deb: dpkg-deb, dpkg-shlibdeps, strip, lintian
+    systest) packages+=(systemd-container debootstrap debian-archive-keyring util-linux) ;;  # make systest: systemd-nspawn, nsenter
+esac
 
 missing=()
 for package in "${packages[@]}"; do
