@@ -8,16 +8,21 @@ DESTDIR ?=
 SYSCONFDIR ?= /etc
 UNITDIR ?= $(PREFIX)/lib/systemd/system
 
-.PHONY: run test bench soak build install deb systest deps test-deps deb-deps systest-deps clean
+.PHONY: run test browser-test bench soak build install deb systest deps test-deps deb-deps systest-deps clean
 
 ## run: install what is missing, build, and serve in the foreground (offline demo without OWM_API_KEY)
 run: deps build
 	scripts/run-demo.sh
 
-## test: install what is missing, build everything and run every test
+## test: install what is missing, build everything and run every test (the browser tests last)
 test: test-deps
 	$(SWIFT) build $(SWIFT_FLAGS) --build-tests
 	$(SWIFT) test $(SWIFT_FLAGS) --skip-build
+	BROWSER_TEST_NO_BUILD=1 WEATHERD_BIN_DIR="$$($(SWIFT) build $(SWIFT_FLAGS) --show-bin-path)" scripts/browser-test.sh
+
+## browser-test: the map page in headless Chromium against the real daemon (see scripts/browser-test.sh)
+browser-test:
+	scripts/browser-test.sh
 
 ## bench: the region-drag benchmark on release binaries (see scripts/bench-region.py)
 bench: deps
@@ -34,7 +39,7 @@ soak: test-deps
 	echo "make soak: scale $(SCALE), seed $$seed (replay: make soak SCALE=$(SCALE) SEED=$$seed)"; \
 	WEATHERD_RELIABILITY_SCALE=$(SCALE) WEATHERD_RELIABILITY_SEED=$$seed $(SWIFT) test $(SWIFT_FLAGS) --skip-build --filter Reliability
 
-## install: release binaries, systemd units, example config (kept if present), shell completions
+## install: release binaries (Swift runtime linked in: no toolchain needed to run them), systemd units, example config (kept if present), the map page, shell completions
 install: deps
 	$(SWIFT) build $(SWIFT_FLAGS) $(RELEASE_FLAGS) --product weatherd
 	$(SWIFT) build $(SWIFT_FLAGS) $(RELEASE_FLAGS) --product weatherctl

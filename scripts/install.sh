@@ -19,7 +19,7 @@ fi
 
 # The units name the installed binary and configuration.
 for unit in weatherd.service weatherd.socket; do
-    sed -e "s|/usr/local/bin/weatherd|$prefix/bin/weatherd|g" -e "s|/etc/weatherd/|$sysconfdir/weatherd/|g" \
+    sed -e "s|/usr/local/bin/|$prefix/bin/|g" -e "s|/etc/weatherd/|$sysconfdir/weatherd/|g" \
         "systemd/$unit" >"$destdir$unitdir/$unit"
     chmod 0644 "$destdir$unitdir/$unit"
 done

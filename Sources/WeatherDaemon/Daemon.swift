@@ -52,7 +52,8 @@ public struct Daemon: Sendable {
             cities: watched, gps: GPSStatus(enabled: config.gpsd.enabled), lookups: lookups, publisher: hub, logger: logger)
         let location = LocationService(settings: .init(config.gpsd), engine: engine, clock: clock, logger: logger)
         let regions = RegionSearches(settings: .init(config.region), engine: engine, clock: clock, logger: logger)
-        let handler = RequestHandler(engine: engine, location: location, regions: regions, hub: hub, logger: logger)
+        let reloads = ReloadRequests()
+        let handler = RequestHandler(engine: engine, location: location, regions: regions, hub: hub, reloads: reloads, logger: logger)
 
         let inherited = ListenFDs.take(environment: environment)
         if inherited.count > 1 { logger.warning("systemd passed \(inherited.count) sockets; serving on the first") }
@@ -80,7 +81,7 @@ public struct Daemon: Sendable {
         let reloader = ConfigReloader(
             source: source, running: config,
             parts: [server] + (web.map { [$0] } ?? []) + [upstream, lookups, engine, location, reader, regions, refresher],
-            notifier: notifier, servingStatus: "serving on \(socketPath)", logger: logger)
+            notifier: notifier, servingStatus: "serving on \(socketPath)", requests: reloads, logger: logger)
 
         logger.notice("weatherd \(WeatherdVersion.current) starting: \(watched.effective.count) watched cities, OpenWeatherMap at \(config.openWeatherMap.baseURL)")
         let services: [any Service] = [server] + (web.map { [$0] } ?? []) + [

@@ -60,7 +60,7 @@ struct WeatherdCommand: AsyncParsableCommand {
         do {
             (config, apiKey) = try source()
         } catch {
-            FileHandle.standardError.write(Data((error.description + "\n").utf8))
+            FileHandle.standardError.write(Data(DaemonLogHandler.fatalLines(error.description, environment: environment).utf8))
             throw ExitCode(78)  // EX_CONFIG
         }
         if checkConfig {
@@ -77,7 +77,7 @@ struct WeatherdCommand: AsyncParsableCommand {
         do {
             try await Daemon(initial: (config, apiKey), source: source, logger: logger, environment: environment).run()
         } catch {
-            logger.critical("fatal: \(error)")
+            logger.error("fatal: \(error)")
             throw ExitCode(1)
         }
     }

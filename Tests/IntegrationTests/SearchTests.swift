@@ -46,8 +46,9 @@ struct SearchTests {
 
     @Test("at start the watched cities are looked up: running/loading, then populated with their features")
     func startUp() async throws {
-        // Seoul answers after a second, so a watcher connecting right after start sees the round running.
-        let replay = try await ReplayServer.start(["--delay", "Seoul=1000"])
+        // Seoul hangs until the watcher has seen the round running, however slow the machine.
+        let replay = try await ReplayServer.start()
+        _ = try await replay.setFault(city: "Seoul", "hang")
         let directory = try TemporaryDirectory()
         let daemon = try await DaemonProcess.start(DaemonSetup(directory: directory, replay: replay, cities: ["Seoul,KR", "London,GB"]))
         let watcher = try await Watcher.start(socketPath: daemon.socketPath)
@@ -57,6 +58,7 @@ struct SearchTests {
         #expect(first.params?["phase"] == "loading")
         #expect(first.params?["input"] == JSONValue.object(["kind": "cities"]))
         #expect((first.params?["pending"]?.intValue ?? 0) > 0)
+        _ = try await replay.clearFaults()  // the hanging request gets its answer now
 
         let (settled, _) = try await watcher.next("the city round to settle", where: isSettledState)
         #expect(settled.params?["phase"] == "populated")

@@ -227,6 +227,67 @@ struct SystemdTests {
         #expect(status == 0)
     }
 
+    @Test("a reload is framed by RELOADING=1 with MONOTONIC_USEC and READY=1, for SIGHUP and for a failed reload alike")
+    func reloadingReady() async throws {
+        let replay = try await ReplayServer.start()
+        let directory = try TemporaryDirectory()
+        let notify = try NotifySocket(path: directory.file("notify.sock"))
+        let setup = DaemonSetup(directory: directory, replay: replay, cities: ["London"])
+        let daemon = try await DaemonProcess.start(setup, environment: ["NOTIFY_SOCKET": notify.address])
+        try await notify.waitFor("READY=1")
+        var reloaded = setup
+        reloaded.cities = ["Paris"]
+        try reloaded.writeConfig()
+        daemon.process.send(SIGHUP)
+        let reloading = try await notify.waitFor("RELOADING=1")
+        let monotonic = try #require(reloading.value(of: "MONOTONIC_USEC").flatMap(UInt64.init), "\(reloading)")
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        let nowMicroseconds = UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1000
+        #expect(monotonic <= nowMicroseconds && nowMicroseconds - monotonic < 60_000_000, "MONOTONIC_USEC \(monotonic) is CLOCK_MONOTONIC (now \(nowMicroseconds))")
+        let ready = try await notify.waitFor(2, "READY=1")
+        #expect(ready[1].value(of: "STATUS") == "serving on \(daemon.socketPath)", "\(ready)")
+        #expect(try await daemon.call("cities")["cities"] == JSONValue.array(["Paris"]))
+        // A broken file: reloading, then ready again with the old configuration.
+        _ = try directory.write("weatherd.toml", "cities = [")
+        daemon.process.send(SIGHUP)
+        _ = try await notify.waitFor(2, "RELOADING=1")
+        let readyAgain = try await notify.waitFor(3, "READY=1")
+        #expect(readyAgain[2].value(of: "STATUS")?.contains("the last reload failed") == true, "\(readyAgain)")
+        let (status, _) = try await daemon.terminate()
+        #expect(status == 0)
+    }
+
+    @Test("weatherctl reload returns once the new configuration is in force, and fails (exit 1) on a broken file")
+    func synchronousReload() async throws {
+        let replay = try await ReplayServer.start()
+        let directory = try TemporaryDirectory()
+        let setup = DaemonSetup(directory: directory, replay: replay, cities: ["London"])
+        let daemon = try await DaemonProcess.start(setup)
+        for (round, cities) in [["Paris"], ["Tokyo", "Berlin"], ["London"]].enumerated() {
+            var reloaded = setup
+            reloaded.cities = cities
+            try reloaded.writeConfig()
+            let result = try await daemon.weatherctl(["reload"])
+            #expect(result.status == 0, "round \(round): \(result)")
+            #expect(result.stdout == "reloaded: cities changed\n", "\(result)")
+            // No waiting: the reply came after the reload.
+            #expect(try await daemon.call("cities")["cities"] == JSONValue.array(cities.map(JSONValue.string)))
+        }
+        var moved = setup
+        moved.regionLines = [#"debounce = "1s""#]
+        try moved.writeConfig()
+        let restart = try await daemon.weatherctl(["reload", "--json"])
+        #expect(try JSONValue.parse(Array(restart.stdout.utf8))["restart_needed"] == .array(["region.debounce"]), "\(restart)")
+        _ = try directory.write("weatherd.toml", "cities = [\"Oslo\"]\nrefresh = 5\n")
+        let broken = try await daemon.weatherctl(["reload"])
+        #expect(broken.status == 1, "\(broken)")
+        #expect(broken.stderr.contains("configuration error; the running configuration stays:") && broken.stderr.contains("refresh"), "\(broken)")
+        #expect(try await daemon.call("cities")["cities"] == JSONValue.array(["London"]))
+        let (status, _) = try await daemon.terminate()
+        #expect(status == 0)
+    }
+
     @Test("SIGHUP: new units and language apply to the next lookup; answers cached in the old units are dropped")
     func reloadUnitsAndLanguage() async throws {
         let replay = try await ReplayServer.start()
@@ -302,7 +363,7 @@ struct SystemdTests {
 
     // MARK: - Log lines
 
-    @Test("JOURNAL_STREAM set: every line is <priority>weatherd: …, without a timestamp")
+    @Test("JOURNAL_STREAM set: every line is <priority>…, without a timestamp or the name (journald adds both)")
     func journaldPrefixes() async throws {
         let replay = try await ReplayServer.start()
         let directory = try TemporaryDirectory()
@@ -318,13 +379,35 @@ struct SystemdTests {
         try await daemon.process.waitForExitAndOutput()
 
         let lines = daemon.stderrText.split(separator: "\n").map(String.init)
-        let prefix = #/^<[2-7]>weatherd: /#
+        let prefix = #/^<[2-7]>/#
         let unprefixed = lines.filter { (try? prefix.prefixMatch(in: $0)) == nil }
         #expect(unprefixed.isEmpty, "lines without a priority prefix:\n\(unprefixed.joined(separator: "\n"))")
-        #expect(lines.contains("<5>weatherd: listening on \(setup.socketPath)"), "\(daemon.stderrText)")
-        #expect(lines.contains("<3>weatherd: reload failed; keeping the running configuration"), "\(daemon.stderrText)")
+        #expect(!lines.contains { $0.dropFirst(3).hasPrefix("weatherd: ") }, "journald shows the name already: \(daemon.stderrText)")
+        #expect(lines.contains("<5>listening on \(setup.socketPath)"), "\(daemon.stderrText)")
+        #expect(lines.contains("<3>reload failed; keeping the running configuration"), "\(daemon.stderrText)")
         #expect(lines.contains { $0.hasPrefix("<7>") }, "debug lines at --log-level debug: \(daemon.stderrText)")
         #expect(!lines.contains { $0.contains(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/) }, "no timestamps (journald adds them)")
+    }
+
+    @Test("JOURNAL_STREAM set: a configuration error at start is logged at priority err (<3>), each line, exit 78; a fatal error too")
+    func journaldStartupErrors() async throws {
+        let directory = try TemporaryDirectory()
+        let config = try directory.write("bad.toml", "cities = [\"London\"]\nrefresh = 5\n[gpsd]\nport = \"x\"\n")
+        let result = try await runWeatherd(["--config", config], environment: ["JOURNAL_STREAM": "8:1234", "OWM_API_KEY": "k"])
+        #expect(result.status == 78, "\(result)")
+        let lines = result.stderr.split(separator: "\n").map(String.init)
+        #expect(lines.count >= 2 && lines.allSatisfy { $0.hasPrefix("<3>") }, "\(result.stderr)")
+        #expect(lines.contains { $0.hasPrefix("<3>\(config): refresh: ") }, "\(result.stderr)")
+        // A fatal error after start-up (the socket's directory does not exist): <3>fatal: …
+        var setup = DaemonSetup(directory: directory, replay: nil)
+        setup.maxClients = nil
+        try setup.writeConfig()
+        let text = try String(contentsOfFile: setup.configPath, encoding: .utf8)
+            .replacingOccurrences(of: setup.socketPath, with: directory.file("missing/weatherd.sock"))
+        _ = try directory.write("weatherd.toml", text)
+        let fatal = try await runWeatherd(["--config", setup.configPath], environment: ["JOURNAL_STREAM": "8:1234"])
+        #expect(fatal.status == 1, "\(fatal)")
+        #expect(fatal.stderr.split(separator: "\n").contains { $0.hasPrefix("<3>fatal: ") }, "\(fatal.stderr)")
     }
 
     @Test("without JOURNAL_STREAM (or with it empty) lines start with an RFC 3339 timestamp", arguments: [nil, ""] as [String?])
@@ -364,9 +447,9 @@ struct SystemdTests {
         try await daemon.process.waitForExitAndOutput()
 
         let lines = daemon.stderrText.split(separator: "\n").map(String.init)
-        let below = lines.filter { (try? #/^<[234]>weatherd: /#.prefixMatch(in: $0)) == nil }
+        let below = lines.filter { (try? #/^<[234]>/#.prefixMatch(in: $0)) == nil }
         #expect(below.isEmpty, "lines below warning:\n\(below.joined(separator: "\n"))")
-        #expect(lines.contains("<3>weatherd: reload failed; keeping the running configuration"), "\(daemon.stderrText)")
+        #expect(lines.contains("<3>reload failed; keeping the running configuration"), "\(daemon.stderrText)")
     }
 
     // MARK: - Unit files and installation
@@ -393,9 +476,10 @@ struct SystemdTests {
         #expect(service.contains("ExecStart=/usr/local/bin/weatherd "))
         let socket = try String(contentsOfFile: TestEnvironment.packageRoot + "/systemd/weatherd.socket", encoding: .utf8)
         let weatherd = try TestEnvironment.binary("weatherd")
+        let weatherctl = try TestEnvironment.binary("weatherctl")
         let unitDirectory = directory.file("units")
         try FileManager.default.createDirectory(atPath: unitDirectory, withIntermediateDirectories: false)
-        try service.replacingOccurrences(of: "/usr/local/bin/weatherd", with: weatherd)
+        try service.replacingOccurrences(of: "/usr/local/bin/weatherd", with: weatherd).replacingOccurrences(of: "/usr/local/bin/weatherctl", with: weatherctl)
             .write(toFile: unitDirectory + "/weatherd.service", atomically: true, encoding: .utf8)
         try socket.write(toFile: unitDirectory + "/weatherd.socket", atomically: true, encoding: .utf8)
 
@@ -408,6 +492,7 @@ struct SystemdTests {
         let broken = directory.file("broken")
         try FileManager.default.createDirectory(atPath: broken, withIntermediateDirectories: false)
         try service.replacingOccurrences(of: "/usr/local/bin/weatherd", with: directory.file("missing/weatherd"))
+            .replacingOccurrences(of: "/usr/local/bin/weatherctl", with: weatherctl)
             .write(toFile: broken + "/weatherd.service", atomically: true, encoding: .utf8)
         try socket.write(toFile: broken + "/weatherd.socket", atomically: true, encoding: .utf8)
         let failing = try await runCommand(analyze, ["verify", "--no-pager", broken + "/weatherd.service", broken + "/weatherd.socket"], environment: TestEnvironment.childEnvironment())

@@ -7,6 +7,13 @@ import WeatherCore
 /// How the daemon uses OpenWeatherMap: cache, single-flight, connection reuse (seen from owm-replay).
 @Suite("upstream")
 struct UpstreamTests {
+    @Test("owm-replay answers when run as an unprivileged user without capabilities (TCP_NODELAY is a TCP option, not SO_DEBUG)")
+    func replayUnprivileged() async throws {
+        let replay = try await ReplayServer.start(unprivileged: true)
+        let body = try await httpGet(port: replay.port, path: "/data/2.5/weather?q=London&units=metric&appid=k")
+        #expect(try JSONValue.parse(Array(body.utf8))["name"] == "London", "\(body)")
+    }
+
     @Test("city lookups are cached case- and space-insensitively")
     func cache() async throws {
         let replay = try await ReplayServer.start()

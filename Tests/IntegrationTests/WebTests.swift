@@ -141,6 +141,8 @@ struct WebSocketTests {
         #expect(methods == ["overlays", "state"])
         let search = try await client.call(2, "search", ["city": "Paris"])
         #expect(search["result"]?["properties"]?["name"] == "Paris")
+        // The daemon's administration stays on the Unix socket.
+        #expect(try await client.call(3, "reload")["error"]?["code"] == .integer(-32601))
         // A batch in one message, and an id echoed exactly as sent.
         try client.send(#"[{"jsonrpc":"2.0","id":18446744073709551616,"method":"version"},{"jsonrpc":"2.0","id":"b","method":"cities"}]"#)
         var batch: JSONValue?

@@ -84,16 +84,27 @@ final class GPSFake: Sendable {
         }
         let fake = GPSFake(port: port, log: log, process: process, group: group!)
         do {
-            while !canConnect(port: port) {
-                if !process.isRunning {
-                    fake.kill()
-                    _ = try? await process.waitForExitAndOutput(timeout: .seconds(2))
-                    throw GPSFakeEndedEarly(message: "gpsfake on port \(port) ended before gpsd answered (\(process.termination.value.map { "\($0)" } ?? "?")):\n\(process.stdoutText)\(process.stderrText)")
+            while true {
+                switch probeGPSD(port: port) {
+                case .gpsd:
+                    break
+                case .other:
+                    // Another server took the port between our pick and gpsd's bind (gpsd may still
+                    // have bound [::1] alone): a daemon pointed there would talk to that server.
+                    throw GPSFakeEndedEarly(message: "127.0.0.1:\(port) is answered by something that is not gpsd")
+                case .refused:
+                    if !process.isRunning {
+                        fake.kill()
+                        _ = try? await process.waitForExitAndOutput(timeout: .seconds(2))
+                        throw GPSFakeEndedEarly(message: "gpsfake on port \(port) ended before gpsd answered (\(process.termination.value.map { "\($0)" } ?? "?")):\n\(process.stdoutText)\(process.stderrText)")
+                    }
+                    guard ContinuousClock.now < deadline else {
+                        throw TimeoutError(what: "gpsd (gpsfake \(log)) to accept connections on 127.0.0.1:\(port); it printed:\n\(process.stdoutText)\(process.stderrText)", timeout: timeout)
+                    }
+                    try await Task.sleep(for: .milliseconds(50))
+                    continue
                 }
-                guard ContinuousClock.now < deadline else {
-                    throw TimeoutError(what: "gpsd (gpsfake \(log)) to accept connections on 127.0.0.1:\(port); it printed:\n\(process.stdoutText)\(process.stderrText)", timeout: timeout)
-                }
-                try await Task.sleep(for: .milliseconds(50))
+                break
             }
         } catch {
             await fake.stopQuietly()
@@ -165,14 +176,38 @@ func freeTCPPort() throws -> Int {
 
 /// Whether something accepts a TCP connection on 127.0.0.1:`port` now (the connection is closed
 /// at once; refused on loopback is immediate).
-func canConnect(port: Int) -> Bool {
+/// What answers on 127.0.0.1:`port`.
+enum PortProbe {
+    case refused
+    /// gpsd: its `VERSION` banner came at once.
+    case gpsd
+    /// Something else accepted the connection.
+    case other
+}
+
+/// Connects to 127.0.0.1:`port` and reads what comes in the first two seconds: gpsd greets every
+/// client with `{"class":"VERSION",…}`.
+func probeGPSD(port: Int) -> PortProbe {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    guard fd >= 0 else { return false }
+    guard fd >= 0 else { return .refused }
     defer { close(fd) }
     var address = loopback(port: port)
-    return withUnsafePointer(to: &address) {
+    let connected = withUnsafePointer(to: &address) {
         $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
     } == 0
+    guard connected else { return .refused }
+    var received: [UInt8] = []
+    let deadline = ContinuousClock.now.advanced(by: .seconds(2))
+    while ContinuousClock.now < deadline {
+        var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        guard poll(&poller, 1, 100) > 0 else { continue }
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        guard n > 0 else { break }
+        received += chunk[..<n]
+        if String(decoding: received, as: UTF8.self).contains(#""class":"VERSION""#) { return .gpsd }
+    }
+    return .other
 }
 
 private func loopback(port: Int) -> sockaddr_in {

@@ -1,10 +1,25 @@
-/// What a client may do: everything, or only look (`web.read_only` for web clients).
+/// What a client may do: a socket client everything; a web client everything but `reload`, or only
+/// look when `web.read_only` is set.
 public enum ClientAccess: Sendable, Equatable {
+    /// The Unix socket: every method.
     case full
-    /// Only `overlays`, `state`, `watch`, `unwatch`, `cities` and `version`: the methods that search
-    /// or change something answer -32601 (method not found).
+    /// The web: every method but `reload` (the daemon's own administration stays on the socket).
+    case web
+    /// The web with `web.read_only`: only `overlays`, `state`, `watch`, `unwatch`, `cities` and
+    /// `version`; the methods that search or change something answer -32601 (method not found).
     case readOnly
 
     /// The methods a read-only client may not call.
     public static let changingMethods: Set<String> = ["search", "locate", "region", "forecast", "cities.add", "cities.remove"]
+    /// The methods only a socket client may call.
+    public static let administrativeMethods: Set<String> = ["reload"]
+
+    /// Whether a client with this access may call `method`.
+    public func allows(_ method: String) -> Bool {
+        switch self {
+        case .full: true
+        case .web: !Self.administrativeMethods.contains(method)
+        case .readOnly: !Self.administrativeMethods.contains(method) && !Self.changingMethods.contains(method)
+        }
+    }
 }

@@ -7,13 +7,19 @@ public struct RequestHandler: Sendable {
     private let location: LocationService
     private let regions: RegionSearches
     private let hub: NotificationHub
+    private let reloads: ReloadRequests?
     private let logger: Logger
 
-    public init(engine: SearchEngine, location: LocationService, regions: RegionSearches, hub: NotificationHub, logger: Logger) {
+    /// - Parameter reloads: where the `reload` method sends its requests; nil: `reload` is -32601.
+    public init(
+        engine: SearchEngine, location: LocationService, regions: RegionSearches, hub: NotificationHub,
+        reloads: ReloadRequests? = nil, logger: Logger
+    ) {
         self.engine = engine
         self.location = location
         self.regions = regions
         self.hub = hub
+        self.reloads = reloads
         self.logger = logger
     }
 
@@ -108,8 +114,8 @@ public struct RequestHandler: Sendable {
         default:
             return respond(id, .failure(.invalidParams("invalid params: params must be an object of named params")))
         }
-        if access == .readOnly, ClientAccess.changingMethods.contains(method) {
-            return respond(id, .failure(WeatherError(.methodNotFound, "method not found: \(method) (this connection is read-only)")))
+        if !access.allows(method) {
+            return respond(id, .failure(WeatherError(.methodNotFound, "method not found: \(method) (not available on this connection)")))
         }
         let (result, effect) = await call(method, params, admitted: admitted)
         var outcome = respond(id, result)
@@ -165,6 +171,22 @@ public struct RequestHandler: Sendable {
             case "cities.remove":
                 let city = try Params(params, allowed: ["city"]).city()
                 return (.success(Self.citiesResult(try await engine.removeCity(city))), nil)
+            case "reload":
+                _ = try Params(params, allowed: [])
+                guard let reloads else { return (.failure(WeatherError(.methodNotFound, "method not found: reload")), nil) }
+                switch await reloads.reload() {
+                case .applied(let changed, let restartNeeded)?:
+                    return (.success(.object([
+                        "reloaded": .bool(true), "changed": .array(changed.map(JSONValue.string)),
+                        "restart_needed": .array(restartNeeded.map(JSONValue.string)),
+                    ])), nil)
+                case .rejected(let problems)?:
+                    return (.failure(WeatherError(
+                        .internalError, "configuration error; the running configuration stays: " + problems.joined(separator: "; "),
+                        details: ["problems": .array(problems.map(JSONValue.string))])), nil)
+                case nil:
+                    return (.failure(WeatherError(.internalError, "cancelled: the daemon is shutting down")), nil)
+                }
             case "version":
                 _ = try Params(params, allowed: [])
                 return (.success(.object(["version": .string(WeatherdVersion.current), "protocol": .integer(Int64(RPCMessage.protocolVersion))])), nil)

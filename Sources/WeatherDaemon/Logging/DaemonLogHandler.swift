@@ -6,8 +6,8 @@ import Glibc
 #endif
 
 /// Writes one line per log event to stderr. Under systemd (`JOURNAL_STREAM` set) each line starts
-/// with its sd-daemon priority (`<3>` … `<7>`) and carries no timestamp (journald adds one);
-/// otherwise lines start with an RFC 3339 timestamp and the level.
+/// with its sd-daemon priority (`<3>` … `<7>`) and carries neither timestamp nor name (journald adds
+/// both: `weatherd[87]: …`); otherwise lines start with an RFC 3339 timestamp, the level and the name.
 public struct DaemonLogHandler: LogHandler {
     public var logLevel: Logger.Level
     public var metadata: Logger.Metadata = [:]
@@ -44,13 +44,21 @@ public struct DaemonLogHandler: LogHandler {
         }
     }
 
+    /// A fatal error before logging is set up (a configuration error at start), one or more lines:
+    /// under journald each line at priority err (`<3>`), else as they are.
+    public static func fatalLines(_ text: String, environment: [String: String]) -> String {
+        let journald = environment["JOURNAL_STREAM"].map { !$0.isEmpty } ?? false
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).dropLast(text.hasSuffix("\n") ? 1 : 0)
+        return lines.map { journald ? "<\(priority(.error))>\($0)\n" : "\($0)\n" }.joined()
+    }
+
     func format(level: Logger.Level, message: Logger.Message, metadata extra: Logger.Metadata?) -> String {
         var all = metadata
         if let extra { all.merge(extra) { $1 } }
         let fields = all.isEmpty ? "" : " " + all.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
         let text = "\(message)\(fields)".replacingOccurrences(of: "\n", with: " ")
         if journald {
-            return "<\(Self.priority(level))>\(label): \(text)\n"
+            return "<\(Self.priority(level))>\(text)\n"
         }
         let time = Date().formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
         return "\(time) \(level) \(label): \(text)\n"

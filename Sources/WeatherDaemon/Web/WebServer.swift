@@ -173,7 +173,7 @@ public final class WebServer: Service {
             }
             return
         }
-        let session = ClientSession(handler: handler, access: { [settings] in settings.live.withLock(\.readOnly) ? .readOnly : .full })
+        let session = ClientSession(handler: handler, access: { [settings] in settings.live.withLock(\.readOnly) ? .readOnly : .web })
         channel.channel.closeFuture.whenComplete { _ in session.hangUp() }
         do {
             try await channel.executeThenClose { inbound, outbound in

@@ -101,7 +101,7 @@ final class DaemonProcess: Sendable {
         let process = try ChildProcess(
             try TestEnvironment.binary("weatherd"), ["--config", setup.configPath] + extraArguments,
             environment: TestEnvironment.childEnvironment(environment))
-        _ = try await process.waitForLine(containing: "weatherd: listening on \(setup.socketPath)", on: \.stderr)
+        _ = try await process.waitForLine(containing: "listening on \(setup.socketPath)", on: \.stderr)
         return DaemonProcess(setup: setup, process: process)
     }
 

@@ -15,11 +15,16 @@ final class ReplayServer: Sendable {
 
     /// Starts owm-replay with `arguments` (e.g. `--delay Tokyo=300`, `--fail Paris=500`) and waits
     /// for its `listening on` line.
-    static func start(_ arguments: [String] = []) async throws -> ReplayServer {
-        let process = try ChildProcess(
-            try TestEnvironment.binary("owm-replay"),
-            ["--port", "0", "--data", TestEnvironment.demoData] + arguments,
-            environment: TestEnvironment.childEnvironment())
+    /// With `unprivileged`, it runs as `nobody` with no capabilities (through setpriv), as a user
+    /// or a container would run it.
+    static func start(_ arguments: [String] = [], unprivileged: Bool = false) async throws -> ReplayServer {
+        let replay = try TestEnvironment.binary("owm-replay")
+        let command = ["--port", "0", "--data", TestEnvironment.demoData] + arguments
+        let process = unprivileged
+            ? try ChildProcess(
+                "/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", "--inh-caps=-all", "--bounding-set=-all", replay] + command,
+                environment: TestEnvironment.childEnvironment(), name: "owm-replay")
+            : try ChildProcess(replay, command, environment: TestEnvironment.childEnvironment())
         let line = try await process.waitForLine(containing: "owm-replay listening on http://", on: \.stdout)
         guard let portText = line.split(separator: ":").last, let port = Int(portText.trimmingCharacters(in: .whitespaces)) else {
             throw ChildProcessError(message: "owm-replay printed no port: \(line)")
