@@ -42,7 +42,7 @@ VARIANT = "minbase"
 INCLUDE = "systemd,systemd-sysv,dbus"
 # Changing how the cached root is made changes this, and so the cache key.
 ROOT_RECIPE = 1
-CACHE = Path("/var/cache/weatherd-systest")
+CACHE = Path(os.environ.get("WEATHERD_SYSTEST_CACHE", "/var/cache/weatherd-systest"))  # roots, downloaded packages
 SOCKET = "/run/weatherd/weatherd.sock"
 API_KEY = "systest-0123456789abcdef"
 CONTAINER_PATH = "/usr/sbin:/usr/bin:/sbin:/bin"
