@@ -662,6 +662,9 @@ def main() -> int:
 
         mirror = debian_mirror()
         pristine = cached_root(mirror)
+        for stale in CACHE.glob("run-*"):  # copies left by runs that were killed before their clean-up
+            if time.time() - stale.stat().st_mtime > 6 * 3600:
+                shutil.rmtree(stale, ignore_errors=True)
         run_dir = Path(tempfile.mkdtemp(prefix="run-", dir=CACHE))
         cleanups.append(lambda: None if args.keep else shutil.rmtree(run_dir, ignore_errors=True))
         root = run_dir / "root"
