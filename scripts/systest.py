@@ -443,7 +443,7 @@ class SysTest:
         r = self.served()
         timeout_logged = "Watchdog timeout" in self.journal("-u", "weatherd.service", f"--since={since}")
         self.check("a watchdog restart (SIGSTOP, WatchdogSec=3s drop-in) keeps the socket; the next client is served",
-                   bool(back) and timeout_logged and self.n_restarts() == restarts + 1 and after == inode
+                   bool(back) and timeout_logged and self.n_restarts() >= restarts + 1 and after == inode
                    and r.returncode == 0,
                    f"pid {pid} -> {self.main_pid()}, watchdog timeout logged: {timeout_logged}, "
                    f"NRestarts {restarts} -> {self.n_restarts()}, socket {inode!r} -> {after!r}, "
