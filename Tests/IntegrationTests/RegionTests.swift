@@ -325,7 +325,10 @@ struct RegionTests {
 
     @Test("a slow grid superseded by a newer region: the newer one lands, the older one never does")
     func newerRegionSupersedesSlowGrid() async throws {
-        let replay = try await ReplayServer.start(["--delay", "*=800"])
+        // Every lookup hangs until the test lets them go, so the older grid is surely still running
+        // (4 lookups in flight, 5 queued) when the newer region supersedes it, however slow the machine.
+        let replay = try await ReplayServer.start()
+        _ = try await replay.setFault(city: "*", "hang")
         let directory = try TemporaryDirectory()
         var setup = DaemonSetup(directory: directory, replay: replay)
         setup.regionLines = ["concurrency = 4"]
@@ -338,7 +341,12 @@ struct RegionTests {
         try await watcher.next("the older grid to run") {
             $0.isStateNotification && $0.params?["running"]?.boolValue == true && isRegionInput($0.params?["input"], lat: -50, lon: -90)
         }
+        try await replay.waitForHanging(4)
         _ = try await daemon.call("region", region(-50, -80, span: (2, 2)))
+        try await watcher.next("the newer grid to run") {
+            $0.isStateNotification && $0.params?["running"]?.boolValue == true && isRegionInput($0.params?["input"], lat: -50, lon: -80)
+        }
+        _ = try await replay.clearFaults()  // the older grid's 4 lookups in flight are answered now
         let (settled, after) = try await watcher.next("the newer grid to settle") {
             isSettledState($0) && isRegionInput($0.params?["input"], lat: -50, lon: -80)
         }
@@ -357,7 +365,7 @@ struct RegionTests {
         let queries = newQueries(nil, stats)
         let olderQueries = queries.filter { longitude(ofQuery: $0).map { abs($0 - -90) <= 1.5 } ?? false }
         let newerQueries = queries.filter { !olderQueries.contains($0) }
-        #expect(olderQueries.count < 9, "the older grid's queued lookups were sent: \(stats)")
+        #expect(olderQueries.count == 4, "only the older grid's lookups in flight were sent, none of its queued ones: \(stats)")
         #expect(newerQueries.count == 9, "\(stats)")
         #expect(stats.requests == olderQueries.count + 9, "\(stats)")
         expectNoIdleLoadingState(watcher.messages)

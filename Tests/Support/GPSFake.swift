@@ -85,7 +85,7 @@ final class GPSFake: Sendable {
         let fake = GPSFake(port: port, log: log, process: process, group: group!)
         do {
             while true {
-                switch probeGPSD(port: port) {
+                switch await probeGPSD(port: port) {
                 case .gpsd:
                     break
                 case .other:
@@ -186,8 +186,14 @@ enum PortProbe {
 }
 
 /// Connects to 127.0.0.1:`port` and reads what comes in the first two seconds: gpsd greets every
-/// client with `{"class":"VERSION",…}`.
-func probeGPSD(port: Int) -> PortProbe {
+/// client with `{"class":"VERSION",…}`. Blocking calls run on a thread of their own.
+func probeGPSD(port: Int) async -> PortProbe {
+    await withCheckedContinuation { continuation in
+        Thread.detachNewThread { continuation.resume(returning: blockingProbeGPSD(port: port)) }
+    }
+}
+
+private func blockingProbeGPSD(port: Int) -> PortProbe {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard fd >= 0 else { return .refused }
     defer { close(fd) }

@@ -27,7 +27,7 @@ struct HostileClientReliabilityTests {
                 try client.send(requestLine(1, "watch"))
                 try client.send(requestLine(2, "locate", ["timeout": .integer(60)]))
                 try client.send(requestLine(3, "search", ["city": "London"]))
-                flooded += client.flood(requestLine(4, "state"), count: 5000)
+                flooded += await client.flood(requestLine(4, "state"), count: 5000)
             }
             for client in clients { client.shutdown() }
         }
@@ -49,7 +49,7 @@ struct HostileClientReliabilityTests {
         // Flood and stay: requests keep coming, replies are never read.
         let flooders = try (0..<3).map { _ in try RawSocket(path: daemon.socketPath) }
         var flooded = 0
-        for flooder in flooders { flooded += flooder.flood(requestLine(1, "search", ["city": "Paris"]), count: 5000) }
+        for flooder in flooders { flooded += await flooder.flood(requestLine(1, "search", ["city": "Paris"]), count: 5000) }
         // Watchers that never read.
         let silent = try (0..<3).map { _ in try RawSocket(path: daemon.socketPath) }
         for watcher in silent { try watcher.send(requestLine(1, "watch")) }
@@ -58,7 +58,7 @@ struct HostileClientReliabilityTests {
         for client in halfOpen { try client.sendPartial(#"{"jsonrpc":"2.0","id":1,"meth"#) }
         // Half-closed without reading: requests sent, sending side shut, replies never read.
         let halfClosed = try RawSocket(path: daemon.socketPath)
-        _ = halfClosed.flood(requestLine(1, "state"), count: 2000)
+        _ = await halfClosed.flood(requestLine(1, "state"), count: 2000)
         halfClosed.closeWriting()
 
         // Everyone else is still served, and their searches change what the silent watchers watch.
@@ -136,7 +136,7 @@ struct HostileClientReliabilityTests {
                     case 2: try client.send(requestLine(1, "watch"))  // a subscription
                     case 3: try client.send(requestLine(1, "search", ["city": "Tokyo"]))  // a lookup running
                     case 4: try client.send(requestLine(1, "locate", ["timeout": .integer(30)]))  // waiting for a fix
-                    case 5: _ = client.flood(requestLine(1, "overlays"), count: 300)  // replies queued
+                    case 5: _ = await client.flood(requestLine(1, "overlays"), count: 300)  // replies queued
                     case 6: try client.send(requestLine(1, "region", ["center": .object(["lat": .double(51.5), "lon": .double(-0.1)])]))
                     default:
                         try client.send(requestLine(1, "version"))

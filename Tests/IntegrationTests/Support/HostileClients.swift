@@ -10,8 +10,17 @@ import Glibc
 extension RawSocket {
     /// Sends `line` (and a newline) `count` times without reading a reply, as fast as the socket
     /// takes it, and stops early once the daemon has stopped reading: the socket's send buffer stayed
-    /// full for `patience`. The last line may be left half sent. Returns the lines sent whole.
-    func flood(_ line: String, count: Int, patience: Duration = .milliseconds(250)) -> Int {
+    /// full for `patience`. The last line may be left half sent. Returns the lines sent whole. The
+    /// blocking calls run on a thread of their own, never on the tests' executor.
+    func flood(_ line: String, count: Int, patience: Duration = .milliseconds(250)) async -> Int {
+        await withCheckedContinuation { continuation in
+            Thread.detachNewThread { [self] in
+                continuation.resume(returning: blockingFlood(line, count: count, patience: patience))
+            }
+        }
+    }
+
+    private func blockingFlood(_ line: String, count: Int, patience: Duration) -> Int {
         let bytes = Array((line + "\n").utf8)
         let waitMilliseconds = Int32(patience.components.seconds * 1000 + patience.components.attoseconds / 1_000_000_000_000_000)
         for sentLines in 0..<count {

@@ -1,0 +1,17 @@
+import Foundation
+import WeatherCore
+@testable import TestSupport
+
+/// `locate` with `{"timeout": seconds}`, failing the test if no answer comes well after that.
+func locate(_ daemon: DaemonProcess, timeout seconds: Double = 10) async throws -> JSONValue {
+    try await withTimeout(.seconds(seconds + 10), "locate to answer") {
+        try await daemon.call("locate", ["timeout": .double(seconds)])
+    }
+}
+
+/// Waits for a state notification whose `gps.connected` is `connected` (the replayed state counts).
+func awaitConnected(_ watcher: Watcher, _ connected: Bool, timeout: Duration = .seconds(10)) async throws {
+    try await watcher.next("a state with gps.connected \(connected)", timeout: timeout) {
+        $0.isStateNotification && $0.params?["gps"]?["connected"]?.boolValue == connected
+    }
+}
