@@ -24,10 +24,14 @@ test: test-deps
 browser-test:
 	scripts/browser-test.sh
 
-## bench: the region-drag benchmark on release binaries (see scripts/bench-region.py)
+## bench: on release binaries, the region-drag benchmark (scripts/bench-region.py), then the map-event
+##        benchmark in headless Chromium (scripts/bench-map.py; its browser tools from scripts/browser-venv.sh)
 bench: deps
-	$(SWIFT) build $(SWIFT_FLAGS) $(RELEASE_FLAGS)
+	$(SWIFT) build $(SWIFT_FLAGS) $(RELEASE_FLAGS) --product weatherd
+	$(SWIFT) build $(SWIFT_FLAGS) $(RELEASE_FLAGS) --product owm-replay
 	scripts/bench-region.py --bin-dir "$$($(SWIFT) build $(SWIFT_FLAGS) $(RELEASE_FLAGS) --show-bin-path)"
+	python="$$(scripts/browser-venv.sh)" && \
+	"$$python" scripts/bench-map.py --bin-dir "$$($(SWIFT) build $(SWIFT_FLAGS) $(RELEASE_FLAGS) --show-bin-path)"
 
 ## soak: the reliability suites (Tests/IntegrationTests/Reliability) at SCALE times their iterations, default 20;
 ##       prints the seed; make soak SCALE=50 SEED=N replays a run. Not part of make test.

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import NIOPosix
+import Prometheus
 import ServiceLifecycle
 import WeatherCore
 
@@ -14,14 +15,16 @@ public struct Daemon: Sendable {
     private let source: ConfigSource
     private let logger: Logger
     private let environment: [String: String]
+    private let metrics: PrometheusCollectorRegistry?
 
     /// - Parameters:
     ///   - initial: the configuration to start with, as `source` gave it.
     ///   - source: reads the configuration again at each SIGHUP.
     public init(
         initial: (config: DaemonConfig, apiKey: Secret), source: @escaping ConfigSource, logger: Logger,
-        environment: [String: String] = ProcessInfo.processInfo.environment
+        environment: [String: String] = ProcessInfo.processInfo.environment, metrics: PrometheusCollectorRegistry? = nil
     ) {
+        self.metrics = metrics
         self.initial = initial
         self.source = source
         self.logger = logger
@@ -72,7 +75,15 @@ public struct Daemon: Sendable {
             } else {
                 logger.warning("the map page's files are not found (set WEATHERD_WEB_ROOT): / answers 404")
             }
-            web = WebServer(config: config.web, listen: listen, handler: handler, engine: engine, assets: assets, logger: logger)
+            let exporter = metrics.map { registry in
+                MetricsExporter(registry: registry) { [server, hub, lookups, engine, location] in
+                    MetricsExporter.Snapshot(
+                        budgetUsed: await lookups.requestsInLastMinute, unixClients: server.clientCount,
+                        watchers: hub.watcherCount, searchRunning: await engine.currentState.running,
+                        overlaysSeq: await engine.currentOverlays.seq, gpsdConnected: await location.gpsStatus.connected)
+                }
+            }
+            web = WebServer(config: config.web, listen: listen, handler: handler, engine: engine, assets: assets, metrics: exporter, logger: logger)
         }
         let refresher = CityRefresher(engine: engine, clock: clock, refresh: config.refresh)
         let reader = GPSDReader(endpoint: .init(config.gpsd), location: location, clock: clock, logger: logger)

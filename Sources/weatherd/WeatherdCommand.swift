@@ -74,8 +74,9 @@ struct WeatherdCommand: AsyncParsableCommand {
         let level = logLevel.level
         LoggingSystem.bootstrap { label in DaemonLogHandler(label: label, level: level, environment: environment) }
         let logger = Logger(label: "weatherd")
+        let metrics = MetricsExporter.bootstrapProcessMetrics()
         do {
-            try await Daemon(initial: (config, apiKey), source: source, logger: logger, environment: environment).run()
+            try await Daemon(initial: (config, apiKey), source: source, logger: logger, environment: environment, metrics: metrics).run()
         } catch {
             logger.error("fatal: \(error)")
             throw ExitCode(1)

@@ -38,7 +38,7 @@ private struct WebDaemon {
 
 @Suite("web: HTTP routes and the door")
 struct WebHTTPTests {
-    @Test("routes: /healthz, /state.json, /overlays.geojson (GeoJSON); other paths 404, other methods 405")
+    @Test("routes: /healthz, /state.json, /overlays.geojson (GeoJSON), /metrics; other paths 404, other methods 405")
     func routes() async throws {
         let web = try await WebDaemon()
         let port = web.port
@@ -53,7 +53,9 @@ struct WebHTTPTests {
         #expect(try JSONValue.parse(overlays.body)["type"] == "FeatureCollection")
         #expect(try await httpRequest(port: port, "/nope").status == 404)
         #expect(try await httpRequest(port: port, "/assets/../../etc/passwd").status == 404)
-        #expect(try await httpRequest(port: port, "/metrics").status == 404)
+        let metrics = try await httpRequest(port: port, "/metrics")
+        #expect(metrics.status == 200 && metrics.headers["content-type"]?.hasPrefix("text/plain; version=0.0.4") == true)
+        #expect(metrics.text.contains("# TYPE weatherd_lookups_total counter"), "\(metrics.text)")
         let post = try await httpRequest(port: port, "/state.json", method: "POST")
         #expect(post.status == 405)
         #expect(post.headers["allow"] == "GET, HEAD")

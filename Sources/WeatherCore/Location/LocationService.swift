@@ -1,3 +1,4 @@
+import CoreMetrics
 import Foundation
 import Logging
 
@@ -80,7 +81,11 @@ public actor LocationService {
 
     /// One report from gpsd.
     public func receive(_ report: GPSReport) async {
-        guard let fix = settings.filter.accept(report, at: wallClock()) else { return }
+        let accepted = settings.filter.accept(report, at: wallClock())
+        if report.coordinate != nil || report.mode >= 2 {
+            Counter(label: "weatherd_gps_fixes_total", dimensions: [("accepted", accepted == nil ? "false" : "true")]).increment()
+        }
+        guard let fix = accepted else { return }
         status.lastFix = fix
         await engine.updateGPS(status)
         let waiting = waiters

@@ -74,12 +74,17 @@ public actor LookupService {
             try Task.checkCancellation()
             let now = clock.now
             if let entry = cache[key] {
-                if now < entry.expires { return entry.observation }
+                if now < entry.expires {
+                    UpstreamMetrics.lookup("cache")
+                    return entry.observation
+                }
                 cache[key] = nil
             }
             if let flight = flights[key] {
                 switch await flight.wait() {
-                case .success(let observation): return observation
+                case .success(let observation):
+                    UpstreamMetrics.lookup("shared")
+                    return observation
                 case .failure(let error): throw error
                 case .retry: continue
                 }
@@ -90,6 +95,7 @@ public actor LookupService {
 
     private func lead(_ query: LookupQuery, key: LookupKey, now: DaemonClock.Instant) async throws -> WeatherObservation {
         try admit(now: now)
+        UpstreamMetrics.lookup("upstream")
         flights[key] = LookupFlight()
         let outcome: LookupFlight.Outcome
         var thrown: (any Error)?

@@ -101,13 +101,22 @@ public struct OpenWeatherMapClient: WeatherUpstream {
                 Self.url(for: query, endpoint: endpoint, key: endpoint.apiKey.revealed), timeout: endpoint.timeout)
             logger?.debug("GET \(Self.url(for: query, endpoint: endpoint, key: "<redacted>")) -> \(response.status) in \(started.duration(to: .now).formatted(.units(allowed: [.milliseconds])))")
         } catch let error as HTTPTransportError {
+            UpstreamMetrics.request(endpoint: "weather", outcome: "unavailable", duration: started.duration(to: .now))
             throw UpstreamError.unavailable(error.description)
         } catch is CancellationError {
             throw CancellationError()
         } catch {
+            UpstreamMetrics.request(endpoint: "weather", outcome: "unavailable", duration: started.duration(to: .now))
             throw UpstreamError.unavailable("transport failure")  // never the error text: it could hold the URL
         }
-        return try Self.interpret(response, units: endpoint.units)
+        do {
+            let observation = try Self.interpret(response, units: endpoint.units)
+            UpstreamMetrics.request(endpoint: "weather", outcome: "ok", duration: started.duration(to: .now))
+            return observation
+        } catch {
+            UpstreamMetrics.request(endpoint: "weather", outcome: error.metricOutcome, duration: started.duration(to: .now))
+            throw error
+        }
     }
 
     /// Maps a response to weather or to the error the spec names for it.

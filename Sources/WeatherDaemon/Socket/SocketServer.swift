@@ -52,6 +52,9 @@ public final class SocketServer: Service {
         self.onListening = onListening
     }
 
+    /// Clients connected now.
+    public var clientCount: Int { activeClients.load(ordering: .relaxed) }
+
     /// Applies a reloaded `socket.mode` and `socket.max_clients` (the path needs a restart).
     public func update(mode: UInt32, maxClients: Int) {
         self.maxClients.store(maxClients, ordering: .relaxed)

@@ -74,6 +74,8 @@ struct WebResponse: Sendable {
 struct WebRoutes: Sendable {
     let engine: SearchEngine
     let assets: WebAssets
+    /// The Prometheus exposition; nil: `/metrics` is 404.
+    let metrics: (@Sendable () async -> String)?
     /// `assets/config.json`: what the page needs to know of the configuration.
     let pageConfig: @Sendable () -> JSONValue
 
@@ -96,6 +98,9 @@ struct WebRoutes: Sendable {
             return .json(await engine.currentState.json)
         case "/healthz":
             return .text(.ok, "ok\n")
+        case "/metrics":
+            guard let metrics else { return notFound }
+            return WebResponse(status: .ok, contentType: "text/plain; version=0.0.4; charset=utf-8", body: ByteBuffer(string: await metrics()))
         case "/ws":
             var response = WebResponse.text(.upgradeRequired, "upgrade required: /ws is a WebSocket\n")
             response.headers = [("Upgrade", "websocket")]

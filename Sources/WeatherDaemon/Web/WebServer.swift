@@ -50,12 +50,12 @@ public final class WebServer: Service {
     private let group: any EventLoopGroup
     private let logger: Logger
     private let onListening: @Sendable (ListenAddress) -> Void
-    private let webSocketClients = Atomic<Int>(0)
+    private let webSocketClients = ClientCount()
 
     /// - Parameter onListening: called with the bound address (the port chosen when `listen` asks for 0).
     public init(
         config: WebConfig, listen: ListenAddress, handler: RequestHandler, engine: SearchEngine, assets: WebAssets,
-        group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, logger: Logger,
+        metrics: MetricsExporter? = nil, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, logger: Logger,
         onListening: @escaping @Sendable (ListenAddress) -> Void = { _ in }
     ) {
         self.listen = listen
@@ -65,7 +65,12 @@ public final class WebServer: Service {
         self.group = group
         self.logger = logger
         self.onListening = onListening
-        self.routes = WebRoutes(engine: engine, assets: assets, pageConfig: {
+        let clients = webSocketClients
+        var exposition: (@Sendable () async -> String)?
+        if let metrics {
+            exposition = { await metrics.exposition(webClients: clients.value.load(ordering: .relaxed)) }
+        }
+        self.routes = WebRoutes(engine: engine, assets: assets, metrics: exposition, pageConfig: {
             settings.live.withLock { live in
                 .object([
                     "tile_url": .string(live.tileURL), "tile_attribution": .string(live.tileAttribution),
@@ -76,7 +81,7 @@ public final class WebServer: Service {
     }
 
     /// WebSocket clients connected now.
-    public var clientCount: Int { webSocketClients.load(ordering: .relaxed) }
+    public var clientCount: Int { webSocketClients.value.load(ordering: .relaxed) }
 
     public func run() async throws {
         let server = try await bind()
@@ -160,8 +165,8 @@ public final class WebServer: Service {
     // MARK: WebSocket
 
     private func serveWebSocket(_ channel: NIOAsyncChannel<WebSocketFrame, WebSocketFrame>) async {
-        let active = webSocketClients.wrappingAdd(1, ordering: .relaxed).newValue
-        defer { webSocketClients.wrappingSubtract(1, ordering: .relaxed) }
+        let active = webSocketClients.value.wrappingAdd(1, ordering: .relaxed).newValue
+        defer { webSocketClients.value.wrappingSubtract(1, ordering: .relaxed) }
         let limit = settings.live.withLock(\.maxClients)
         let closing = ClosingFlag()
         if active > limit {
@@ -234,6 +239,11 @@ extension WebServer: Reconfigurable {
             policy = WebHostPolicy(listen: ListenAddress(host: listen.host, port: old.port), boundPort: old.port, allowedHosts: new.allowedHosts)
         }
     }
+}
+
+/// WebSocket clients connected now (shared with the metrics route).
+final class ClientCount: Sendable {
+    let value = Atomic<Int>(0)
 }
 
 /// Writes `HTTPPart<HTTPResponseHead, ByteBuffer>` as the server pipeline's response parts.

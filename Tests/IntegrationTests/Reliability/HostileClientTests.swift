@@ -19,7 +19,8 @@ struct HostileClientReliabilityTests {
         let daemon = try await DaemonProcess.start(setup)
         let before = try ProcessMemory(pid: daemon.pid).residentKiB
         var flooded = 0
-        for _ in 0..<3 {
+        let rounds = ReliabilityRun.current.count(3)
+        for _ in 0..<rounds {
             // Each takes a slot, subscribes, has a locate and a search running, stops being read
             // once 64 replies wait for it, and leaves, some of them in the middle of a line.
             let clients = try await daemon.admittedClients(3)
@@ -33,7 +34,7 @@ struct HostileClientReliabilityTests {
         }
         for client in try await daemon.admittedClients(3) { client.shutdown() }
         let after = try ProcessMemory(pid: daemon.pid).residentKiB
-        print("flood-and-close: \(flooded) requests sent unread by 9 clients; RSS \(before) KiB before, \(after) KiB after; crashes: 0")
+        print("flood-and-close: \(flooded) requests sent unread by \(3 * rounds) clients; RSS \(before) KiB before, \(after) KiB after; crashes: 0")
         #expect(after - before < 64 * 1024, "RSS grew from \(before) to \(after) KiB")
         _ = try await daemon.expectPromptShutdown()
     }
@@ -82,7 +83,7 @@ struct HostileClientReliabilityTests {
         // Warm the cache, then measure.
         for city in Self.cities { _ = try await daemon.call("search", ["city": .string(city)]) }
         let before = try ProcessMemory(pid: daemon.pid).residentKiB
-        let changes = 1000
+        let changes = ReliabilityRun.current.count(1000)
         var latencies: [Duration] = []
         let seq: Int = try await daemon.withConnection { connection in
             var last = -1
@@ -122,7 +123,7 @@ struct HostileClientReliabilityTests {
         setup.maxClients = 16
         let daemon = try await DaemonProcess.start(setup)
         let before = try ProcessMemory(pid: daemon.pid).residentKiB
-        let connections = 400
+        let connections = ReliabilityRun.current.count(400)
         var busy = 0
         for round in 0..<(connections / 8) {
             let clients = try (0..<8).map { _ in try RawSocket(path: daemon.socketPath) }

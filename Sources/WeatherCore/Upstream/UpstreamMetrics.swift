@@ -1,0 +1,31 @@
+import CoreMetrics
+
+/// The counters of the upstream and the lookups, through swift-metrics: whatever metrics backend the
+/// process bootstrapped (Prometheus in the daemon) gets them; without one they cost nothing.
+enum UpstreamMetrics {
+    /// One HTTP request to OpenWeatherMap and how it ended: `ok`, `not_found`, `unauthorized`,
+    /// `rate_limited` or `unavailable` (network, timeout, 5xx, undecodable).
+    static func request(endpoint: String, outcome: String, duration: Duration) {
+        Counter(label: "weatherd_upstream_requests_total", dimensions: [("endpoint", endpoint), ("outcome", outcome)]).increment()
+        CoreMetrics.Timer(label: "weatherd_upstream_request_duration_seconds", dimensions: [("endpoint", endpoint)])
+            .recordNanoseconds(duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
+    }
+
+    /// One lookup and where its answer came from: `cache`, `shared` (an identical lookup in flight)
+    /// or `upstream`.
+    static func lookup(_ result: String) {
+        Counter(label: "weatherd_lookups_total", dimensions: [("result", result)]).increment()
+    }
+}
+
+extension UpstreamError {
+    /// The outcome label of a failed request.
+    var metricOutcome: String {
+        switch self {
+        case .notFound: "not_found"
+        case .unauthorized: "unauthorized"
+        case .rateLimited: "rate_limited"
+        case .unavailable: "unavailable"
+        }
+    }
+}
