@@ -1,12 +1,14 @@
 # weatherd — the two front-door commands are `make run` and `make test`.
 SWIFT ?= swift
 SWIFT_FLAGS ?=
+# Release binaries carry the Swift runtime and Foundation (linked statically): they run without a toolchain.
+RELEASE_FLAGS ?= -c release --static-swift-stdlib
 PREFIX ?= /usr/local
 DESTDIR ?=
 SYSCONFDIR ?= /etc
 UNITDIR ?= $(PREFIX)/lib/systemd/system
 
-.PHONY: run test browser-test bench soak build install deps test-deps clean
+.PHONY: run test browser-test bench soak build install deb systest deps test-deps deb-deps systest-deps clean
 
 ## run: install what is missing, build, and serve in the foreground (offline demo without OWM_API_KEY)
 run: deps build
@@ -25,11 +27,11 @@ browser-test:
 ## bench: on release binaries, the region-drag benchmark (scripts/bench-region.py), then the map-event
 ##        benchmark in headless Chromium (scripts/bench-map.py; its browser tools from scripts/browser-venv.sh)
 bench: deps
-	$(SWIFT) build $(SWIFT_FLAGS) -c release --product weatherd
-	$(SWIFT) build $(SWIFT_FLAGS) -c release --product owm-replay
-	scripts/bench-region.py --bin-dir "$$($(SWIFT) build $(SWIFT_FLAGS) -c release --show-bin-path)"
+	$(SWIFT) build $(SWIFT_FLAGS) $(RELEASE_FLAGS) --product weatherd
+	$(SWIFT) build $(SWIFT_FLAGS) $(RELEASE_FLAGS) --product owm-replay
+	scripts/bench-region.py --bin-dir "$$($(SWIFT) build $(SWIFT_FLAGS) $(RELEASE_FLAGS) --show-bin-path)"
 	python="$$(scripts/browser-venv.sh)" && \
-	"$$python" scripts/bench-map.py --bin-dir "$$($(SWIFT) build $(SWIFT_FLAGS) -c release --show-bin-path)"
+	"$$python" scripts/bench-map.py --bin-dir "$$($(SWIFT) build $(SWIFT_FLAGS) $(RELEASE_FLAGS) --show-bin-path)"
 
 ## soak: the reliability suites (Tests/IntegrationTests/Reliability) at SCALE times their iterations, default 20;
 ##       prints the seed; make soak SCALE=50 SEED=N replays a run. Not part of make test.
@@ -43,9 +45,25 @@ soak: test-deps
 
 ## install: release binaries (Swift runtime linked in: no toolchain needed to run them), systemd units, example config (kept if present), the map page, shell completions
 install: deps
-	$(SWIFT) build $(SWIFT_FLAGS) -c release --static-swift-stdlib --product weatherd
-	$(SWIFT) build $(SWIFT_FLAGS) -c release --static-swift-stdlib --product weatherctl
-	scripts/install.sh "$$($(SWIFT) build $(SWIFT_FLAGS) -c release --static-swift-stdlib --show-bin-path)" "$(DESTDIR)" "$(PREFIX)" "$(SYSCONFDIR)" "$(UNITDIR)"
+	$(SWIFT) build $(SWIFT_FLAGS) $(RELEASE_FLAGS) --product weatherd
+	$(SWIFT) build $(SWIFT_FLAGS) $(RELEASE_FLAGS) --product weatherctl
+	scripts/install.sh "$$($(SWIFT) build $(SWIFT_FLAGS) $(RELEASE_FLAGS) --show-bin-path)" "$(DESTDIR)" "$(PREFIX)" "$(SYSCONFDIR)" "$(UNITDIR)"
+
+## deb: the Debian package .build/deb/weatherd_VERSION_ARCH.deb (packaging/deb/): release binaries with the
+##      Swift runtime linked statically, units, the example config as a conffile, manual pages, completions;
+##      lintian errors fail it
+deb: deps deb-deps
+	$(SWIFT) build $(SWIFT_FLAGS) $(RELEASE_FLAGS) --product weatherd
+	$(SWIFT) build $(SWIFT_FLAGS) $(RELEASE_FLAGS) --product weatherctl
+	$(SWIFT) build $(SWIFT_FLAGS) $(RELEASE_FLAGS) --product generate-manual
+	packaging/deb/build.sh "$$($(SWIFT) build $(SWIFT_FLAGS) $(RELEASE_FLAGS) --show-bin-path)" .build/deb
+
+## systest: the system test (scripts/systest.py, as root): boots a Debian 12 root (debootstrap, cached in
+##          /var/cache/weatherd-systest) under systemd-nspawn, installs the package with apt-get and checks
+##          the service under a real systemd; prints PASS/FAIL per check and "systest: N passed, M failed"
+systest: deb systest-deps
+	$(SWIFT) build $(SWIFT_FLAGS) $(RELEASE_FLAGS) --product owm-replay
+	scripts/systest.py --deb-dir .build/deb --bin-dir "$$($(SWIFT) build $(SWIFT_FLAGS) $(RELEASE_FLAGS) --show-bin-path)"
 
 build:
 	$(SWIFT) build $(SWIFT_FLAGS)
@@ -55,6 +73,12 @@ deps:
 
 test-deps:
 	scripts/install-deps.sh test
+
+deb-deps:
+	scripts/install-deps.sh deb
+
+systest-deps:
+	scripts/install-deps.sh systest
 
 clean:
 	rm -rf .build run

@@ -1,17 +1,17 @@
 #!/usr/bin/env bash
 # Installs the Debian packages weatherd needs to build, run and test, if any is missing.
-# Usage: scripts/install-deps.sh [build|test|browser]
+# Usage: scripts/install-deps.sh [build|test|browser|deb|systest]
 set -euo pipefail
 
 packages=(libcurl4-openssl-dev libgps-dev pkg-config gpsd gpsd-clients libjs-leaflet)
-if [[ "${1:-build}" == test ]]; then
-    packages+=(socat gdal-bin)
-fi
-if [[ "${1:-build}" == browser ]]; then
+case "${1:-build}" in
+    test) packages+=(socat gdal-bin) ;;
     # scripts/browser-test.sh: Chromium and its driver, Leaflet for the map page, a venv for Selenium,
     # and a colour emoji font so screenshots show the weather symbols.
-    packages+=(chromium chromium-driver libjs-leaflet python3 python3-venv fonts-noto-color-emoji)
-fi
+    browser) packages+=(chromium chromium-driver libjs-leaflet python3 python3-venv fonts-noto-color-emoji) ;;
+    deb) packages+=(dpkg-dev binutils lintian) ;;  # make deb: dpkg-deb, dpkg-shlibdeps, strip, lintian
+    systest) packages+=(systemd-container debootstrap debian-archive-keyring util-linux) ;;  # make systest: systemd-nspawn, nsenter
+esac
 
 missing=()
 for package in "${packages[@]}"; do
