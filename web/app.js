@@ -361,9 +361,10 @@
   }
 
   // The forecast (r2) is asked for when a popup opens, unless read-only; a daemon without the
-  // method (-32601) is not asked again.
+  // method (-32601) is not asked again. The popup is laid out and panned into view again once the
+  // forecast is in, so its taller body does not push the title out of the map.
   let forecastSupported = true;
-  function loadForecast(feature, container) {
+  function loadForecast(feature, container, popup) {
     if (config.read_only || !forecastSupported || !connection.open) return;
     const c = feature.geometry && feature.geometry.coordinates;
     if (!Array.isArray(c) || !isNum(c[0]) || !isNum(c[1])) return;
@@ -384,6 +385,7 @@
       }
       container.appendChild(row);
       container.hidden = false;
+      if (popup && popup.isOpen()) popup.update();
     }).catch((err) => {
       if (err.code === -32601) forecastSupported = false;
     });
@@ -429,7 +431,7 @@
       marker.bindPopup(popupElement(feature), { maxWidth: 320, minWidth: 220, autoPanPadding: [24, 24] });
       marker.on('popupopen', (e) => {
         const container = e.popup.getElement() && e.popup.getElement().querySelector('.popup-forecast');
-        if (container) loadForecast(record.feature, container);
+        if (container) loadForecast(record.feature, container, e.popup);
       });
       marker.addTo(map);
       markers.set(id, record);
