@@ -28,8 +28,9 @@ def near(a, b, tolerance):
     return abs(a[0] - b[0]) <= tolerance and abs(a[1] - b[1]) <= tolerance
 
 
-def at(page, target, pixels=80):
-    """The map is centred within a few pixels of target (a popup's auto-pan may nudge it)."""
+def at(page, target, pixels=160):
+    """The map is centred near target: a popup's auto-pan may nudge it, by up to the popup's height
+    beyond the map's top half (more since the popup has room for the forecast)."""
     degrees = 360 / (256 * 2 ** float(page.map_data("zoom"))) * pixels
     return near(page.center(), target, degrees)
 
