@@ -49,10 +49,8 @@ struct WeatherCatalog: Sendable {
             } catch {
                 throw CatalogError(file: file, reason: "invalid JSON: \(error)")
             }
-            guard let object = body.objectValue else {
-                throw CatalogError(file: file, reason: "not a JSON object")
-            }
-            entries.append(try make(file, units, object))
+            // A body that is not an object is not one of the kind `make` reads either.
+            entries.append(try make(file, units, body.objectValue ?? JSONObject()))
         }
         return entries
     }
