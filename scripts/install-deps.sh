@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # Installs the Debian packages weatherd needs to build, run and test, if any is missing.
-# Usage: scripts/install-deps.sh [build|test|browser]
+# Usage: scripts/install-deps.sh [build|test|bench|browser]
 set -euo pipefail
 
 packages=(libcurl4-openssl-dev libgps-dev pkg-config gpsd gpsd-clients libjs-leaflet)
 if [[ "${1:-build}" == test ]]; then
     packages+=(socat gdal-bin)
+fi
+if [[ "${1:-build}" == bench ]]; then
+    # scripts/bench-daemon.py: socat is the floor of weatherctl; cc builds the C floor of the socket.
+    packages+=(socat gcc)
 fi
 if [[ "${1:-build}" == browser ]]; then
     # scripts/browser-test.sh: Chromium and its driver, Leaflet for the map page, a venv for Selenium,
