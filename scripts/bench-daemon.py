@@ -13,9 +13,10 @@ Starts owm-replay and the release weatherd (from BIN_DIR) and a bare Unix-socket
               1,000 clients. The daemon's RSS with the 1,000 watchers connected.
   idle        2 watched cities (their round done), no clients, gpsd as configured (below): over a
               window, the daemon's RSS (/proc/PID/smaps_rollup Rss), CPU per minute (the sum over
-              its threads of /proc/PID/task/TID/schedstat, ns), and wake-ups per second = the sum over its threads
-              (/proc/PID/task/*/status) of voluntary+involuntary context switches: each time one of
-              its threads was scheduled. Floor: the idle C server, measured the same way.
+              its threads of /proc/PID/task/TID/schedstat, ns; and /proc/PID/stat, 10 ms ticks), and
+              wake-ups per second = the sum over its threads (/proc/PID/task/*/status) of voluntary +
+              involuntary context switches: each time one of its threads was scheduled. Floor: the
+              idle C server, measured the same way.
   weatherctl  `weatherctl search CITY` (cached), whole process, median of N runs;
               floor: `socat - UNIX-CONNECT:SOCK` sending the same request line (stdin from a file).
 
@@ -37,7 +38,7 @@ def main():
     p.add_argument("--events", type=int, default=1000, help="event -> notification samples")
     p.add_argument("--watchers", type=int, default=1000)
     p.add_argument("--fanout-runs", type=int, default=5)
-    p.add_argument("--idle-seconds", type=float, default=30.0, help="idle window (after 5 s to settle)")
+    p.add_argument("--idle-seconds", type=float, default=60.0, help="idle window (after 15 s to settle)")
     p.add_argument("--ctl-runs", type=int, default=30)
     p.add_argument("--gpsd", choices=["auto", "off", "none"], default="auto",
                    help="idle daemon's gpsd: auto = a real gpsd without receiver when installed (as on a "
@@ -93,12 +94,14 @@ def main():
         stop(daemon)
         daemon = start_daemon(args.bin_dir, tmp, base, sock, gpsd_port, procs)
         warm(sock, search=False)
-        time.sleep(5)
+        time.sleep(15)   # idle libdispatch workers exit after some seconds
         idle_d, idle_e = idle(daemon.pid, echo.pid, args.idle_seconds)
         rows.append(("idle (2 cities, no clients): RSS", ("MB", idle_d["rss"]), ("MB", idle_e["rss"])))
-        rows.append(("idle: CPU per minute", ("ms/min", idle_d["cpu"]), ("ms/min", idle_e["cpu"])))
-        rows.append(("idle: wake-ups per second (ctx switches, all threads)", ("/s", idle_d["wakeups"]), ("/s", idle_e["wakeups"])))
-        rows.append(("idle: threads", ("", idle_d["threads"]), ("", idle_e["threads"])))
+        rows.append(("idle: CPU per minute (schedstat of its threads)", ("ms/min", idle_d["cpu"]), ("ms/min", idle_e["cpu"])))
+        rows.append(("idle: CPU per minute, /proc/PID/stat (10 ms ticks, exited threads too)",
+                     ("ms/min", idle_d["stat_ms"]), ("ms/min", idle_e["stat_ms"])))
+        rows.append(("idle: wake-ups per second (context switches of its threads)", ("/s", idle_d["wakeups"]), ("/s", idle_e["wakeups"])))
+        rows.append((f"idle: threads at the end ({idle_d['exited']} exited during the window)", ("", idle_d["threads"]), ("", idle_e["threads"])))
         with open("/proc/loadavg") as f:
             load_end = f.read().split()[:3]
 
@@ -377,44 +380,52 @@ def rss_mb(pid):
     return float("nan")
 
 
-def cpu_ns(pid):
-    """CPU time of every thread, in ns: the first field of /proc/PID/task/TID/schedstat (ns resolution,
-    where /proc/PID/stat counts 10 ms ticks)."""
-    total = 0
+def threads(pid):
+    """Per live thread: (CPU ns, context switches). CPU is the first field of
+    /proc/PID/task/TID/schedstat (ns, where /proc/PID/stat counts 10 ms ticks); switches are the
+    voluntary + involuntary ones of /proc/PID/task/TID/status: each time the thread was scheduled."""
+    out = {}
     for tid in os.listdir(f"/proc/{pid}/task"):
         try:
             with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
-                total += int(f.read().split()[0])
-        except FileNotFoundError:
-            pass
-    return total
-
-
-def switches(pid):
-    total, threads = 0, 0
-    for tid in os.listdir(f"/proc/{pid}/task"):
-        try:
+                cpu = int(f.read().split()[0])
+            sw = 0
             with open(f"/proc/{pid}/task/{tid}/status") as f:
                 for row in f:
                     if row.startswith(("voluntary_ctxt_switches", "nonvoluntary_ctxt_switches")):
-                        total += int(row.split()[1])
-            threads += 1
+                        sw += int(row.split()[1])
+            out[tid] = (cpu, sw)
         except FileNotFoundError:
             pass
-    return total, threads
+    return out
+
+
+def stat_ticks(pid):
+    """utime + stime of the whole process (threads that exited included), in clock ticks."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return int(fields[11]) + int(fields[12])
 
 
 def idle(pid, floor_pid, seconds):
-    before = {p: (cpu_ns(p), switches(p)[0]) for p in (pid, floor_pid)}
+    """CPU and wake-ups over the window, summed over the threads alive at both ends (an idle
+    libdispatch worker may exit meanwhile: its share is then in `stat_ms`, the coarse figure of
+    /proc/PID/stat, 10 ms ticks, which counts exited threads too)."""
+    before = {p: (threads(p), stat_ticks(p)) for p in (pid, floor_pid)}
     t0 = time.monotonic()
     time.sleep(seconds)
     elapsed = time.monotonic() - t0
     out = []
     for p in (pid, floor_pid):
-        cpu0, sw0 = before[p]
-        sw1, threads = switches(p)
-        out.append({"rss": rss_mb(p), "cpu": (cpu_ns(p) - cpu0) / 1e6 * 60 / elapsed,
-                    "wakeups": (sw1 - sw0) / elapsed, "threads": threads})
+        (t_before, ticks0), t_after = before[p], threads(p)
+        kept = [t for t in t_after if t in t_before]
+        cpu = sum(t_after[t][0] - t_before[t][0] for t in kept)
+        sw = sum(t_after[t][1] - t_before[t][1] for t in kept)
+        ticks = stat_ticks(p) - ticks0
+        out.append({"rss": rss_mb(p), "cpu": cpu / 1e6 * 60 / elapsed,
+                    "stat_ms": ticks / os.sysconf("SC_CLK_TCK") * 1000 * 60 / elapsed,
+                    "wakeups": sw / elapsed, "threads": len(t_after),
+                    "exited": len([t for t in t_before if t not in t_after])})
     return out
 
 
