@@ -42,7 +42,7 @@ static inline int weatherd_gps_open(struct gps_data_t *data, const char *host, c
 
 /*
  * Waits, without a timeout, for one message from gpsd or for wake_fd (an eventfd) to be written, and
- * reads the message (with wake_fd < 0: waits at most 250 ms). Returns 1 with *report filled, 0 when woken through wake_fd (or interrupted) with
+ * reads the message. Returns 1 with *report filled, 0 when woken through wake_fd (or interrupted) with
  * nothing read, -1 when gpsd went away (gps_read() == -1; errno is 0 when the socket closed).
  * gps_waiting(data, 0) first: libgps may hold a message it has already read into its buffer, which a
  * poll of the socket would not see.
@@ -52,8 +52,7 @@ static inline int weatherd_gps_next(struct gps_data_t *data, int wake_fd, weathe
     report->eph = NAN;
     if (!gps_waiting(data, 0)) {
         struct pollfd fds[2] = {{.fd = data->gps_fd, .events = POLLIN}, {.fd = wake_fd, .events = POLLIN}};
-        /* Without an eventfd (it could not be made) nothing would end the wait: poll as before, 250 ms. */
-        if (poll(fds, 2, wake_fd < 0 ? 250 : -1) < 0) return 0;
+        if (poll(fds, 2, -1) < 0) return 0;
         if (fds[1].revents) return 0;
         if (!fds[0].revents) return 0;
     }
