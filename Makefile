@@ -24,11 +24,16 @@ test: test-deps
 browser-test:
 	scripts/browser-test.sh
 
-## bench: on release binaries, the region-drag benchmark (scripts/bench-region.py), then the map-event
-##        benchmark in headless Chromium (scripts/bench-map.py; its browser tools from scripts/browser-venv.sh)
+## bench: on release binaries, the daemon figures beside their floors (scripts/bench-daemon.py: search and
+##        notification latency, fan-out, idle footprint, weatherctl vs socat), the region-drag benchmark
+##        (scripts/bench-region.py), then the map-event benchmark in headless Chromium (scripts/bench-map.py;
+##        its browser tools from scripts/browser-venv.sh)
 bench: deps
+	scripts/install-deps.sh bench
 	$(SWIFT) build $(SWIFT_FLAGS) $(RELEASE_FLAGS) --product weatherd
 	$(SWIFT) build $(SWIFT_FLAGS) $(RELEASE_FLAGS) --product owm-replay
+	$(SWIFT) build $(SWIFT_FLAGS) $(RELEASE_FLAGS) --product weatherctl
+	scripts/bench-daemon.py --bin-dir "$$($(SWIFT) build $(SWIFT_FLAGS) $(RELEASE_FLAGS) --show-bin-path)"
 	scripts/bench-region.py --bin-dir "$$($(SWIFT) build $(SWIFT_FLAGS) $(RELEASE_FLAGS) --show-bin-path)"
 	python="$$(scripts/browser-venv.sh)" && \
 	"$$python" scripts/bench-map.py --bin-dir "$$($(SWIFT) build $(SWIFT_FLAGS) $(RELEASE_FLAGS) --show-bin-path)"

@@ -356,20 +356,39 @@
 
     const forecast = el('div', 'popup-forecast');
     forecast.hidden = true;
+    if (!config.read_only && forecastSupported) forecastPlaceholder(forecast);
     root.appendChild(forecast);
     return root;
   }
 
   // The forecast (r2) is asked for when a popup opens, unless read-only; a daemon without the
-  // method (-32601) is not asked again.
+  // method (-32601) is not asked again. Its place (title and an empty row of the same height) is
+  // shown before the popup opens, so the popup is panned into view with it and does not grow upwards
+  // out of the map when the steps arrive (should they be taller, it is laid out and panned again);
+  // it is hidden again when none come.
   let forecastSupported = true;
-  function loadForecast(feature, container) {
-    if (config.read_only || !forecastSupported || !connection.open) return;
+  function forecastPlaceholder(container) {
+    container.textContent = '';
+    container.appendChild(el('div', 'popup-forecast-title', 'Next hours'));
+    container.appendChild(el('div', 'popup-forecast-row'));
+    container.hidden = false;
+  }
+  function loadForecast(feature, container, popup) {
+    if (config.read_only || !forecastSupported || !connection.open) {
+      container.hidden = true;
+      return;
+    }
     const c = feature.geometry && feature.geometry.coordinates;
-    if (!Array.isArray(c) || !isNum(c[0]) || !isNum(c[1])) return;
+    if (!Array.isArray(c) || !isNum(c[0]) || !isNum(c[1])) {
+      container.hidden = true;
+      return;
+    }
     request('forecast', { lat: c[1], lon: c[0], hours: 24 }).then((result) => {
       const steps = result && result.properties && result.properties.forecast;
-      if (!Array.isArray(steps) || steps.length === 0) return;
+      if (!Array.isArray(steps) || steps.length === 0) {
+        container.hidden = true;
+        return;
+      }
       container.textContent = '';
       container.appendChild(el('div', 'popup-forecast-title', 'Next hours'));
       const row = el('div', 'popup-forecast-row');
@@ -384,7 +403,9 @@
       }
       container.appendChild(row);
       container.hidden = false;
+      if (popup && popup.isOpen()) popup.update();  // laid out and panned into view again, should it have grown
     }).catch((err) => {
+      container.hidden = true;
       if (err.code === -32601) forecastSupported = false;
     });
   }
@@ -429,7 +450,7 @@
       marker.bindPopup(popupElement(feature), { maxWidth: 320, minWidth: 220, autoPanPadding: [24, 24] });
       marker.on('popupopen', (e) => {
         const container = e.popup.getElement() && e.popup.getElement().querySelector('.popup-forecast');
-        if (container) loadForecast(record.feature, container);
+        if (container) loadForecast(record.feature, container, e.popup);
       });
       marker.addTo(map);
       markers.set(id, record);

@@ -100,8 +100,8 @@ enum SynthesizedWeather {
     }
 }
 
-/// A tiny deterministic generator (SplitMix64).
-private struct SplitMix {
+/// A tiny deterministic generator (SplitMix64), shared by the synthesized weather and forecasts.
+struct SplitMix {
     var state: UInt64
     init(seed: UInt64) { state = seed }
 

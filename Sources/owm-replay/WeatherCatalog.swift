@@ -1,17 +1,42 @@
 import Foundation
 import WeatherCore
 
-/// All recorded responses of a data directory, with city and coordinate lookup.
+/// All recorded responses of a data directory, with city and coordinate lookup: current weather in
+/// the directory, forecasts in its `forecast/` (optional).
 struct WeatherCatalog: Sendable {
     let entries: [RecordedWeather]
+    let forecasts: [RecordedForecast]
 
-    /// Reads every `<slug>.<units>.json` file of `directory`.
+    /// Reads every `<slug>.<units>.json` file of `directory` and of `directory/forecast`.
     init(directory: String) throws {
+        entries = try Self.read(directory) { file, units, object in
+            guard object["name"]?.stringValue != nil else {
+                throw CatalogError(file: file, reason: "not an OpenWeatherMap current-weather body")
+            }
+            return RecordedWeather(file: file, units: units, body: object)
+        }
+        let forecastDirectory = URL(fileURLWithPath: directory, isDirectory: true).appendingPathComponent("forecast").path
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: forecastDirectory, isDirectory: &isDirectory), isDirectory.boolValue {
+            forecasts = try Self.read(forecastDirectory) { file, units, object in
+                guard object["city"]?["name"]?.stringValue != nil, object["list"]?.arrayValue != nil else {
+                    throw CatalogError(file: "forecast/" + file, reason: "not an OpenWeatherMap 5 day / 3 hour forecast body")
+                }
+                return RecordedForecast(file: "forecast/" + file, units: units, body: object)
+            }
+        } else {
+            forecasts = []
+        }
+    }
+
+    private static func read<Entry>(
+        _ directory: String, _ make: (String, Units, JSONObject) throws -> Entry
+    ) throws -> [Entry] {
         let url = URL(fileURLWithPath: directory, isDirectory: true)
         let files = try FileManager.default.contentsOfDirectory(atPath: directory)
             .filter { $0.hasSuffix(".json") }
             .sorted()
-        var entries: [RecordedWeather] = []
+        var entries: [Entry] = []
         for file in files {
             let parts = file.split(separator: ".")
             guard parts.count == 3, let units = Units(rawValue: String(parts[1])) else {
@@ -24,17 +49,28 @@ struct WeatherCatalog: Sendable {
             } catch {
                 throw CatalogError(file: file, reason: "invalid JSON: \(error)")
             }
-            guard let object = body.objectValue, object["name"]?.stringValue != nil else {
-                throw CatalogError(file: file, reason: "not an OpenWeatherMap current-weather body")
-            }
-            entries.append(RecordedWeather(file: file, units: units, body: object))
+            // A body that is not an object is not one of the kind `make` reads either.
+            entries.append(try make(file, units, body.objectValue ?? JSONObject()))
         }
-        self.entries = entries
+        return entries
     }
 
     /// The recorded city for `query`, preferring a recording in `units` (no conversion needed).
     func city(matching query: CityQuery, preferring units: Units) -> RecordedWeather? {
         let matches = entries.filter { query.matches(name: $0.name, country: $0.country) }
+        return matches.first { $0.units == units } ?? matches.first
+    }
+
+    /// The recorded forecast of `city` (a recorded weather body: the same city id, else name and
+    /// country), preferring a recording in `units`.
+    func forecast(for city: RecordedWeather, preferring units: Units) -> RecordedForecast? {
+        let id = city.body["id"]?.intValue ?? 0
+        let matches = forecasts.filter { forecast in
+            let forecastID = forecast.body["city"]?["id"]?.intValue ?? 0
+            if id != 0, forecastID != 0 { return id == forecastID }
+            return !city.name.isEmpty && normalizeCityName(forecast.name) == normalizeCityName(city.name)
+                && forecast.country.map(normalizeCityName) == city.country.map(normalizeCityName)
+        }
         return matches.first { $0.units == units } ?? matches.first
     }
 

@@ -1,8 +1,9 @@
 import Foundation
 import WeatherCore
 
-/// The behaviour of `GET /data/2.5/weather`, `GET /_stats` and `/_faults`: lookup, unit conversion,
-/// the API key check, the `--delay` / `--fail` rules and the faults set at run time.
+/// The behaviour of `GET /data/2.5/weather`, `GET /data/2.5/forecast`, `GET /_stats` and
+/// `/_faults`: lookup, unit conversion, the API key check, the `--delay` / `--fail` rules and the
+/// faults set at run time (the same for both APIs).
 struct WeatherEndpoint: Sendable {
     let catalog: WeatherCatalog
     let apiKey: String?
@@ -37,7 +38,10 @@ struct WeatherEndpoint: Sendable {
         switch target.path {
         case "/data/2.5/weather", "/data/2.5/weather/":
             guard method == "GET" || method == "HEAD" else { return .methodNotAllowed }
-            return await weather(target, clientGone: clientGone)
+            return await weather(target, resource: .weather, clientGone: clientGone)
+        case "/data/2.5/forecast", "/data/2.5/forecast/":
+            guard method == "GET" || method == "HEAD" else { return .methodNotAllowed }
+            return await weather(target, resource: .forecast, clientGone: clientGone)
         case "/_stats":
             return .json(200, stats.json.serialized)
         case "/_faults", "/_faults/":
@@ -74,10 +78,16 @@ struct WeatherEndpoint: Sendable {
         return .json(200, faults.json.serialized)
     }
 
-    private func weather(_ target: RequestTarget, clientGone: Gate?) async -> ReplayResponse {
+    /// The two APIs it answers.
+    enum Resource: Sendable {
+        case weather
+        case forecast
+    }
+
+    private func weather(_ target: RequestTarget, resource: Resource, clientGone: Gate?) async -> ReplayResponse {
         let units = Units(query: target["units"])
         let (key, lookup) = resolve(target, units: units)
-        stats.recordRequest(key)
+        stats.recordRequest(resource == .forecast ? "forecast:" + key : key)
 
         let cities = lookup.cities
         if let delay = mostSpecific(delays, { $0.pattern }, matching: cities), delay.milliseconds > 0 {
@@ -104,19 +114,28 @@ struct WeatherEndpoint: Sendable {
             }
             break
         }
-        var response = answer(lookup, cities: cities, units: units)
+        var response = answer(lookup, resource: resource, cities: cities, units: units)
         if let drip { response.delivery = .drip(bytesPerSecond: drip) }
         return response
     }
 
-    /// The answer the `--fail` rules and the recorded data give.
-    private func answer(_ lookup: Lookup, cities: [(name: String, country: String?)], units: Units) -> ReplayResponse {
+    /// The answer the `--fail` rules and the recorded data give. A forecast is the recorded one of
+    /// the city the request resolves to, else one synthesized from its weather.
+    private func answer(
+        _ lookup: Lookup, resource: Resource, cities: [(name: String, country: String?)], units: Units
+    ) -> ReplayResponse {
         if let failure = mostSpecific(failures, { $0.pattern }, matching: cities) {
             return .failure(failure.outcome, retryAfter: retryAfter)
         }
         switch lookup {
         case .city(_, let found?), .point(let found):
-            return .weather(found.body(in: units))
+            switch resource {
+            case .weather:
+                return .weather(found.body(in: units))
+            case .forecast:
+                let forecast = catalog.forecast(for: found, preferring: units) ?? SynthesizedForecast.forecast(from: found)
+                return .weather(forecast.body(in: units))
+            }
         case .city(_, nil):
             return .cityNotFound
         case .invalid(let response):

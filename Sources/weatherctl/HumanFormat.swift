@@ -27,6 +27,60 @@ enum HumanFormat {
         return parts.joined(separator: "  ")
     }
 
+    /// The place, then one line per step: time (in `timeZone`), symbol, temperature, precipitation
+    /// probability, wind, description:
+    /// ```
+    /// Paris, FR
+    /// Sat 01 Dec 00:00  🌧    6.7 °C  precip  35%  wind  3.8 m/s SW  light rain
+    /// ```
+    static func forecast(_ json: JSONValue, timeZone: TimeZone = .current) -> [String] {
+        let p = json["properties"] ?? .null
+        let units = Units(rawValue: p["units"]?.stringValue ?? "") ?? .metric
+        var lines = [place(json)]
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        let timeFormat = Date.VerbatimFormatStyle(
+            format: "\(weekday: .abbreviated) \(day: .twoDigits) \(month: .abbreviated) \(hour: .twoDigits(clock: .twentyFourHour, hourCycle: .zeroBased)):\(minute: .twoDigits)",
+            locale: Locale(identifier: "en_US_POSIX"), timeZone: timeZone, calendar: calendar)
+        for step in p["forecast"]?.arrayValue ?? [] {
+            var parts: [String] = []
+            let at = step["at"]?.stringValue.flatMap { try? Date($0, strategy: .iso8601) }
+            parts.append(at.map { $0.formatted(timeFormat) } ?? (step["at"]?.stringValue ?? "?"))
+            parts.append(step["symbol"]?.stringValue ?? " ")
+            parts.append(step["temperature"]?.doubleValue.map {
+                String(format: "%6.1f %@", $0, units == .standard ? "K" : units == .imperial ? "°F" : "°C")
+            } ?? "     – \(units == .standard ? "K" : units == .imperial ? "°F" : "°C")")
+            parts.append(step["pop"]?.doubleValue.map { String(format: "precip %3.0f%%", $0 * 100) } ?? "precip    –")
+            if let w = step["wind_speed"]?.doubleValue {
+                var wind = String(format: "wind %4.1f %@", w, units == .imperial ? "mph" : "m/s")
+                if let deg = step["wind_deg"]?.doubleValue { wind += " " + compassPoint(deg) }
+                parts.append(wind)
+            }
+            if let description = step["description"]?.stringValue ?? step["condition"]?.stringValue { parts.append(description) }
+            lines.append(parts.joined(separator: "  "))
+        }
+        return lines
+    }
+
+    /// Where the wind comes from, of 8 points: 225° → `SW`.
+    static func compassPoint(_ degrees: Double) -> String {
+        let points = ["N", "NE", "E", "SE", "S", "SW", "W", "NW"]
+        let index = Int(((degrees.truncatingRemainder(dividingBy: 360) + 360 + 22.5) / 45).rounded(.down)) % 8
+        return points[index]
+    }
+
+    /// `Paris, FR`, or the coordinates of a point without a name.
+    private static func place(_ json: JSONValue) -> String {
+        let p = json["properties"] ?? .null
+        var place = p["name"]?.stringValue ?? ""
+        if let country = p["country"]?.stringValue { place += place.isEmpty ? country : ", \(country)" }
+        if place.isEmpty, let position = json["geometry"]?["coordinates"]?.arrayValue,
+           position.count == 2, let lon = position[0].doubleValue, let lat = position[1].doubleValue {
+            place = String(format: "%.4f, %.4f", lat, lon)
+        }
+        return place
+    }
+
     /// `running  phase populated  input text "Seoul"  pending 1  gps enabled, not connected`
     static func state(_ json: JSONValue) -> String {
         var parts = [json["running"]?.boolValue == true ? "running" : "idle"]

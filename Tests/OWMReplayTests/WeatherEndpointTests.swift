@@ -197,7 +197,7 @@ struct WeatherEndpointTests {
 
     @Test("another path is OpenWeatherMap's 404")
     func otherPath() async throws {
-        let response = await Self.get(try Self.endpoint(), "/data/2.5/forecast?q=Paris")
+        let response = await Self.get(try Self.endpoint(), "/data/2.5/onecall?q=Paris")
         #expect(response.status == 404)
         #expect(response.body == ReplayResponse.notFound.body)
     }

@@ -17,6 +17,9 @@ enum Fixture {
     /// `weather_lat44.34_lon10.99_zocca.json`: Zocca, in Kelvin (units standard).
     static func zocca() throws -> [UInt8] { try owm("weather_lat44.34_lon10.99_zocca.json") }
 
+    /// `forecast_q_paris.json`: the 5 day / 3 hour forecast of Paris, metric; 2 of its 40 steps.
+    static func parisForecast() throws -> [UInt8] { try owm("forecast_q_paris.json") }
+
     /// The error bodies of `errors.md`, by the HTTP status of their row.
     static func errorBodies() throws -> [Int: String] {
         let text = String(decoding: try owm("errors.md"), as: UTF8.self)

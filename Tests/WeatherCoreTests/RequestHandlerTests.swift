@@ -537,3 +537,74 @@ struct OutboxTests {
         #expect(outbox.next() == nil)
     }
 }
+
+@Suite("RequestHandler: forecast", .timeLimit(.minutes(1)))
+struct RequestHandlerForecastTests {
+    @Test("forecast {city} answers the place's Feature with the steps of the default 24 hours")
+    func city() async throws {
+        let p = try Protocol()
+        p.engine.upstream.scriptForecast(.city("Paris"), .success(regularForecast()))
+        let reply = try await p.reply(request(1, "forecast", #"{"city":"  Paris "}"#))
+        let result = try #require(reply["result"], "\(reply.serialized)")
+        #expect(result["id"] == "owm:42" && result["properties"]?["source"] == "text")
+        #expect(result["properties"]?["forecast"]?.arrayValue?.count == 8)
+        #expect(p.engine.upstream.forecastFetches == [.city("Paris")])
+    }
+
+    @Test("forecast {lat, lon, hours} asks at the point; hours from 3 to 120")
+    func point() async throws {
+        let p = try Protocol()
+        p.engine.upstream.scriptForecast(.coordinate(Coordinate(lat: 10, lon: 20)), .success(regularForecast()))
+        for (hours, steps) in [(3, 1), (12, 4), (120, 40)] {
+            let reply = try await p.reply(request(1, "forecast", #"{"lat":10,"lon":20,"hours":\#(hours)}"#))
+            #expect(reply["result"]?["properties"]?["forecast"]?.arrayValue?.count == steps, "\(reply.serialized)")
+        }
+    }
+
+    @Test("bad params are -32602: no place, both, out of range, hours not a whole number in 3..120, unknown params")
+    func badParams() async throws {
+        let p = try Protocol()
+        for params in [
+            #"{}"#, #"{"city":""}"#, #"{"city":"Paris","lat":1,"lon":2}"#, #"{"lat":91,"lon":0}"#, #"{"lat":0,"lon":-180.5}"#,
+            #"{"lat":0}"#, #"{"lon":0}"#, #"{"lat":"1","lon":2}"#, #"{"city":"Paris","hours":2}"#, #"{"city":"Paris","hours":121}"#,
+            #"{"city":"Paris","hours":4.5}"#, #"{"city":"Paris","hours":"24"}"#, #"{"city":"Paris","days":1}"#,
+        ] {
+            let error = try await p.error(request(1, "forecast", params))
+            #expect(error["code"] == .integer(-32602), "\(params): \(error.serialized)")
+        }
+        #expect(p.engine.upstream.forecastFetches.isEmpty)
+    }
+
+    @Test("upstream errors as for search: -32001 not found, -32004 unavailable")
+    func upstreamErrors() async throws {
+        let p = try Protocol()
+        p.engine.upstream.scriptForecast(.city("Nowhere"), .failure(.unavailable("HTTP 502")))
+        let notFound = try await p.error(request(1, "forecast", #"{"city":"Atlantis"}"#))
+        #expect(notFound.serialized == #"{"code":-32001,"message":"city not found: Atlantis","data":{"name":"not_found","city":"Atlantis"}}"#)
+        #expect(try await p.error(request(2, "forecast", #"{"city":"Nowhere"}"#))["code"] == .integer(-32004))
+    }
+
+    @Test("a forecast changes neither overlays nor state, and notifies no watcher")
+    func notAnInput() async throws {
+        let p = try Protocol()
+        p.engine.upstream.scriptForecast(.city("Paris"), .success(regularForecast()))
+        _ = try await p.reply(request(1, "search", #"{"city":"London"}"#))
+        let watcher = Outbox()
+        _ = try await p.send(request(2, "watch", #"{"replay":false}"#), watcher)
+        let overlays = await p.engine.engine.currentOverlays
+        let state = await p.engine.engine.currentState
+        _ = try await p.reply(request(3, "forecast", #"{"city":"Paris"}"#))
+        #expect(await p.engine.engine.currentOverlays == overlays)
+        #expect(await p.engine.engine.currentState == state)
+        #expect(try p.drained(watcher).isEmpty)
+    }
+
+    @Test("read-only access: forecast is -32601")
+    func readOnly() async throws {
+        let p = try Protocol()
+        let outbox = Outbox()
+        await p.handler.handle(line: Array(request(1, "forecast", #"{"city":"Paris"}"#).utf8), outbox: outbox, access: .readOnly)
+        #expect(try p.drained(outbox).first?["error"]?["code"] == .integer(-32601))
+        #expect(p.engine.upstream.forecastFetches.isEmpty)
+    }
+}

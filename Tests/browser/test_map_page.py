@@ -6,6 +6,7 @@ Every wait is on a condition (WebDriverWait, or a poll of the daemon), never a f
 import json
 import struct
 import threading
+import time
 import zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -27,8 +28,9 @@ def near(a, b, tolerance):
     return abs(a[0] - b[0]) <= tolerance and abs(a[1] - b[1]) <= tolerance
 
 
-def at(page, target, pixels=80):
-    """The map is centred within a few pixels of target (a popup's auto-pan may nudge it)."""
+def at(page, target, pixels=160):
+    """The map is centred near target: a popup's auto-pan may nudge it, by up to the popup's height
+    beyond the map's top half (more since the popup has room for the forecast)."""
     degrees = 360 / (256 * 2 ** float(page.map_data("zoom"))) * pixels
     return near(page.center(), target, degrees)
 
@@ -133,6 +135,11 @@ def test_search_shows_the_city_and_flies_there(page):
     # The result's popup has the details.
     popup = page.wait(lambda d: d.find_elements(By.CSS_SELECTOR, ".leaflet-popup-content"), "the popup")[0]
     assert "Paris" in popup.text and "Humidity" in popup.text and "81 %" in popup.text
+    # And the next hours: the page asks `forecast` at the feature's point, which is Paris's recorded
+    # forecast (its first step, 2018-12-01 00:00 UTC, light rain).
+    forecast = page.wait(lambda d: [e for e in d.find_elements(By.CSS_SELECTOR, ".leaflet-popup-content .popup-forecast")
+                                    if e.is_displayed() and e.find_elements(By.CSS_SELECTOR, ".fc")], "the forecast in the popup")[0]
+    assert "next hours" in forecast.text.lower() and "🌧" in forecast.text and "7°" in forecast.text, forecast.text
     page.screenshot("search.png")
 
 
@@ -331,6 +338,13 @@ def test_read_only_hides_the_controls_and_sends_no_region(make_daemon, make_page
         assert not page.find(testid).is_displayed(), f"{testid} shown in read-only mode"
     assert [e for e in page.find_all("city-remove") if e.is_displayed()] == []
     assert set(page.cities()) == {"London,GB", "Seoul,KR"}
+    # A popup has the details but no forecast (read-only clients may not ask for one).
+    page.find_all("feature")[0].click()
+    popup = page.wait(lambda d: d.find_elements(By.CSS_SELECTOR, ".leaflet-popup-content"), "a popup")[0]
+    time.sleep(0.5)
+    assert "Humidity" in popup.text
+    assert [e for e in popup.find_elements(By.CSS_SELECTOR, ".popup-forecast") if e.is_displayed()] == []
+    page.driver.find_element(By.CSS_SELECTOR, ".leaflet-popup-close-button").click()
     drag_map(page, -150, 60)
     page.wait(lambda d: page.settled(), "the drag to end")
     assert page.map_data("region-count") == "0"

@@ -41,3 +41,27 @@ struct HumanFormatTests {
         #expect(HumanFormat.state(blocked.json).hasSuffix("budget 12/60 a minute  blocked until 2026-11-18T11:07:40Z"), "\(HumanFormat.state(blocked.json))")
     }
 }
+
+@Suite("HumanFormat: forecast")
+struct HumanFormatForecastTests {
+    @Test("the place, then one line per step: time, symbol, temperature, precipitation probability, wind")
+    func lines() throws {
+        guard case .forecast(var forecast)? = OpenWeatherMapForecastResponse.decode(try Fixture.parisForecast(), units: .metric) else {
+            Issue.record("the fixture does not decode")
+            return
+        }
+        forecast.steps[1].pop = 0.35
+        let lines = HumanFormat.forecast(forecast.feature(hours: 120), timeZone: TimeZone(identifier: "UTC")!)
+        #expect(lines == [
+            "Paris, FR",
+            "Sat 01 Dec 00:00  🌧     6.7 °C  precip    –  wind  3.8 m/s SW  light rain",
+            "Wed 05 Dec 21:00  🌧     6.4 °C  precip  35%  wind  2.7 m/s NW  light rain",
+        ])
+    }
+
+    @Test("compass points")
+    func compass() {
+        #expect([0, 22, 23, 90, 225, 337, 338, 359, 360].map { HumanFormat.compassPoint(Double($0)) } ==
+            ["N", "N", "NE", "E", "SW", "NW", "N", "N", "N"])
+    }
+}

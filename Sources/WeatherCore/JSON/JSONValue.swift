@@ -182,6 +182,13 @@ extension JSONValue {
 
     private static func writeString(_ s: String, to out: inout String) {
         out += "\""
+        // Most strings need no escape: appended whole. 0xE2 begins U+2028 and U+2029 (and other
+        // characters, which the loop below writes plainly), so any string with it takes the loop.
+        if s.utf8.allSatisfy({ $0 >= 0x20 && $0 != 0x22 && $0 != 0x5C && $0 != 0xE2 }) {
+            out += s
+            out += "\""
+            return
+        }
         for scalar in s.unicodeScalars {
             switch scalar {
             case "\"": out += "\\\""

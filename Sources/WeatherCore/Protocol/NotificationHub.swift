@@ -2,37 +2,81 @@ import Synchronization
 
 /// Fans the engine's changes out to watching clients: each change is encoded once, and each
 /// watcher's outbox keeps only the newest per topic.
+///
+/// A change is encoded only when someone watches its topic: otherwise the latest value is kept as it
+/// is and encoded (once) when a watcher asks for it with `replay`. The line is the same either way.
 public final class NotificationHub: ChangePublisher {
     private struct Subscriber {
         var outbox: Outbox
         var topics: Set<Outbox.Topic>
     }
 
+    /// The latest change of a topic: its notification line, or the value to encode it from on demand.
+    private enum Latest {
+        case none
+        case line(String)
+        case state(DaemonState)
+        case overlays(Overlays)
+
+        /// The notification line, encoding it (once: `self` keeps the line) if not done yet.
+        mutating func line() -> String? {
+            switch self {
+            case .none: return nil
+            case .line(let line): return line
+            case .state(let state):
+                let line = NotificationHub.line(state: state)
+                self = .line(line)
+                return line
+            case .overlays(let overlays):
+                let line = NotificationHub.line(overlays: overlays)
+                self = .line(line)
+                return line
+            }
+        }
+    }
+
     private struct Storage {
-        var latestState: String?
-        var latestOverlays: String?
+        var latestState = Latest.none
+        var latestOverlays = Latest.none
         var subscribers: [ObjectIdentifier: Subscriber] = [:]
+
+        subscript(topic: Outbox.Topic) -> Latest {
+            get { topic == .state ? latestState : latestOverlays }
+            set {
+                switch topic {
+                case .state: latestState = newValue
+                case .overlays: latestOverlays = newValue
+                }
+            }
+        }
     }
 
     private let storage = Mutex(Storage())
 
     public init() {}
 
+    private static func line(state: DaemonState) -> String {
+        RPCMessage.notification(method: "state", params: state.json)
+    }
+
+    private static func line(overlays: Overlays) -> String {
+        RPCMessage.notification(method: "overlays", params: overlays.json)
+    }
+
     public func publish(state: DaemonState) {
-        deliver(.state, line: RPCMessage.notification(method: "state", params: state.json))
+        deliver(.state, .state(state))
     }
 
     public func publish(overlays: Overlays) {
-        deliver(.overlays, line: RPCMessage.notification(method: "overlays", params: overlays.json))
+        deliver(.overlays, .overlays(overlays))
     }
 
-    private func deliver(_ topic: Outbox.Topic, line: String) {
+    private func deliver(_ topic: Outbox.Topic, _ latest: Latest) {
         storage.withLock { storage in
-            switch topic {
-            case .state: storage.latestState = line
-            case .overlays: storage.latestOverlays = line
-            }
-            for subscriber in storage.subscribers.values where subscriber.topics.contains(topic) {
+            storage[topic] = latest
+            let watchers = storage.subscribers.values.filter { $0.topics.contains(topic) }
+            guard !watchers.isEmpty, let line = storage[topic].line() else { return }
+            for subscriber in watchers {
                 subscriber.outbox.offer(topic, line: line)
             }
         }
@@ -46,8 +90,8 @@ public final class NotificationHub: ChangePublisher {
             outbox.dropNotifications()
             storage.subscribers[ObjectIdentifier(outbox)] = Subscriber(outbox: outbox, topics: topics)
             guard replay else { return }
-            if topics.contains(.state), let line = storage.latestState { outbox.offer(.state, line: line) }
-            if topics.contains(.overlays), let line = storage.latestOverlays { outbox.offer(.overlays, line: line) }
+            if topics.contains(.state), let line = storage.latestState.line() { outbox.offer(.state, line: line) }
+            if topics.contains(.overlays), let line = storage.latestOverlays.line() { outbox.offer(.overlays, line: line) }
         }
     }
 

@@ -147,6 +147,11 @@ public struct RequestHandler: Sendable {
                 let region = try MapRegion(center: p.coordinate("center"), span: p.optionalCoordinate("span")).validated()
                 await regions.submit(region)
                 return (.success(.object(["accepted": .bool(true)])), nil)
+            case "forecast":
+                let p = try Params(params, allowed: ["city", "lat", "lon", "hours"])
+                let query = try p.place()
+                let hours = try p.integer("hours", in: WeatherForecast.hoursRange) ?? WeatherForecast.defaultHours
+                return (.success(try await engine.forecast(query).feature(hours: hours)), nil)
             case "overlays":
                 _ = try Params(params, allowed: [])
                 return (.success(await engine.currentOverlays.json), nil)
@@ -229,6 +234,39 @@ private struct Params {
             throw .invalidParams("invalid params: \"city\" must be a city name (1 to 200 characters)")
         }
         return city
+    }
+
+    /// A place: `city`, or `lat` and `lon` (one or the other).
+    func place() throws(WeatherError) -> LookupQuery {
+        let hasCity = object["city"].map { !$0.isNull } ?? false
+        let hasPoint = object["lat"].map { !$0.isNull } ?? false || object["lon"].map { !$0.isNull } ?? false
+        switch (hasCity, hasPoint) {
+        case (true, false):
+            return .city(try city())
+        case (false, true):
+            guard let lat = object["lat"]?.doubleValue, lat.isFinite, (-90...90).contains(lat) else {
+                throw .invalidParams("invalid params: \"lat\" must be a number within [-90, 90]")
+            }
+            guard let lon = object["lon"]?.doubleValue, lon.isFinite, (-180...180).contains(lon) else {
+                throw .invalidParams("invalid params: \"lon\" must be a number within [-180, 180]")
+            }
+            return .coordinate(Coordinate(lat: lat, lon: lon))
+        case (true, true):
+            throw .invalidParams("invalid params: give \"city\" or \"lat\" and \"lon\", not both")
+        case (false, false):
+            throw .invalidParams("invalid params: \"city\" or \"lat\" and \"lon\" is required")
+        }
+    }
+
+    /// A whole number within `range`; nil when absent.
+    func integer(_ key: String, in range: ClosedRange<Int>) throws(WeatherError) -> Int? {
+        guard let value = object[key], !value.isNull else { return nil }
+        guard let number = value.doubleValue, number.rounded() == number, Double(range.lowerBound) <= number,
+              number <= Double(range.upperBound)
+        else {
+            throw .invalidParams("invalid params: \"\(key)\" must be a whole number from \(range.lowerBound) to \(range.upperBound)")
+        }
+        return Int(number)
     }
 
     /// `{"lat": number, "lon": number}`.

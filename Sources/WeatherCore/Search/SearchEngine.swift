@@ -118,6 +118,13 @@ public actor SearchEngine {
 
     // MARK: Interactive inputs (text, location, region)
 
+    /// The 5 day / 3 hour forecast for `query`, through the same lookups as the stream (cache, single
+    /// flight, request budget). Not an input of the stream: neither the overlays nor the state change.
+    /// - Throws: `WeatherError` from the lookup, or `CancellationError`.
+    public nonisolated func forecast(_ query: LookupQuery) async throws -> WeatherForecast {
+        try await lookups.forecast(query)
+    }
+
     /// Looks up `city` as an interactive text input and returns its feature to the requester.
     /// - Throws: `WeatherError` from the lookup (also when superseded), or `CancellationError`.
     /// `admitted` is called once the input has entered the stream (before the lookup).

@@ -4,7 +4,7 @@ import Synchronization
 /// task is cancelled (its client went away, or shutdown) stops waiting at once.
 final class LookupFlight: Sendable {
     enum Outcome: Sendable {
-        case success(WeatherObservation)
+        case success(LookupAnswer)
         case failure(WeatherError)
         /// The leading lookup was cancelled, or this waiter was: look again.
         case retry

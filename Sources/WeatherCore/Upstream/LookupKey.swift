@@ -12,3 +12,16 @@ public enum LookupKey: Sendable, Hashable {
             .lowercased()
     }
 }
+
+/// What a lookup asks for: the current weather or the forecast. With the `LookupKey` it keys the
+/// cache and the lookups in flight, so a weather answer never stands in for a forecast.
+public enum LookupKind: String, Sendable, Hashable {
+    case weather
+    case forecast
+}
+
+/// One answer of the upstream, as the cache and the lookups in flight hold it.
+enum LookupAnswer: Sendable {
+    case weather(WeatherObservation)
+    case forecast(WeatherForecast)
+}

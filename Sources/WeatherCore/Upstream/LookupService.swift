@@ -1,11 +1,12 @@
 import Foundation
 import Logging
 
-/// Answers weather lookups through a cache, shares identical lookups in flight, and keeps to the
-/// request budget and to OpenWeatherMap's `Retry-After`.
+/// Answers weather and forecast lookups through a cache, shares identical lookups in flight, and
+/// keeps to the request budget and to OpenWeatherMap's `Retry-After`.
 ///
-/// Every input of the search stream (watched cities, searches, locations, region grids) goes
-/// through one `LookupService`, so the budget and the cache are shared by all of them.
+/// Every input of the search stream (watched cities, searches, locations, region grids) and every
+/// `forecast` request goes through one `LookupService`, so the budget and the cache are shared by
+/// all of them. Weather and forecasts are cached and shared apart (their keys carry a `LookupKind`).
 public actor LookupService {
     /// The limits an operator sets (`openweathermap.cache_ttl`, `requests_per_minute`).
     public struct Limits: Sendable, Equatable {
@@ -24,16 +25,22 @@ public actor LookupService {
     }
 
     private struct CacheEntry {
-        var observation: WeatherObservation
+        var answer: LookupAnswer
         var expires: DaemonClock.Instant
+    }
+
+    /// The key of the cache and of the lookups in flight.
+    private struct Key: Hashable {
+        var kind: LookupKind
+        var lookup: LookupKey
     }
 
     private let upstream: any WeatherUpstream
     private let clock: DaemonClock
     private let logger: Logger
     private var limits: Limits
-    private var cache: [LookupKey: CacheEntry] = [:]
-    private var flights: [LookupKey: LookupFlight] = [:]
+    private var cache: [Key: CacheEntry] = [:]
+    private var flights: [Key: LookupFlight] = [:]
     /// When each request of the last minute was sent, oldest first.
     private var sent: [DaemonClock.Instant] = []
     private var blockedUntil: DaemonClock.Instant?
@@ -93,22 +100,39 @@ public actor LookupService {
     /// - Throws: `WeatherError` (not_found, unauthorized, rate_limited, upstream_unavailable) or
     ///   `CancellationError`.
     public func lookup(_ query: LookupQuery) async throws -> WeatherObservation {
-        let key = query.key
+        guard case .weather(let observation) = try await answer(query, kind: .weather) else {
+            preconditionFailure("a weather lookup answered with a forecast")
+        }
+        return observation
+    }
+
+    /// The 5 day / 3 hour forecast for `query`, like `lookup`: cached, shared in flight, within the
+    /// same request budget.
+    /// - Throws: `WeatherError` or `CancellationError`, as `lookup`.
+    public func forecast(_ query: LookupQuery) async throws -> WeatherForecast {
+        guard case .forecast(let forecast) = try await answer(query, kind: .forecast) else {
+            preconditionFailure("a forecast lookup answered with weather")
+        }
+        return forecast
+    }
+
+    private func answer(_ query: LookupQuery, kind: LookupKind) async throws -> LookupAnswer {
+        let key = Key(kind: kind, lookup: query.key)
         while true {
             try Task.checkCancellation()
             let now = clock.now
             if let entry = cache[key] {
                 if now < entry.expires {
                     UpstreamMetrics.lookup("cache")
-                    return entry.observation
+                    return entry.answer
                 }
                 cache[key] = nil
             }
             if let flight = flights[key] {
                 switch await flight.wait() {
-                case .success(let observation):
+                case .success(let answer):
                     UpstreamMetrics.lookup("shared")
-                    return observation
+                    return answer
                 case .failure(let error): throw error
                 case .retry: continue
                 }
@@ -117,18 +141,21 @@ public actor LookupService {
         }
     }
 
-    private func lead(_ query: LookupQuery, key: LookupKey, now: DaemonClock.Instant) async throws -> WeatherObservation {
+    private func lead(_ query: LookupQuery, key: Key, now: DaemonClock.Instant) async throws -> LookupAnswer {
         try admit(now: now)
         UpstreamMetrics.lookup("upstream")
         flights[key] = LookupFlight()
         let outcome: LookupFlight.Outcome
         var thrown: (any Error)?
         do {
-            let observation = try await upstream.fetch(query)
-            outcome = .success(observation)
-            store(observation, for: key)
+            let answer: LookupAnswer = switch key.kind {
+            case .weather: .weather(try await upstream.fetch(query))
+            case .forecast: .forecast(try await upstream.fetchForecast(query))
+            }
+            outcome = .success(answer)
+            store(answer, for: key)
         } catch let error as UpstreamError {
-            let weatherError = weatherError(for: error, query: query)
+            let weatherError = weatherError(for: error, query: query, kind: key.kind)
             outcome = .failure(weatherError)
             thrown = weatherError
         } catch {
@@ -137,8 +164,8 @@ public actor LookupService {
         }
         flights.removeValue(forKey: key)?.end(outcome)
         if let thrown { throw thrown }
-        guard case .success(let observation) = outcome else { preconditionFailure() }
-        return observation
+        guard case .success(let answer) = outcome else { preconditionFailure() }
+        return answer
     }
 
     /// Counts one request against the budget, or throws rate_limited.
@@ -170,7 +197,7 @@ public actor LookupService {
         }
     }
 
-    private func store(_ observation: WeatherObservation, for key: LookupKey) {
+    private func store(_ answer: LookupAnswer, for key: Key) {
         guard limits.cacheTTL > .zero else { return }
         let now = clock.now
         if cache.count >= Self.maxCacheEntries {
@@ -180,15 +207,15 @@ public actor LookupService {
                 cache[oldest] = nil
             }
         }
-        cache[key] = CacheEntry(observation: observation, expires: now.advanced(by: limits.cacheTTL))
+        cache[key] = CacheEntry(answer: answer, expires: now.advanced(by: limits.cacheTTL))
     }
 
-    private func weatherError(for error: UpstreamError, query: LookupQuery) -> WeatherError {
+    private func weatherError(for error: UpstreamError, query: LookupQuery, kind: LookupKind) -> WeatherError {
         switch error {
         case .notFound:
             switch query {
             case .city(let name): return .notFound(name)
-            case .coordinate(let c): return WeatherError(.notFound, "no weather known at \(c)")
+            case .coordinate(let c): return WeatherError(.notFound, "no \(kind == .forecast ? "forecast" : "weather") known at \(c)")
             }
         case .unauthorized:
             logger.error("OpenWeatherMap rejected the API key (HTTP 401); check the key's source and that it is active")
@@ -203,7 +230,7 @@ public actor LookupService {
                 .rateLimited, "OpenWeatherMap rate limit reached; retry in \(wait.secondsRoundedUp) s",
                 details: ["retry_after": .integer(Int64(wait.secondsRoundedUp))])
         case .unavailable(let message):
-            logger.warning("OpenWeatherMap lookup of \(query) failed: \(message)")
+            logger.warning("OpenWeatherMap \(kind == .forecast ? "forecast" : "lookup") of \(query) failed: \(message)")
             return WeatherError(.upstreamUnavailable, "OpenWeatherMap is unavailable: \(message)")
         }
     }

@@ -2,7 +2,8 @@ import Foundation
 import Logging
 import Synchronization
 
-/// The OpenWeatherMap current-weather API (`/data/2.5/weather`).
+/// The OpenWeatherMap current-weather API (`/data/2.5/weather`) and its 5 day / 3 hour forecast
+/// (`/data/2.5/forecast`): the same query style, key, units and language.
 public struct OpenWeatherMapClient: WeatherUpstream {
     /// Where and how to ask; replaced as a whole on a configuration reload.
     public struct Endpoint: Sendable, Equatable {
@@ -55,18 +56,25 @@ public struct OpenWeatherMapClient: WeatherUpstream {
         box.value.withLock { $0 = endpoint }
     }
 
+    /// The two APIs asked, by their path under `{base_url}/data/2.5/` (also the `endpoint` label of
+    /// the request metrics).
+    public enum Resource: String, Sendable {
+        case weather
+        case forecast
+    }
+
     /// The request URL. It carries the API key: log `redactedURL` instead.
-    public func url(for query: LookupQuery) -> String {
+    public func url(for query: LookupQuery, resource: Resource = .weather) -> String {
         let endpoint = self.endpoint
-        return Self.url(for: query, endpoint: endpoint, key: endpoint.apiKey.revealed)
+        return Self.url(for: query, resource: resource, endpoint: endpoint, key: endpoint.apiKey.revealed)
     }
 
     /// The request URL with the key replaced by `<redacted>`, for logs.
-    public func redactedURL(for query: LookupQuery) -> String {
-        Self.url(for: query, endpoint: endpoint, key: "<redacted>")
+    public func redactedURL(for query: LookupQuery, resource: Resource = .weather) -> String {
+        Self.url(for: query, resource: resource, endpoint: endpoint, key: "<redacted>")
     }
 
-    private static func url(for query: LookupQuery, endpoint: Endpoint, key: String) -> String {
+    private static func url(for query: LookupQuery, resource: Resource, endpoint: Endpoint, key: String) -> String {
         var items: [(String, String)]
         switch query {
         case .city(let name):
@@ -76,7 +84,7 @@ public struct OpenWeatherMapClient: WeatherUpstream {
         }
         items += [("units", endpoint.units.rawValue), ("lang", endpoint.lang), ("appid", key)]
         let queryString = items.map { "\($0)=\(Self.percentEncode($1))" }.joined(separator: "&")
-        return "\(endpoint.baseURL)/data/2.5/weather?\(queryString)"
+        return "\(endpoint.baseURL)/data/2.5/\(resource.rawValue)?\(queryString)"
     }
 
     /// Percent-encodes everything but RFC 3986 unreserved characters.
@@ -96,53 +104,88 @@ public struct OpenWeatherMapClient: WeatherUpstream {
     }
 
     public func fetch(_ query: LookupQuery) async throws -> WeatherObservation {
+        var observation = try await request(query, resource: .weather, interpret: Self.interpret)
+        observation.fetchedAt = wallClock()
+        return observation
+    }
+
+    public func fetchForecast(_ query: LookupQuery) async throws -> WeatherForecast {
+        var forecast = try await request(query, resource: .forecast, interpret: Self.interpretForecast)
+        forecast.place.fetchedAt = wallClock()
+        return forecast
+    }
+
+    /// One GET of `resource`, counted in the metrics under its name, its response interpreted.
+    private func request<Answer>(
+        _ query: LookupQuery, resource: Resource,
+        interpret: (HTTPResponse, Units) throws(UpstreamError) -> Answer
+    ) async throws -> Answer {
         let endpoint = self.endpoint
+        let label = resource.rawValue
         let response: HTTPResponse
         let started = ContinuousClock.now
         do {
             response = try await transport.get(
-                Self.url(for: query, endpoint: endpoint, key: endpoint.apiKey.revealed), timeout: endpoint.timeout)
-            logger?.debug("GET \(Self.url(for: query, endpoint: endpoint, key: "<redacted>")) -> \(response.status) in \(started.duration(to: .now).formatted(.units(allowed: [.milliseconds])))")
+                Self.url(for: query, resource: resource, endpoint: endpoint, key: endpoint.apiKey.revealed),
+                timeout: endpoint.timeout)
+            logger?.debug("GET \(Self.url(for: query, resource: resource, endpoint: endpoint, key: "<redacted>")) -> \(response.status) in \(started.duration(to: .now).formatted(.units(allowed: [.milliseconds])))")
         } catch let error as HTTPTransportError {
-            UpstreamMetrics.request(endpoint: "weather", outcome: "unavailable", duration: started.duration(to: .now))
+            UpstreamMetrics.request(endpoint: label, outcome: "unavailable", duration: started.duration(to: .now))
             throw UpstreamError.unavailable(error.description)
         } catch is CancellationError {
             throw CancellationError()
         } catch {
-            UpstreamMetrics.request(endpoint: "weather", outcome: "unavailable", duration: started.duration(to: .now))
+            UpstreamMetrics.request(endpoint: label, outcome: "unavailable", duration: started.duration(to: .now))
             throw UpstreamError.unavailable("transport failure")  // never the error text: it could hold the URL
         }
-        do {
-            var observation = try Self.interpret(response, units: endpoint.units)
-            observation.fetchedAt = wallClock()
-            UpstreamMetrics.request(endpoint: "weather", outcome: "ok", duration: started.duration(to: .now))
-            return observation
+        do throws(UpstreamError) {
+            let answer = try interpret(response, endpoint.units)
+            UpstreamMetrics.request(endpoint: label, outcome: "ok", duration: started.duration(to: .now))
+            return answer
         } catch {
-            UpstreamMetrics.request(endpoint: "weather", outcome: error.metricOutcome, duration: started.duration(to: .now))
+            UpstreamMetrics.request(endpoint: label, outcome: error.metricOutcome, duration: started.duration(to: .now))
             throw error
         }
     }
 
     /// Maps a response to weather or to the error the spec names for it.
     public static func interpret(_ response: HTTPResponse, units: Units) throws(UpstreamError) -> WeatherObservation {
-        let body = OpenWeatherMapResponse.decode(response.body, units: units)
+        let body: (answer: WeatherObservation?, code: Int?, message: String?)? =
+            switch OpenWeatherMapResponse.decode(response.body, units: units) {
+            case .weather(let observation)?: (observation, nil, nil)
+            case .error(let code, let message)?: (nil, code, message)
+            case nil: nil
+            }
+        return try interpret(response, body: body, what: "weather")
+    }
+
+    /// Maps a response to a forecast or to the error the spec names for it.
+    public static func interpretForecast(_ response: HTTPResponse, units: Units) throws(UpstreamError) -> WeatherForecast {
+        let body: (answer: WeatherForecast?, code: Int?, message: String?)? =
+            switch OpenWeatherMapForecastResponse.decode(response.body, units: units) {
+            case .forecast(let forecast)?: (forecast, nil, nil)
+            case .error(let code, let message)?: (nil, code, message)
+            case nil: nil
+            }
+        return try interpret(response, body: body, what: "forecast")
+    }
+
+    /// The status and the decoded body (nil: not a JSON object) together.
+    private static func interpret<Answer>(
+        _ response: HTTPResponse, body: (answer: Answer?, code: Int?, message: String?)?, what: String
+    ) throws(UpstreamError) -> Answer {
         switch response.status {
         case 200..<300:
-            switch body {
-            case .weather(let observation):
-                return observation
-            case .error(let code, let message):
-                switch code {
-                case 404, 400: throw .notFound(message: message)
-                case 401: throw .unauthorized
-                case 429: throw .rateLimited(retryAfter: nil)
-                default: throw .unavailable("OpenWeatherMap answered \(code.map(String.init) ?? "without weather"): \(message ?? "no message")")
-                }
-            case nil:
-                throw .unavailable("OpenWeatherMap sent a response that is not weather JSON")
+            guard let body else { throw .unavailable("OpenWeatherMap sent a response that is not \(what) JSON") }
+            if let answer = body.answer { return answer }
+            switch body.code {
+            case 404, 400: throw .notFound(message: body.message)
+            case 401: throw .unauthorized
+            case 429: throw .rateLimited(retryAfter: nil)
+            default: throw .unavailable("OpenWeatherMap answered \(body.code.map(String.init) ?? "without \(what)"): \(body.message ?? "no message")")
             }
         case 404, 400:
-            throw .notFound(message: body.flatMap { if case .error(_, let m) = $0 { m } else { nil } })
+            throw .notFound(message: body?.message)
         case 401:
             throw .unauthorized
         case 429:

@@ -310,7 +310,7 @@ struct ProtocolFuzzer {
             return (request(id: badID, method: "\"version\"", params: nil), .error(.null, -32600))
         default:
             let name = random.pick([
-                "", "Search", "search ", " version", "forecast", "rpc.discover", "cities.clear", "cities.", "ver\\u0000sion",
+                "", "Search", "search ", " version", "forecasts", "rpc.discover", "cities.clear", "cities.", "ver\\u0000sion",
                 "😀", "state\\n", String(repeating: "m", count: 1000), "__proto__", "constructor", "toString",
             ])
             // params must be an object (or absent): positional params are -32602 before the method is looked at.
@@ -321,7 +321,7 @@ struct ProtocolFuzzer {
 
     /// A notification: a request without an id; never answered, whatever it says.
     mutating func notification() -> String {
-        let method = random.chance(0.1) ? random.pick(["nope", "forecast", ""]) : method()
+        let method = random.chance(0.1) ? random.pick(["nope", "forecasts", ""]) : method()
         let params: String?
         if random.chance(0.5) {
             params = badParams(for: method)

@@ -13,6 +13,8 @@ final class ScriptedUpstream: WeatherUpstream, Sendable {
 
     private struct State {
         var scripts: [LookupKey: Script] = [:]
+        var forecasts: [LookupKey: Result<WeatherForecast, UpstreamError>] = [:]
+        var forecastFetches: [LookupQuery] = []
         var fetches: [LookupQuery] = []
         /// Fetches started and not yet finished (held at a gate or not), and the most at once.
         var inFlight = 0
@@ -40,6 +42,23 @@ final class ScriptedUpstream: WeatherUpstream, Sendable {
         let gate = Gate(open: !gated)
         state.withLock { $0.scripts[query.key] = Script(result: result, gate: gate) }
         return gate
+    }
+
+    /// Answers forecasts of `query` with `result` (a query without one is not found).
+    func scriptForecast(_ query: LookupQuery, _ result: Result<WeatherForecast, UpstreamError>) {
+        state.withLock { $0.forecasts[query.key] = result }
+    }
+
+    /// Every forecast fetch so far, in order (they are not in `fetches`).
+    var forecastFetches: [LookupQuery] { state.withLock { $0.forecastFetches } }
+
+    func fetchForecast(_ query: LookupQuery) async throws -> WeatherForecast {
+        let result = state.withLock { state in
+            state.forecastFetches.append(query)
+            return state.forecasts[query.key]
+        }
+        guard let result else { throw UpstreamError.notFound(message: "city not found") }
+        return try result.get()
     }
 
     /// Every fetch so far, in order.

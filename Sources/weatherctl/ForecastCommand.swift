@@ -1,0 +1,49 @@
+import ArgumentParser
+import WeatherClient
+import WeatherCore
+
+struct ForecastCommand: AsyncParsableCommand, HasGlobalOptions {
+    static let configuration = CommandConfiguration(
+        commandName: "forecast",
+        abstract: "Print the 3-hour forecast of a city or a point (it changes neither overlays nor state).",
+        usage: """
+            weatherctl forecast CITY [--hours N] [--json]
+              weatherctl forecast --at LAT LON [--hours N] [--json]
+            """)
+
+    @OptionGroup var options: GlobalOptions
+    @Option(help: "Hours ahead to cover, 3 to 120 (default 24).") var hours: Int?
+    @Flag(help: "Print the protocol object.") var json = false
+    @Argument(parsing: .allUnrecognized, help: "The city (e.g. Paris or \"New York,US\"), or --at LAT LON.")
+    var values: [String] = []
+
+    func validate() throws {
+        if let hours, !WeatherForecast.hoursRange.contains(hours) {
+            throw ValidationError("--hours must be from \(WeatherForecast.hoursRange.lowerBound) to \(WeatherForecast.hoursRange.upperBound)")
+        }
+        _ = try place()
+    }
+
+    /// `{"city"}` or `{"lat","lon"}` from the arguments.
+    func place() throws -> JSONObject {
+        let words = values.filter { $0 != "--" }
+        guard let at = words.firstIndex(of: "--at") else {
+            guard !words.isEmpty else { throw ValidationError("Missing expected argument: CITY, or --at LAT LON") }
+            if let option = words.first(where: { $0.hasPrefix("--") }) { throw ValidationError("Unknown option '\(option)'") }
+            return ["city": .string(words.joined(separator: " "))]
+        }
+        var rest = words
+        rest.remove(at: at)
+        guard rest.count == 2, let lat = Double(rest[0]), let lon = Double(rest[1]) else {
+            throw ValidationError("--at takes two numbers, LAT LON, and no city")
+        }
+        return ["lat": .double(lat), "lon": .double(lon)]
+    }
+
+    func run() async throws {
+        var params = try place()
+        if let hours { params["hours"] = .integer(Int64(hours)) }
+        let feature = try await options.withConnection { try await $0.call("forecast", params) }
+        output(json ? feature.serialized : HumanFormat.forecast(feature).joined(separator: "\n"))
+    }
+}

@@ -1,0 +1,450 @@
+#!/usr/bin/env python3
+"""Daemon benchmark (`make bench`): the figures of issue 12, each beside a floor measured in this run.
+
+Starts owm-replay and the release weatherd (from BIN_DIR) and a bare Unix-socket line server
+(scripts/bench/echo-server.c, compiled here with `cc` into .build/bench/), and measures:
+
+  search      a cached `search` reply, p50/p99, one client, requests one after another;
+              floor: the same request line echoed by the C server.
+  event       a `search` from one client (cache hit) -> the `overlays` notification at a second,
+              watching client, p99; floor: the same line round trip.
+  fan-out     one overlays change (a cached `search`) -> the last of 1,000 watchers has read its
+              notification, median of 5; floor: the C server writing a line of the same length to
+              1,000 clients. The daemon's RSS with the 1,000 watchers connected.
+  idle        2 watched cities (their round done), no clients, gpsd as configured (below): over a
+              window, the daemon's RSS (/proc/PID/smaps_rollup Rss), CPU per minute (the sum over
+              its threads of /proc/PID/task/TID/schedstat, ns; and /proc/PID/stat, 10 ms ticks), and
+              wake-ups per second = the sum over its threads (/proc/PID/task/*/status) of voluntary +
+              involuntary context switches: each time one of its threads was scheduled. Floor: the
+              idle C server, measured the same way.
+  weatherctl  `weatherctl search CITY` (cached), whole process, median of N runs;
+              floor: `socat - UNIX-CONNECT:SOCK` sending the same request line (stdin from a file).
+
+Every client timing is taken in this Python process (time.perf_counter_ns), the same way for the
+daemon and for its floor, so the ratio is the figure to compare; absolute values include Python.
+"""
+import argparse, json, os, resource, selectors, shutil, socket, statistics, subprocess, sys, tempfile, time
+import urllib.request
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CITIES = ["London,GB", "Seoul,KR"]             # the 2 watched cities
+SEARCHED = ["Paris,FR", "Berlin,DE"]           # alternated: each search changes the overlays
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--bin-dir", default=".build/release")
+    p.add_argument("--requests", type=int, default=2000, help="search round trips (after 200 to warm up)")
+    p.add_argument("--events", type=int, default=1000, help="event -> notification samples")
+    p.add_argument("--watchers", type=int, default=1000)
+    p.add_argument("--fanout-runs", type=int, default=5)
+    p.add_argument("--idle-seconds", type=float, default=60.0, help="idle window (after 15 s to settle)")
+    p.add_argument("--ctl-runs", type=int, default=30)
+    p.add_argument("--gpsd", choices=["auto", "off", "none"], default="auto",
+                   help="idle daemon's gpsd: auto = a real gpsd without receiver when installed (as on a "
+                        "machine where gpsd runs; default config), none = enabled but nothing listening, "
+                        "off = gpsd.enabled false")
+    args = p.parse_args()
+
+    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+    resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 65536) if hard != resource.RLIM_INFINITY else 65536, hard))
+    with open("/proc/loadavg") as f:
+        load_start = f.read().split()[:3]
+    bench = os.path.join(ROOT, ".build", "bench")
+    os.makedirs(bench, exist_ok=True)
+    echo_bin = os.path.join(bench, "echo-server")
+    subprocess.run(["cc", "-O2", "-o", echo_bin, os.path.join(ROOT, "scripts", "bench", "echo-server.c")], check=True)
+    if not shutil.which("socat"):
+        sys.exit("bench-daemon: socat is needed (Debian: socat)")
+
+    tmp = tempfile.mkdtemp(prefix="wd-bench-daemon-")
+    procs = []
+    try:
+        replay = spawn(procs, [f"{args.bin_dir}/owm-replay", "--port", "0", "--data", os.path.join(ROOT, "demo/owm")],
+                       stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        base = replay.stdout.readline().strip().split("listening on ")[1]
+        echo_sock = os.path.join(tmp, "echo.sock")
+        echo = spawn(procs, [echo_bin, echo_sock])
+        wait_for(echo_sock, echo)
+
+        gpsd_note, gpsd_port = start_gpsd(args.gpsd, procs, tmp)
+        sock = os.path.join(tmp, "w.sock")
+        daemon = start_daemon(args.bin_dir, tmp, base, sock, gpsd_port, procs)
+        warm(sock)   # the watched cities' round, then every searched city cached
+
+        rows = []
+        # search
+        d = round_trips(sock, args.requests, lambda i: request("search", {"city": SEARCHED[i % 2]}, i))
+        f = round_trips(echo_sock, args.requests, lambda i: request("search", {"city": SEARCHED[i % 2]}, i))
+        rows.append(("cached search reply p50", d[50], f[50]))
+        rows.append(("cached search reply p99", d[99], f[99]))
+        # event -> notification
+        d = event_latency(sock, args.events)
+        rows.append(("event -> overlays at a watcher p50", d[50], f[50]))
+        rows.append(("event -> overlays at a watcher p99", d[99], f[99]))
+        # fan-out
+        dm, length, rss = fanout_daemon(sock, args.watchers, args.fanout_runs, daemon.pid)
+        fm = fanout_floor(echo_sock, args.watchers, args.fanout_runs, length)
+        rows.append((f"overlays change -> last of {args.watchers} watchers (median of {args.fanout_runs}, {length} B)", dm, fm))
+        rows.append((f"RSS with {args.watchers} watchers", ("MB", rss), ("MB", rss_mb(echo.pid))))
+        # weatherctl
+        ctl, soc = weatherctl_vs_socat(args.bin_dir, sock, args.ctl_runs, tmp)
+        rows.append((f"weatherctl search (cached), whole process, median of {args.ctl_runs}", ctl, soc))
+        # idle: a fresh daemon, its cities' round done, no client connected
+        stop(daemon)
+        daemon = start_daemon(args.bin_dir, tmp, base, sock, gpsd_port, procs)
+        warm(sock, search=False)
+        time.sleep(15)   # idle libdispatch workers exit after some seconds
+        idle_d, idle_e = idle(daemon.pid, echo.pid, args.idle_seconds)
+        rows.append(("idle (2 cities, no clients): RSS", ("MB", idle_d["rss"]), ("MB", idle_e["rss"])))
+        rows.append(("idle: CPU per minute (schedstat of its threads)", ("ms/min", idle_d["cpu"]), ("ms/min", idle_e["cpu"])))
+        rows.append(("idle: CPU per minute, /proc/PID/stat (10 ms ticks, exited threads too)",
+                     ("ms/min", idle_d["stat_ms"]), ("ms/min", idle_e["stat_ms"])))
+        rows.append(("idle: wake-ups per second (context switches of its threads)", ("/s", idle_d["wakeups"]), ("/s", idle_e["wakeups"])))
+        rows.append((f"idle: threads at the end ({idle_d['exited']} exited during the window)", ("", idle_d["threads"]), ("", idle_e["threads"])))
+        with open("/proc/loadavg") as f:
+            load_end = f.read().split()[:3]
+
+        print()
+        print(f"weatherd daemon figures, binaries in {args.bin_dir}; floor = the C line server (scripts/bench/echo-server.c) "
+              f"or socat, same run")
+        print(f"load average {' '.join(load_start)} at start, {' '.join(load_end)} at end; {os.cpu_count()} CPUs; "
+              f"idle gpsd: {gpsd_note}; idle window {args.idle_seconds:g} s")
+        print(f"| {'figure':<72} | {'weatherd':>12} | {'floor':>12} | {'ratio':>6} |")
+        print(f"|{'-' * 74}|{'-' * 14}:|{'-' * 14}:|{'-' * 7}:|")
+        for name, value, floor in rows:
+            print(f"| {name:<72} | {fmt(value):>12} | {fmt(floor):>12} | {ratio(value, floor):>6} |")
+    finally:
+        for proc in reversed(procs):
+            stop(proc)
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+# --- processes -------------------------------------------------------------------------------------
+
+def spawn(procs, argv, **kw):
+    proc = subprocess.Popen(argv, **kw)
+    procs.append(proc)
+    return proc
+
+
+def stop(proc):
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(5)
+        except subprocess.TimeoutExpired:
+            proc.kill(); proc.wait()
+
+
+def wait_for(path, proc):
+    deadline = time.monotonic() + 10
+    while not os.path.exists(path):
+        if time.monotonic() > deadline or proc.poll() is not None:
+            sys.exit(f"bench-daemon: {proc.args[0]} did not start")
+        time.sleep(0.02)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_gpsd(mode, procs, tmp):
+    if mode == "off":
+        return "disabled (gpsd.enabled = false)", None
+    gpsd = shutil.which("gpsd") or ("/usr/sbin/gpsd" if os.path.exists("/usr/sbin/gpsd") else None)
+    if mode == "auto" and gpsd:
+        port = free_port()
+        spawn(procs, [gpsd, "-N", "-n", "-S", str(port), "-F", os.path.join(tmp, "gpsd.ctl")],
+              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", port), 0.2).close()
+                return "a real gpsd, no receiver, connected", port
+            except OSError:
+                time.sleep(0.05)
+        sys.exit("bench-daemon: gpsd did not start")
+    return "enabled, nothing listening (backoff to 30 s)", free_port()
+
+
+def start_daemon(bin_dir, tmp, base, sock, gpsd_port, procs):
+    config = os.path.join(tmp, "weatherd.toml")
+    gpsd = f'enabled = true\nport = {gpsd_port}\n' if gpsd_port else 'enabled = false\n'
+    with open(config, "w") as f:
+        f.write(f'cities = {json.dumps(CITIES)}\n[openweathermap]\nbase_url = "{base}"\napi_key = "bench"\n'
+                f'requests_per_minute = 6000\ncache_ttl = "1h"\n[socket]\npath = "{sock}"\nmax_clients = 4096\n'
+                f'[gpsd]\n{gpsd}[state]\ndirectory = "{tmp}/state"\n')
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("OWM_API_KEY", "CREDENTIALS_DIRECTORY", "NOTIFY_SOCKET", "WATCHDOG_USEC", "LISTEN_FDS", "LISTEN_PID")}
+    if os.path.exists(sock):
+        os.unlink(sock)
+    daemon = spawn(procs, [f"{bin_dir}/weatherd", "--config", config, "--log-level", "warning"],
+                   stderr=subprocess.DEVNULL, env=env)
+    wait_for(sock, daemon)
+    return daemon
+
+
+def warm(sock, search=True):
+    """Waits for the watched cities' round to settle; with `search`, caches every searched city."""
+    c = Line(sock)
+    c.send(request("watch", {"replay": True, "topics": ["state"]}, 0))
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        msg = json.loads(c.readline())
+        if msg.get("method") == "state" and msg["params"]["phase"] != "loading" and not msg["params"]["running"]:
+            break
+    else:
+        sys.exit("bench-daemon: the watched cities' round did not settle")
+    c.close()
+    if search:
+        c = Line(sock)
+        for i, city in enumerate(SEARCHED + CITIES):
+            c.send(request("search", {"city": city}, i))
+            reply = json.loads(c.readline())
+            if "result" not in reply:
+                sys.exit(f"bench-daemon: search {city}: {reply}")
+        c.close()
+
+
+# --- clients ---------------------------------------------------------------------------------------
+
+def request(method, params, ident):
+    return (json.dumps({"jsonrpc": "2.0", "id": ident, "method": method, "params": params},
+                       separators=(",", ":")) + "\n").encode()
+
+
+class Line:
+    def __init__(self, path):
+        self.s = socket.socket(socket.AF_UNIX)
+        self.s.connect(path)
+        self.buf = b""
+
+    def send(self, data):
+        self.s.sendall(data)
+
+    def readline(self):
+        while b"\n" not in self.buf:
+            chunk = self.s.recv(1 << 20)
+            if not chunk:
+                raise EOFError("connection closed")
+            self.buf += chunk
+        line, self.buf = self.buf.split(b"\n", 1)
+        return line
+
+    def close(self):
+        self.s.close()
+
+
+def pct(samples_ns):
+    xs = sorted(samples_ns)
+    return {q: ("µs", xs[min(len(xs) - 1, int(len(xs) * q / 100))] / 1000) for q in (50, 90, 99)}
+
+
+def round_trips(path, n, make):
+    c = Line(path)
+    lines = [make(i) for i in range(n + 200)]
+    samples = []
+    for i, line in enumerate(lines):
+        t = time.perf_counter_ns()
+        c.send(line)
+        c.readline()
+        if i >= 200:
+            samples.append(time.perf_counter_ns() - t)
+    c.close()
+    return pct(samples)
+
+
+def event_latency(sock, n):
+    watcher = Line(sock)
+    watcher.send(request("watch", {"replay": False, "topics": ["overlays"]}, 0))
+    watcher.readline()
+    client = Line(sock)
+    samples = []
+    for i in range(n + 100):
+        t = time.perf_counter_ns()
+        client.send(request("search", {"city": SEARCHED[i % 2]}, i))
+        line = watcher.readline()
+        t1 = time.perf_counter_ns()
+        assert b'"overlays"' in line[:60], line[:80]
+        client.readline()    # its reply, not timed
+        if i >= 100:
+            samples.append(t1 - t)
+    client.close(); watcher.close()
+    return pct(samples)
+
+
+def read_all(conns, t0):
+    """Reads one line on every socket in `conns`; the time the last one was complete, in ns after t0."""
+    sel = selectors.DefaultSelector()
+    pending = {}
+    for c in conns:
+        sel.register(c.s, selectors.EVENT_READ, c)
+        pending[c] = b""
+    last = 0
+    while pending:
+        for key, _ in sel.select(10):
+            c = key.data
+            chunk = c.s.recv(1 << 20)
+            if not chunk:
+                raise EOFError("a watcher was closed")
+            pending[c] += chunk
+            if b"\n" in pending[c]:
+                c.buf = pending.pop(c).split(b"\n", 1)[1]
+                sel.unregister(c.s)
+                last = time.perf_counter_ns() - t0
+        if not sel.get_map() and pending:
+            break
+    sel.close()
+    return last
+
+
+def fanout_daemon(sock, n, runs, pid):
+    watchers = []
+    for i in range(n):
+        w = Line(sock)
+        w.send(request("watch", {"replay": False, "topics": ["overlays"]}, i))
+        watchers.append(w)
+    for w in watchers:
+        w.readline()
+    client = Line(sock)
+    times, length = [], 0
+    for r in range(runs + 1):   # the first run warms up
+        t0 = time.perf_counter_ns()
+        client.send(request("search", {"city": SEARCHED[r % 2]}, r))
+        last = read_all(watchers, t0)
+        client.readline()
+        if r:
+            times.append(last)
+        time.sleep(0.2)
+    # the length of one notification (newline included), for the floor
+    client.send(request("overlays", {}, 99))
+    length = len(client.readline()) + len(b'{"jsonrpc":"2.0","method":"overlays","params":}') + 1 - len(b'{"jsonrpc":"2.0","id":99,"result":}')
+    rss = rss_mb(pid)
+    client.close()
+    for w in watchers:
+        w.close()
+    return ("ms", statistics.median(times) / 1e6), length, rss
+
+
+def fanout_floor(path, n, runs, length):
+    clients = [Line(path) for _ in range(n)]
+    trigger = Line(path)
+    time.sleep(0.3)   # every connection accepted
+    times = []
+    for r in range(runs + 1):
+        t0 = time.perf_counter_ns()
+        trigger.send(f"!{length}\n".encode())
+        last = read_all(clients, t0)
+        if r:
+            times.append(last)
+        time.sleep(0.2)
+    for c in clients + [trigger]:
+        c.close()
+    return ("ms", statistics.median(times) / 1e6)
+
+
+def weatherctl_vs_socat(bin_dir, sock, runs, tmp):
+    line = os.path.join(tmp, "search.jsonl")
+    with open(line, "wb") as f:
+        f.write(request("search", {"city": SEARCHED[0]}, 1))
+    ctl = [f"{bin_dir}/weatherctl", "--socket", sock, "search", SEARCHED[0]]
+    soc = ["socat", "-", f"UNIX-CONNECT:{sock}"]
+
+    def once(argv):
+        with open(line, "rb") as stdin:
+            t = time.perf_counter_ns()
+            out = subprocess.run(argv, stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE, check=True).stdout
+            elapsed = time.perf_counter_ns() - t
+        if not out.strip():
+            sys.exit(f"bench-daemon: {argv[0]} printed nothing")
+        return elapsed
+
+    a, b = [], []
+    for i in range(runs + 3):   # interleaved, the first 3 of each to warm up
+        x, y = once(ctl), once(soc)
+        if i >= 3:
+            a.append(x); b.append(y)
+    return ("ms", statistics.median(a) / 1e6), ("ms", statistics.median(b) / 1e6)
+
+
+# --- /proc -----------------------------------------------------------------------------------------
+
+def rss_mb(pid):
+    with open(f"/proc/{pid}/smaps_rollup") as f:
+        for row in f:
+            if row.startswith("Rss:"):
+                return int(row.split()[1]) / 1024
+    return float("nan")
+
+
+def threads(pid):
+    """Per live thread: (CPU ns, context switches). CPU is the first field of
+    /proc/PID/task/TID/schedstat (ns, where /proc/PID/stat counts 10 ms ticks); switches are the
+    voluntary + involuntary ones of /proc/PID/task/TID/status: each time the thread was scheduled."""
+    out = {}
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
+                cpu = int(f.read().split()[0])
+            sw = 0
+            with open(f"/proc/{pid}/task/{tid}/status") as f:
+                for row in f:
+                    if row.startswith(("voluntary_ctxt_switches", "nonvoluntary_ctxt_switches")):
+                        sw += int(row.split()[1])
+            out[tid] = (cpu, sw)
+        except FileNotFoundError:
+            pass
+    return out
+
+
+def stat_ticks(pid):
+    """utime + stime of the whole process (threads that exited included), in clock ticks."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return int(fields[11]) + int(fields[12])
+
+
+def idle(pid, floor_pid, seconds):
+    """CPU and wake-ups over the window, summed over the threads alive at both ends (an idle
+    libdispatch worker may exit meanwhile: its share is then in `stat_ms`, the coarse figure of
+    /proc/PID/stat, 10 ms ticks, which counts exited threads too)."""
+    before = {p: (threads(p), stat_ticks(p)) for p in (pid, floor_pid)}
+    t0 = time.monotonic()
+    time.sleep(seconds)
+    elapsed = time.monotonic() - t0
+    out = []
+    for p in (pid, floor_pid):
+        (t_before, ticks0), t_after = before[p], threads(p)
+        kept = [t for t in t_after if t in t_before]
+        cpu = sum(t_after[t][0] - t_before[t][0] for t in kept)
+        sw = sum(t_after[t][1] - t_before[t][1] for t in kept)
+        ticks = stat_ticks(p) - ticks0
+        out.append({"rss": rss_mb(p), "cpu": cpu / 1e6 * 60 / elapsed,
+                    "stat_ms": ticks / os.sysconf("SC_CLK_TCK") * 1000 * 60 / elapsed,
+                    "wakeups": sw / elapsed, "threads": len(t_after),
+                    "exited": len([t for t in t_before if t not in t_after])})
+    return out
+
+
+# --- the table -------------------------------------------------------------------------------------
+
+def fmt(v):
+    unit, x = v
+    if unit == "":
+        return f"{x}"
+    if unit in ("/s", "ms/min"):
+        return f"{x:.1f} {unit}"
+    return f"{x:.1f} {unit}" if x >= 10 else f"{x:.2f} {unit}"
+
+
+def ratio(v, floor):
+    if v[0] != floor[0] or not floor[1]:
+        return "—"
+    return f"{v[1] / floor[1]:.1f}×"
+
+
+if __name__ == "__main__":
+    main()
