@@ -24,6 +24,7 @@ import contextlib
 import fcntl
 import glob
 import hashlib
+import json
 import os
 import re
 import shutil
@@ -132,6 +133,47 @@ def wait_for_port(port: int, timeout: float, process: subprocess.Popen) -> None:
             return
         time.sleep(0.1)
     raise SetupError(f"nothing answered on 127.0.0.1:{port} within {timeout:g} s")
+
+
+def gpsd_devices(port: int) -> int:
+    """How many devices the gpsd on 127.0.0.1:port reads (its answer to ?DEVICES;)."""
+    with socket.create_connection(("127.0.0.1", port), timeout=2) as s, s.makefile("rwb") as f:
+        f.write(b"?DEVICES;\n")
+        f.flush()
+        for line in f:
+            message = json.loads(line)
+            if message.get("class") == "DEVICES":
+                return len(message.get("devices", []))
+    return 0
+
+
+def start_gpsfake(port: int, log_file: Path) -> subprocess.Popen:
+    """gpsfake replaying bu353s4.log, its gpsd on 127.0.0.1:port, once that gpsd reads gpsfake's device.
+
+    gpsfake adds its pty through gpsd's control socket once the socket file exists; the file exists from
+    bind(), before listen(), and a connect in between is refused: gpsfake then never adds the device and
+    its gpsd sends no fix. Such a gpsfake is killed and started anew."""
+    for _ in range(3):
+        gpsfake = subprocess.Popen(
+            ["gpsfake", "-q", "-n", "-c", "0.5", "-P", str(port), str(REPO / "Tests/Fixtures/nmea/bu353s4.log")],
+            stdin=subprocess.DEVNULL, stdout=open(log_file, "a"), stderr=subprocess.STDOUT,
+            start_new_session=True)
+        try:
+            wait_for_port(port, 30, gpsfake)
+            deadline = time.monotonic() + 5
+            while time.monotonic() < deadline:
+                with contextlib.suppress(OSError, ValueError):
+                    if gpsd_devices(port) > 0:
+                        return gpsfake
+                time.sleep(0.1)
+        except BaseException:
+            os.killpg(gpsfake.pid, signal.SIGKILL)
+            gpsfake.wait(timeout=10)
+            raise
+        log(f"host: gpsd on 127.0.0.1:{port} never got gpsfake's device (gpsfake's control-socket race); starting it anew")
+        os.killpg(gpsfake.pid, signal.SIGKILL)
+        gpsfake.wait(timeout=10)
+    raise SetupError(f"gpsfake's gpsd on 127.0.0.1:{port} never got its device, three times")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -685,12 +727,8 @@ def main() -> int:
             raise SetupError(f"owm-replay did not start: {first!r}")
         owm_port = int(m.group(1))
         gpsd_port = free_port()
-        gpsfake = subprocess.Popen(
-            ["gpsfake", "-q", "-n", "-c", "0.5", "-P", str(gpsd_port), str(REPO / "Tests/Fixtures/nmea/bu353s4.log")],
-            stdin=subprocess.DEVNULL, stdout=open(logs / "gpsfake.log", "w"), stderr=subprocess.STDOUT,
-            start_new_session=True)
+        gpsfake = start_gpsfake(gpsd_port, logs / "gpsfake.log")
         cleanups.append(lambda: (os.killpg(gpsfake.pid, signal.SIGKILL), gpsfake.wait(timeout=10)))
-        wait_for_port(gpsd_port, 30, gpsfake)
         log(f"host: owm-replay on 127.0.0.1:{owm_port}, gpsfake (gpsd) on 127.0.0.1:{gpsd_port}")
 
         # Boot. Downloaded packages are kept between runs on the host.

@@ -56,6 +56,9 @@ final class GPSFake: Sendable {
                 return try await launch(log, port: chosen, once: once, cycle: cycle, timeout: timeout)
             } catch is GPSFakeEndedEarly where port == nil && attempt < 3 {
                 continue
+            } catch let lost as GPSFakeLostDevice where attempt < 3 {
+                FileHandle.standardError.write(Data("\(lost); starting gpsfake anew\n".utf8))
+                continue  // stopped, so its port is free again
             }
         }
     }
@@ -83,11 +86,26 @@ final class GPSFake: Sendable {
             try await Task.sleep(for: .milliseconds(10))
         }
         let fake = GPSFake(port: port, log: log, process: process, group: group!)
+        // gpsfake adds its device right after gpsd is up: a gpsd still without one this long after its
+        // first answer never gets it.
+        var deviceDeadline: ContinuousClock.Instant?
         do {
             while true {
                 switch await probeGPSD(port: port) {
-                case .gpsd:
+                case .gpsd(devices: let devices) where devices > 0:
                     break
+                case .gpsd:
+                    // gpsd runs but has no device yet: gpsfake adds its pty through gpsd's control socket
+                    // once that socket file exists. The file exists from bind(), before listen(): a connect
+                    // in between is refused and gpsfake (gps/fake.py, add_device) then silently never adds
+                    // the device. Such a gpsd would answer every client and never send a fix: start anew.
+                    let now = ContinuousClock.now
+                    if deviceDeadline == nil { deviceDeadline = now.advanced(by: .seconds(5)) }
+                    guard now < deviceDeadline! else {
+                        throw GPSFakeLostDevice(message: "gpsd on 127.0.0.1:\(port) never got gpsfake's device (gpsfake's control-socket race)")
+                    }
+                    try await Task.sleep(for: .milliseconds(50))
+                    continue
                 case .other:
                     // Another server took the port between our pick and gpsd's bind (gpsd may still
                     // have bound [::1] alone): a daemon pointed there would talk to that server.
@@ -156,6 +174,11 @@ private struct GPSFakeEndedEarly: Error, CustomStringConvertible {
     var description: String { message }
 }
 
+private struct GPSFakeLostDevice: Error, CustomStringConvertible {
+    var message: String
+    var description: String { message }
+}
+
 /// A TCP port that was free on 127.0.0.1 a moment ago (bound to port 0, read back, closed).
 func freeTCPPort() throws -> Int {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -174,19 +197,18 @@ func freeTCPPort() throws -> Int {
     return Int(UInt16(bigEndian: address.sin_port))
 }
 
-/// Whether something accepts a TCP connection on 127.0.0.1:`port` now (the connection is closed
-/// at once; refused on loopback is immediate).
 /// What answers on 127.0.0.1:`port`.
 enum PortProbe {
     case refused
-    /// gpsd: its `VERSION` banner came at once.
-    case gpsd
+    /// gpsd: its `VERSION` banner came at once, and its answer to `?DEVICES;` listed this many devices.
+    case gpsd(devices: Int)
     /// Something else accepted the connection.
     case other
 }
 
-/// Connects to 127.0.0.1:`port` and reads what comes in the first two seconds: gpsd greets every
-/// client with `{"class":"VERSION",…}`. Blocking calls run on a thread of their own.
+/// Connects to 127.0.0.1:`port`, reads what comes in the first two seconds (gpsd greets every client
+/// with `{"class":"VERSION",…}`) and, from gpsd, how many devices it reads (`?DEVICES;`). Blocking
+/// calls run on a thread of their own.
 func probeGPSD(port: Int) async -> PortProbe {
     await withCheckedContinuation { continuation in
         Thread.detachNewThread { continuation.resume(returning: blockingProbeGPSD(port: port)) }
@@ -203,6 +225,7 @@ private func blockingProbeGPSD(port: Int) -> PortProbe {
     } == 0
     guard connected else { return .refused }
     var received: [UInt8] = []
+    var greeted = false
     let deadline = ContinuousClock.now.advanced(by: .seconds(2))
     while ContinuousClock.now < deadline {
         var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
@@ -211,9 +234,24 @@ private func blockingProbeGPSD(port: Int) -> PortProbe {
         let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
         guard n > 0 else { break }
         received += chunk[..<n]
-        if String(decoding: received, as: UTF8.self).contains(#""class":"VERSION""#) { return .gpsd }
+        // One JSON object per line.
+        while let newline = received.firstIndex(of: UInt8(ascii: "\n")) {
+            let line = Array(received[..<newline])
+            received.removeSubrange(...newline)
+            guard let object = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any] else { continue }
+            switch object["class"] as? String {
+            case "VERSION" where !greeted:
+                greeted = true
+                let query = Array("?DEVICES;\n".utf8)
+                guard send(fd, query, query.count, Int32(MSG_NOSIGNAL)) == query.count else { return .gpsd(devices: 0) }
+            case "DEVICES" where greeted:
+                return .gpsd(devices: (object["devices"] as? [Any])?.count ?? 0)
+            default:
+                continue
+            }
+        }
     }
-    return .other
+    return greeted ? .gpsd(devices: 0) : .other
 }
 
 private func loopback(port: Int) -> sockaddr_in {
