@@ -3,6 +3,10 @@
 
 #include <errno.h>
 #include <math.h>
+#include <poll.h>
+#include <stdint.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <gps.h>
@@ -37,14 +41,22 @@ static inline int weatherd_gps_open(struct gps_data_t *data, const char *host, c
 }
 
 /*
- * Waits up to timeout_us microseconds for one message and reads it.
- * Returns 1 with *report filled, 0 when nothing came, -1 when gpsd went away (gps_read() == -1;
- * errno is 0 when the socket closed).
+ * Waits, without a timeout, for one message from gpsd or for wake_fd (an eventfd) to be written, and
+ * reads the message (with wake_fd < 0: waits at most 250 ms). Returns 1 with *report filled, 0 when woken through wake_fd (or interrupted) with
+ * nothing read, -1 when gpsd went away (gps_read() == -1; errno is 0 when the socket closed).
+ * gps_waiting(data, 0) first: libgps may hold a message it has already read into its buffer, which a
+ * poll of the socket would not see.
  */
-static inline int weatherd_gps_next(struct gps_data_t *data, int timeout_us, weatherd_gps_report *report) {
+static inline int weatherd_gps_next(struct gps_data_t *data, int wake_fd, weatherd_gps_report *report) {
     memset(report, 0, sizeof(*report));
     report->eph = NAN;
-    if (!gps_waiting(data, timeout_us)) return 0;
+    if (!gps_waiting(data, 0)) {
+        struct pollfd fds[2] = {{.fd = data->gps_fd, .events = POLLIN}, {.fd = wake_fd, .events = POLLIN}};
+        /* Without an eventfd (it could not be made) nothing would end the wait: poll as before, 250 ms. */
+        if (poll(fds, 2, wake_fd < 0 ? 250 : -1) < 0) return 0;
+        if (fds[1].revents) return 0;
+        if (!fds[0].revents) return 0;
+    }
     data->set = 0;
     errno = 0;
     if (gps_read(data, NULL, 0) == -1) return -1;
@@ -66,5 +78,10 @@ static inline int weatherd_gps_next(struct gps_data_t *data, int timeout_us, wea
     if ((data->set & MODE_SET) && isfinite(data->fix.eph)) report->eph = data->fix.eph;
     return 1;
 }
+
+/* An eventfd that ends a wait of weatherd_gps_next. */
+static inline int weatherd_wake_fd_create(void) { return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC); }
+static inline void weatherd_wake_fd_signal(int fd) { uint64_t one = 1; (void)!write(fd, &one, sizeof one); }
+static inline void weatherd_wake_fd_drain(int fd) { uint64_t n; (void)!read(fd, &n, sizeof n); }
 
 #endif

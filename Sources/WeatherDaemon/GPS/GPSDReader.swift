@@ -14,10 +14,10 @@ import Glibc
 /// libgps is blocking, so every call runs on one dedicated thread, which alone touches the
 /// `gps_data_t`. When gpsd is absent or goes away the reader says so at once and reconnects with
 /// backoff (1 s doubling to at most 30 s); the rest of the daemon keeps serving meanwhile.
+///
+/// The thread waits for gpsd's next message without a timeout (no periodic wake-up while gpsd is
+/// quiet): a shutdown or a new endpoint ends the wait through an eventfd (``WakeFD``).
 public final class GPSDReader: Service, CustomStringConvertible {
-    /// How long one wait for gpsd's next message may block the thread: bounds how late a
-    /// shutdown is noticed.
-    static let pollInterval: Int32 = 250_000  // µs
     static let maxBackoff = Duration.seconds(30)
 
     /// Where gpsd is and whether to read it; changed by a configuration reload.
@@ -41,6 +41,8 @@ public final class GPSDReader: Service, CustomStringConvertible {
     private let endpoint: Mutex<Endpoint>
     /// Ends a wait between connection attempts (or while disabled) when the endpoint changed.
     private let wakeup = Wakeup()
+    /// Ends the reader thread's wait for gpsd (shutdown, or a new endpoint).
+    private let threadWakeup = WakeFD()
     private let location: LocationService
     private let clock: DaemonClock
     private let logger: Logger
@@ -61,7 +63,21 @@ public final class GPSDReader: Service, CustomStringConvertible {
             defer { current = endpoint }
             return current != endpoint
         }
-        if changed { wakeup.wake() }
+        if changed {
+            wakeup.wake()
+            threadWakeup.signal()
+        }
+    }
+
+    /// An eventfd: written to end the reader thread's wait in `weatherd_gps_next`, read (drained)
+    /// by the thread before it looks at why it was woken.
+    private final class WakeFD: Sendable {
+        let fd: Int32 = weatherd_wake_fd_create()
+
+        func signal() { if fd >= 0 { weatherd_wake_fd_signal(fd) } }
+        func drain() { if fd >= 0 { weatherd_wake_fd_drain(fd) } }
+
+        deinit { if fd >= 0 { Glibc.close(fd) } }
     }
 
     /// The heap-allocated `gps_data_t`, used only on the reader's thread.
@@ -168,16 +184,22 @@ public final class GPSDReader: Service, CustomStringConvertible {
     private func read(_ session: Session, of connected: Endpoint, on thread: NIOThreadPool) async throws -> SessionEnd {
         var reports = 0
         while true {
+            threadWakeup.drain()  // before looking at cancellation and the endpoint: a later wake-up ends the next wait
             try Task.checkCancellation()
             if endpoint.withLock({ $0 }) != connected {
                 try await thread.runIfActive { session.close() }
                 return .endpointChanged
             }
-            let next = try await thread.runIfActive { () -> (Int32, weatherd_gps_report) in
-                var report = weatherd_gps_report()
-                let status = weatherd_gps_next(session.data, Self.pollInterval, &report)
-                if status < 0 { session.close() }
-                return (status, report)
+            let wakeFD = threadWakeup
+            let next = try await withTaskCancellationHandler {
+                try await thread.runIfActive { () -> (Int32, weatherd_gps_report) in
+                    var report = weatherd_gps_report()
+                    let status = weatherd_gps_next(session.data, wakeFD.fd, &report)
+                    if status < 0 { session.close() }
+                    return (status, report)
+                }
+            } onCancel: {
+                wakeFD.signal()
             }
             switch next.0 {
             case ..<0:
