@@ -44,8 +44,34 @@ fi
 if (exec 3<>"/dev/tcp/127.0.0.1/$gpsd_port") 2>/dev/null; then
     echo "weatherd: using the gpsd that answers on 127.0.0.1:$gpsd_port" >&2
 elif command -v gpsfake >/dev/null && command -v gpsd >/dev/null; then
-    setsid gpsfake -q -n -c 1 -P "$gpsd_port" demo/nmea/bu353s4.log >"$rundir/gpsfake.log" 2>&1 &
-    gpsfake_pgid=$!
+    # gpsfake adds its pty through gpsd's control socket as soon as the socket file exists, which can
+    # be before gpsd listens on it: then the device is never added and gpsd sends no fix. Start anew
+    # when gpsd lists no device within 5 s (gpsfake is Python: python3 is there).
+    : >"$rundir/gpsfake.log"
+    for _ in 1 2 3; do
+        setsid gpsfake -q -n -c 1 -P "$gpsd_port" demo/nmea/bu353s4.log >>"$rundir/gpsfake.log" 2>&1 &
+        gpsfake_pgid=$!
+        python3 - "$gpsd_port" <<'PY' && break
+import json, socket, sys, time
+deadline = time.monotonic() + 10
+while time.monotonic() < deadline:
+    try:
+        with socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=2) as s, s.makefile("rwb") as f:
+            f.write(b"?DEVICES;\n"); f.flush()
+            for line in f:
+                message = json.loads(line)
+                if message.get("class") == "DEVICES":
+                    if message.get("devices"): sys.exit(0)
+                    break
+    except (OSError, ValueError):
+        pass
+    time.sleep(0.2)
+sys.exit(1)
+PY
+        echo "weatherd: gpsfake's gpsd got no device (gpsfake's control-socket race): starting it anew" >&2
+        kill -KILL -- "-$gpsfake_pgid" 2>/dev/null || true
+        gpsfake_pgid=
+    done
     echo "weatherd: no gpsd on 127.0.0.1:$gpsd_port: gpsfake replays demo/nmea/bu353s4.log there (a fix near Hamilton, NZ)" >&2
 else
     echo "weatherd: no gpsd and no gpsfake (apt-get install gpsd gpsd-clients): locate will answer no_fix" >&2
