@@ -81,6 +81,27 @@ import WeatherCore
         #expect(try String(contentsOfFile: directory.file(aside), encoding: .utf8) == content, "the operator keeps the file as it was")
     }
 
+    @Test func twoCorruptFilesInTheSameSecondAreBothKept() throws {
+        let second = Date(timeIntervalSince1970: 1_795_000_000)
+        let store = FileCityStore(directory: directory.path, logger: silentLogger, now: { second })
+        try "first".write(toFile: store.path, atomically: false, encoding: .utf8)
+        _ = try store.load()
+        try "second".write(toFile: store.path, atomically: false, encoding: .utf8)
+        _ = try store.load()
+
+        #expect(try files(in: directory.path) == ["cities.json.corrupt-1795000000", "cities.json.corrupt-1795000000.2"])
+        #expect(try String(contentsOfFile: directory.file("cities.json.corrupt-1795000000"), encoding: .utf8) == "first")
+        #expect(try String(contentsOfFile: directory.file("cities.json.corrupt-1795000000.2"), encoding: .utf8) == "second")
+    }
+
+    @Test func aTemporaryFileLeftByAnInterruptedSaveIsRemovedAtLoadAndTheListKept() throws {
+        try store().save(CityChanges(added: ["Oslo"]))
+        try "{\"added\": [\"Ber".write(toFile: store().temporaryPath, atomically: false, encoding: .utf8)
+
+        #expect(try store().load() == CityChanges(added: ["Oslo"]))
+        #expect(try files(in: directory.path) == ["cities.json"])
+    }
+
     @Test func afterACorruptFileASaveStoresAFreshList() throws {
         try "garbage".write(toFile: store().path, atomically: false, encoding: .utf8)
         _ = try store().load()

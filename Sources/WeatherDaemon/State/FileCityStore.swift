@@ -14,15 +14,24 @@ import Glibc
 public struct FileCityStore: CityStore {
     public let directory: String
     private let logger: Logger
+    /// The wall-clock time that names a corrupt file moved aside.
+    private let now: @Sendable () -> Date
 
-    public init(directory: String, logger: Logger) {
+    public init(directory: String, logger: Logger, now: @escaping @Sendable () -> Date = { Date() }) {
         self.directory = directory
         self.logger = logger
+        self.now = now
     }
 
     public var path: String { directory + "/cities.json" }
+    /// Where a save writes before it renames over `path`.
+    var temporaryPath: String { path + ".tmp" }
 
     public func load() throws -> CityChanges {
+        // A save that a crash interrupted before its rename: the list in `path` is the last complete one.
+        if unlink(temporaryPath) == 0 {
+            logger.notice("removed \(temporaryPath), left by a save that did not finish; \(path) holds the last complete list")
+        }
         guard let data = FileManager.default.contents(atPath: path) else {
             if FileManager.default.fileExists(atPath: path) {
                 throw StoreError(message: "cannot read \(path)")
@@ -31,7 +40,7 @@ public struct FileCityStore: CityStore {
         }
         guard let json = try? JSONValue.parse(data), let changes = CityChanges(json: json) else {
             // Keep the unreadable file for the operator and go on with the configured cities.
-            let aside = path + ".corrupt-\(Int(Date().timeIntervalSince1970))"
+            let aside = freeAsideName()
             rename(path, aside)
             logger.error("\(path) is not a city list; moved it to \(aside) and starting from the configured cities")
             return CityChanges()
@@ -39,9 +48,22 @@ public struct FileCityStore: CityStore {
         return changes
     }
 
+    /// `cities.json.corrupt-UNIXTIME`, or with `.2`, `.3`… after it when a file of that second is
+    /// already there (weatherd is the only writer of its state directory).
+    private func freeAsideName() -> String {
+        let base = path + ".corrupt-\(Int(now().timeIntervalSince1970))"
+        var name = base
+        var n = 1
+        while access(name, F_OK) == 0 {
+            n += 1
+            name = base + ".\(n)"
+        }
+        return name
+    }
+
     public func save(_ changes: CityChanges) throws {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let temporary = path + ".tmp"
+        let temporary = temporaryPath
         let bytes = Array((changes.json.serialized + "\n").utf8)
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw StoreError.errno("cannot create \(temporary)") }
