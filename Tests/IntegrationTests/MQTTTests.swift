@@ -273,3 +273,52 @@ struct MQTTAuthTests {
         withExtendedLifetime(replay) {}
     }
 }
+
+@Suite("MQTT: configuration errors")
+struct MQTTConfigCheckTests {
+    @Test("a bad [mqtt] value or an unreadable password_file: exit 78 with FILE: key.path: message, never the password")
+    func badMQTTConfig() async throws {
+        let directory = try TemporaryDirectory()
+        let file = try directory.write("weatherd.toml", """
+            [openweathermap]
+            api_key = "k"
+
+            [mqtt]
+            broker = "tcp://broker:1883"
+            client_id = "a/b"
+            keepalive = "1s"
+            colour = "blue"
+            """)
+        let result = try await runWeatherd(["--check-config", "--config", file])
+        #expect(result.status == 78, "\(result)")
+        for key in ["mqtt.broker", "mqtt.client_id", "mqtt.keepalive", "mqtt.colour"] {
+            #expect(result.stderr.contains("\(file): \(key): "), "\(key): \(result)")
+        }
+
+        let noUser = try directory.write("nouser.toml", """
+            [openweathermap]
+            api_key = "k"
+
+            [mqtt]
+            broker = "mqtt://127.0.0.1:1883"
+            password_file = "\(try directory.write("pw", "hunter2-secret\n"))"
+            """)
+        let refused = try await runWeatherd(["--config", noUser])
+        #expect(refused.status == 78, "\(refused)")
+        #expect(refused.stderr.contains("\(noUser): mqtt.username: "), "\(refused)")
+        #expect(!refused.stderr.contains("hunter2"))
+
+        let missing = try directory.write("missing.toml", """
+            [openweathermap]
+            api_key = "k"
+
+            [mqtt]
+            broker = "mqtt://127.0.0.1:1883"
+            username = "u"
+            password_file = "\(directory.file("nowhere"))"
+            """)
+        let unreadable = try await runWeatherd(["--check-config", "--config", missing])
+        #expect(unreadable.status == 78, "\(unreadable)")
+        #expect(unreadable.stderr.contains("\(missing): mqtt.password_file: cannot read"), "\(unreadable)")
+    }
+}
