@@ -322,3 +322,28 @@ struct MQTTConfigCheckTests {
         #expect(unreadable.stderr.contains("\(missing): mqtt.password_file: cannot read"), "\(unreadable)")
     }
 }
+
+@Suite("MQTT: TLS")
+struct MQTTTLSTests {
+    @Test("mqtts:// checks the broker's certificate against the system's CA store: a self-signed one is refused, the daemon keeps serving")
+    func untrustedCertificate() async throws {
+        let directory = try TemporaryDirectory()
+        let replay = try await ReplayServer.start()
+        let tls = try await MosquittoBroker.selfSignedCertificate(in: directory)
+        let broker = try await MosquittoBroker.start(in: directory, tls: tls)
+        // The listener does speak TLS: a client that trusts this certificate gets through.
+        let trusted = try await runCommand(
+            "/usr/bin/mosquitto_pub", broker.clientOptions() + ["--cafile", tls.certificate, "-t", "probe", "-m", "x"],
+            environment: TestEnvironment.childEnvironment())
+        #expect(trusted.status == 0, "\(trusted)")
+
+        var setup = DaemonSetup(directory: directory, replay: replay, cities: ["London"])
+        setup.mqttLines = ["broker = \"mqtts://127.0.0.1:\(broker.port)\"", "client_id = \"dev1\""]
+        let daemon = try await DaemonProcess.start(setup)
+        let line = try await daemon.process.waitForLine(containing: "MQTT: cannot connect to mqtts://127.0.0.1:\(broker.port)", on: \.stderr)
+        #expect(line.contains("TLS"), "\(line)")
+        #expect(try await daemon.call("version")["protocol"] == .integer(1))
+        #expect(!daemon.stderrText.contains("MQTT: connected"))
+        _ = try await daemon.terminate()
+    }
+}

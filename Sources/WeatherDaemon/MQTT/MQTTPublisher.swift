@@ -169,7 +169,7 @@ public final class MQTTPublisher: Service, CustomStringConvertible {
                 version5 = false
                 continue
             }
-            let reason = ended ?? session.refusal.map { "refused: " + MosquittoSession.refusalText($0, version5: version5) } ?? "connection lost"
+            let reason = session.refusal.map { "refused: " + MosquittoSession.refusalText($0, version5: version5) } ?? ended ?? "connection lost"
             if session.wasConnected {
                 logger.warning("MQTT: the connection to \(broker) is lost (\(reason)); reconnecting")
                 backoff = .seconds(1)
@@ -213,7 +213,7 @@ public final class MQTTPublisher: Service, CustomStringConvertible {
                 announced = true
                 logger.notice("MQTT: connected to the broker at \(broker) (MQTT \(session.version5 ? "5" : "3.1.1")) as \(settings.clientID); publishing under \(latest.topics.prefix)/\(latest.topics.device)")
             }
-            if !alive { return nil }
+            if !alive { return session.failure }
         }
         // Shutting down: `offline`, acknowledged or not within the grace, then goodbye.
         let deadline = clock.now.advanced(by: Self.offlineGrace)

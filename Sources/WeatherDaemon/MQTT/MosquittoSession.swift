@@ -126,10 +126,7 @@ final class MosquittoSession: @unchecked Sendable {
     /// Starts connecting (the TCP connection and CONNECT go on in `step`).
     func start() throws(MQTTError) {
         let rc = mosquitto_connect_async(handle, settings.broker.host, Int32(settings.broker.port), settings.keepaliveSeconds)
-        guard rc == MOSQ_ERR_SUCCESS.rawValue else {
-            let reason = rc == MOSQ_ERR_ERRNO.rawValue ? String(cString: strerror(errno)) : String(cString: mosquitto_strerror(rc))
-            throw MQTTError(reason)
-        }
+        guard rc == MOSQ_ERR_SUCCESS.rawValue else { throw MQTTError(Self.describe(rc)) }
     }
 
     /// Waits up to `timeout` milliseconds for the broker or the wakeup, does the network work due,
@@ -137,11 +134,28 @@ final class MosquittoSession: @unchecked Sendable {
     func step(wakeup: Int32, timeout: Int32, replies: () -> [MQTTReply]) -> Bool {
         let rc = weatherd_mqtt_step(handle, wakeup, timeout)
         guard rc == MOSQ_ERR_SUCCESS.rawValue, refusal == nil else {
+            if rc != MOSQ_ERR_SUCCESS.rawValue { failure = Self.describe(rc) }
             connected = false
             return false
         }
         if connected { publishPending(replies: replies()) }
-        return weatherd_mqtt_flush(handle) == MOSQ_ERR_SUCCESS.rawValue
+        let flushed = weatherd_mqtt_flush(handle)
+        if flushed != MOSQ_ERR_SUCCESS.rawValue {
+            failure = Self.describe(flushed)
+            connected = false
+            return false
+        }
+        return true
+    }
+
+    /// Why the connection ended, when libmosquitto said so.
+    private(set) var failure: String?
+
+    /// libmosquitto's error code in words (the system's for `MOSQ_ERR_ERRNO`).
+    static func describe(_ rc: Int32) -> String {
+        if rc == MOSQ_ERR_ERRNO.rawValue, errno != 0 { return String(cString: strerror(errno)) }
+        if rc == MOSQ_ERR_TLS.rawValue { return "TLS failed (is the broker's certificate trusted by the system's CA store, and for its host name?)" }
+        return String(cString: mosquitto_strerror(rc))
     }
 
     /// Publishes `offline` (retained); `offlineAcknowledged` tells when the broker has it.

@@ -21,11 +21,15 @@ final class MosquittoBroker: Sendable {
     }
 
     /// Starts a broker on `port` (default: a free one) and waits until it serves.
-    static func start(in directory: TemporaryDirectory, port: Int? = nil, users: [String: String] = [:]) async throws -> MosquittoBroker {
+    /// With `tls`, the listener speaks TLS with that certificate and key (PEM files).
+    static func start(
+        in directory: TemporaryDirectory, port: Int? = nil, users: [String: String] = [:], tls: (certificate: String, key: String)? = nil
+    ) async throws -> MosquittoBroker {
         let port = try port ?? freeTCPPort()
         var lines = ["listener \(port) 127.0.0.1", "log_dest stderr", "log_type error", "log_type warning", "log_type notice", "log_type information", "persistence false"]
         // Started as root, mosquitto would become the user `mosquitto`, who cannot read this directory.
         if getuid() == 0 { lines.append("user root") }
+        if let tls { lines += ["certfile \(tls.certificate)", "keyfile \(tls.key)"] }
         if users.isEmpty {
             lines.append("allow_anonymous true")
         } else {
@@ -60,6 +64,18 @@ final class MosquittoBroker: Sendable {
     }
 
     var url: String { "mqtt://127.0.0.1:\(port)" }
+
+    /// A self-signed certificate for 127.0.0.1 and its key, made with openssl in `directory`.
+    static func selfSignedCertificate(in directory: TemporaryDirectory) async throws -> (certificate: String, key: String) {
+        let (certificate, key) = (directory.file("broker-cert.pem"), directory.file("broker-key.pem"))
+        let made = try await runCommand(
+            "/usr/bin/openssl",
+            ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", certificate, "-days", "1",
+             "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"],
+            environment: TestEnvironment.childEnvironment())
+        guard made.status == 0 else { throw ChildProcessError(message: "openssl failed: \(made)") }
+        return (certificate, key)
+    }
 
     /// `mosquitto_sub` options to reach this broker (`-p PORT`, and the user when given).
     func clientOptions(user: (String, String)? = nil) -> [String] {
