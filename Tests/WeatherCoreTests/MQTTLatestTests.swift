@@ -15,6 +15,16 @@ struct MQTTLatestTests {
                 "weatherd/dev1/reply", "weatherd/dev1/place/latest"])
     }
 
+    @Test("MQTT requesters may call every method but reload, watch and unwatch")
+    func brokerAccess() {
+        for method in ["search", "locate", "region", "forecast", "overlays", "state", "cities", "cities.add", "cities.remove", "version"] {
+            #expect(ClientAccess.broker.allows(method), "\(method)")
+        }
+        for method in ["reload", "watch", "unwatch"] {
+            #expect(!ClientAccess.broker.allows(method), "\(method)")
+        }
+    }
+
     @Test("the newest payload wins; nothing is taken twice; every change wakes the publisher")
     func latestWins() {
         let latest = MQTTLatest(topics: Self.topics)

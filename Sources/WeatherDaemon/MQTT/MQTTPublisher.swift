@@ -152,7 +152,9 @@ public final class MQTTPublisher: Service, CustomStringConvertible {
                         }
                     })
             } catch {
+                // Nothing a retry would change (no memory, no TLS support): the daemon goes on without MQTT.
                 logger.error("MQTT: \(error); not publishing to \(broker)")
+                _ = try? await stopped.sleep(until: nil, on: clock)
                 return
             }
             let ended = await serve(session, on: thread)
