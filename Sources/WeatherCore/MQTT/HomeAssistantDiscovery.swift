@@ -103,7 +103,6 @@ public struct HomeAssistantDiscovery: Sendable {
         var object: JSONObject = [
             "name": .string(place == "latest" ? "Latest \(sensor.label)" : "\(name) \(sensor.label)"),
             "unique_id": .string("weatherd_\(nodeID)_\(place)_\(sensor.measure)"),
-            "object_id": .string("weatherd_\(nodeID)_\(place)_\(sensor.measure)"),
             "state_topic": .string(topics.place(place)),
             "value_template": .string("{{ value_json.\(sensor.property) }}"),
             "json_attributes_topic": .string(topics.place(place)),
