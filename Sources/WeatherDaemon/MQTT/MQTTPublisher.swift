@@ -111,7 +111,7 @@ public final class MQTTPublisher: Service, CustomStringConvertible {
     private var isStopping: Bool { stopping.load(ordering: .sequentiallyConsistent) }
 
     public func run() async throws {
-        guard wakeup >= 0 else { throw MQTTError("cannot create an eventfd: \(String(cString: strerror(errno)))") }
+        guard wakeup >= 0 else { throw MQTTError("cannot create the MQTT publisher's eventfd (out of file descriptors?)") }
         let thread = NIOThreadPool(numberOfThreads: 1)
         thread.start()
         defer {
