@@ -21,7 +21,7 @@ let package = Package(
     ],
     targets: [
         // The pure core: search stream, state, lookups, overlays/GeoJSON, config checking,
-        // JSON-RPC dispatch. No NIO, libcurl or libgps here.
+        // JSON-RPC dispatch. No NIO, libcurl, libgps or libmosquitto here.
         .target(
             name: "WeatherCore",
             dependencies: [
@@ -43,6 +43,12 @@ let package = Package(
             pkgConfig: "libgps",
             providers: [.apt(["libgps-dev"])]
         ),
+        // libmosquitto, from the system (Debian: libmosquitto-dev): the MQTT client.
+        .systemLibrary(
+            name: "CMosquitto",
+            pkgConfig: "libmosquitto",
+            providers: [.apt(["libmosquitto-dev"])]
+        ),
         // Newline-delimited JSON framing on NIO channels, shared by the daemon and its clients.
         .target(
             name: "WeatherWire",
@@ -51,7 +57,7 @@ let package = Package(
             ]
         ),
         // Adapters at the edge (socket server, libcurl transport, durable city store, logging)
-        // and the assembly of the daemon's services.
+        // and the assembly of the daemon's services; the MQTT publisher.
         .target(
             name: "WeatherDaemon",
             dependencies: [
@@ -59,6 +65,7 @@ let package = Package(
                 "WeatherWire",
                 "CCurl",
                 "CGPS",
+                "CMosquitto",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

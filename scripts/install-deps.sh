@@ -3,9 +3,9 @@
 # Usage: scripts/install-deps.sh [build|test|bench|browser|deb|systest]
 set -euo pipefail
 
-packages=(libcurl4-openssl-dev libgps-dev pkg-config gpsd gpsd-clients libjs-leaflet)
+packages=(libcurl4-openssl-dev libgps-dev libmosquitto-dev pkg-config gpsd gpsd-clients libjs-leaflet)
 case "${1:-build}" in
-    test) packages+=(socat gdal-bin) ;;
+    test) packages+=(socat gdal-bin mosquitto mosquitto-clients) ;;  # mosquitto: the MQTT tests' broker
     # scripts/bench-daemon.py: socat is the floor of weatherctl; cc builds the C floor of the socket.
     bench) packages+=(socat gcc) ;;
     # scripts/browser-test.sh: Chromium and its driver, Leaflet for the map page, a venv for Selenium,

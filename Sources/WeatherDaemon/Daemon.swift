@@ -51,8 +51,14 @@ public struct Daemon: Sendable {
             throw DaemonError(message: "cannot read the stored city list in \(config.state.directory): \(error)")
         }
         let hub = NotificationHub()
+        // MQTT: the engine's changes go to the broker too, through a store of the latest per topic.
+        let mqttClientID = config.mqtt.clientID.isEmpty ? MQTTPublisher.defaultClientID() : config.mqtt.clientID
+        let mqttLatest = config.mqtt.brokerAddress.map { _ in
+            MQTTLatest(topics: MQTTTopics(prefix: config.mqtt.topicPrefix, device: mqttClientID))
+        }
+        let publisher: any ChangePublisher = mqttLatest.map { ChangePublishers([hub, $0]) } ?? hub
         let engine = SearchEngine(
-            cities: watched, gps: GPSStatus(enabled: config.gpsd.enabled), lookups: lookups, publisher: hub,
+            cities: watched, gps: GPSStatus(enabled: config.gpsd.enabled), lookups: lookups, publisher: publisher,
             budget: BudgetStatus(requestsPerMinute: config.openWeatherMap.requestsPerMinute), logger: logger)
         let location = LocationService(settings: .init(config.gpsd), engine: engine, clock: clock, logger: logger)
         let regions = RegionSearches(settings: .init(config.region), engine: engine, clock: clock, logger: logger)
@@ -86,6 +92,12 @@ public struct Daemon: Sendable {
             }
             web = WebServer(config: config.web, listen: listen, handler: handler, engine: engine, assets: assets, metrics: exporter, logger: logger)
         }
+        var mqtt: MQTTPublisher?
+        if let mqttLatest, let broker = config.mqtt.brokerAddress {
+            mqtt = MQTTPublisher(
+                settings: .init(config, broker: broker, clientID: mqttClientID), latest: mqttLatest, handler: handler,
+                clock: clock, logger: logger)
+        }
         let refresher = CityRefresher(engine: engine, clock: clock, refresh: config.refresh)
         let reader = GPSDReader(endpoint: .init(config.gpsd), location: location, clock: clock, logger: logger)
         // Each part applies its own keys of a reloaded configuration, in this order: the upstream and
@@ -103,6 +115,7 @@ public struct Daemon: Sendable {
             reader,
             FollowService(location: location),
             reloader,
+        ] + (mqtt.map { [$0] } ?? []) + [
             SystemdService(notifier: notifier, watchdog: SystemdNotifier.watchdogInterval(environment: environment), clock: clock, logger: logger),
         ]
         let group = ServiceGroup(configuration: .init(

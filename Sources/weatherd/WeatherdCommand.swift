@@ -48,6 +48,8 @@ struct WeatherdCommand: AsyncParsableCommand {
             let apiKey = try ConfigLoader.resolveAPIKey(
                 config, file: path, environment: environment,
                 readFile: FileReader.text(atPath:))
+            config.mqtt.password = try ConfigLoader.resolveMQTTPassword(
+                config, file: path, environment: environment, readFile: FileReader.text(atPath:))
             return (config, apiKey)
         }
     }

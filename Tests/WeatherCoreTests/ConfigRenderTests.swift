@@ -18,7 +18,10 @@ struct ConfigRenderTests {
             region: RegionConfig(debounce: .seconds(1), around: 0, concurrency: 32),
             state: StateConfig(directory: "/srv/weatherd"),
             web: WebConfig(listen: "[::1]:8090", readOnly: true, maxClients: 3, allowedHosts: ["weather.example"],
-                           tileURL: "https://tile.example/{z}/{x}/{y}.png", tileAttribution: "© Tiles \"T\""))
+                           tileURL: "https://tile.example/{z}/{x}/{y}.png", tileAttribution: "© Tiles \"T\""),
+            mqtt: MQTTConfig(broker: "mqtts://broker.example:8884", clientID: "van-7", topicPrefix: "fleet/weather",
+                             username: "van7", passwordFile: "/etc/weatherd/mqtt-password", keepalive: .seconds(60),
+                             homeAssistant: true, discoveryPrefix: "ha"))
     }
 
     @Test("render shows <redacted> for the key and never the key itself")

@@ -2,7 +2,7 @@
 /// property in ``DaemonConfig``, with its default); checking, `--check-config` and reloads follow from it.
 public enum ConfigSchema {
     /// The tables of the file, in order ("" is the top level).
-    public static let tables = ["", "openweathermap", "socket", "gpsd", "region", "state", "web"]
+    public static let tables = ["", "openweathermap", "socket", "gpsd", "region", "state", "web", "mqtt"]
 
     /// Every key, table by table.
     public static let keys: [ConfigKey] = [
@@ -44,6 +44,16 @@ public enum ConfigSchema {
         ConfigKey("web.allowed_hosts", \.web.allowedHosts, .hostList, reload: .live),
         ConfigKey("web.tile_url", \.web.tileURL, .tileURL, reload: .live),
         ConfigKey("web.tile_attribution", \.web.tileAttribution, .string, reload: .live),
+
+        // The MQTT connection is made once, at start: every key takes a restart.
+        ConfigKey("mqtt.broker", \.mqtt.broker, .brokerURL, reload: .restart),
+        ConfigKey("mqtt.client_id", \.mqtt.clientID, .topicLevel(allowEmpty: true), reload: .restart),
+        ConfigKey("mqtt.topic_prefix", \.mqtt.topicPrefix, .topicName, reload: .restart),
+        ConfigKey("mqtt.username", \.mqtt.username, .string, reload: .restart),
+        ConfigKey("mqtt.password_file", \.mqtt.passwordFile, .string, reload: .restart),
+        ConfigKey("mqtt.keepalive", \.mqtt.keepalive, .duration(.init(lower: (.seconds(5), true), upper: .seconds(65535))), reload: .restart),
+        ConfigKey("mqtt.homeassistant", \.mqtt.homeAssistant, .boolean, reload: .restart),
+        ConfigKey("mqtt.discovery_prefix", \.mqtt.discoveryPrefix, .topicName, reload: .restart),
     ]
 
     /// The names each table may hold ("" is the top level, whose names include the tables).

@@ -97,6 +97,44 @@ extension ConfigValueType where Value == String {
         }
     }
 
+    /// An MQTT broker URL, `mqtt://HOST:PORT` or `mqtts://HOST:PORT`, or "" for off.
+    static var brokerURL: ConfigValueType {
+        string.checked { text in
+            text.isEmpty || BrokerAddress(text) != nil
+                ? nil
+                : "expected \"mqtt://HOST:PORT\" or \"mqtts://HOST:PORT\" (\"\" = off), found \(ConfigText.quoted(text))"
+        }
+    }
+
+    /// An MQTT topic name to publish under: not empty, no wildcards (`+`, `#`), no control
+    /// characters, not starting or ending with `/`.
+    static var topicName: ConfigValueType {
+        string.checked { text in
+            if text.isEmpty { return "expected a non-empty MQTT topic like \"weatherd\", found \"\"" }
+            if text.contains("+") || text.contains("#") { return "must not contain the MQTT wildcards + and #, found \(ConfigText.quoted(text))" }
+            if text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+                return "must not contain control characters, found \(ConfigText.quoted(text))"
+            }
+            if text.hasPrefix("/") || text.hasSuffix("/") { return "must not start or end with \"/\", found \(ConfigText.quoted(text))" }
+            if text.utf8.count > 1024 { return "must be at most 1024 bytes long, found \(text.utf8.count) bytes" }
+            return nil
+        }
+    }
+
+    /// One level of an MQTT topic (the device name): no `/`, `+`, `#` or control characters, at
+    /// most 128 bytes; "" allowed when `allowEmpty` (the default is taken then).
+    static func topicLevel(allowEmpty: Bool) -> ConfigValueType {
+        string.checked { text in
+            if text.isEmpty { return allowEmpty ? nil : "expected a non-empty name, found \"\"" }
+            if text.contains("/") || text.contains("+") || text.contains("#")
+                || text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+                return "must not contain \"/\", \"+\", \"#\" or control characters (it is one level of the topics), found \(ConfigText.quoted(text))"
+            }
+            if text.utf8.count > 128 { return "must be at most 128 bytes long, found \(text.utf8.count) bytes" }
+            return nil
+        }
+    }
+
     /// The path of a Unix domain socket: not empty, and short enough for a socket address.
     static var socketPath: ConfigValueType {
         string.checked { path in

@@ -19,6 +19,8 @@ public struct DaemonConfig: Sendable, Equatable {
     public var state: StateConfig
     /// The `[web]` table: the HTTP listener.
     public var web: WebConfig
+    /// The `[mqtt]` table: publishing to a broker.
+    public var mqtt: MQTTConfig
 
     /// The default cities: `["Seoul,KR", "London,GB"]`.
     public static let defaultCities = ["Seoul,KR", "London,GB"]
@@ -37,7 +39,8 @@ public struct DaemonConfig: Sendable, Equatable {
         gpsd: GPSDConfig = GPSDConfig(),
         region: RegionConfig = RegionConfig(),
         state: StateConfig = StateConfig(),
-        web: WebConfig = WebConfig()
+        web: WebConfig = WebConfig(),
+        mqtt: MQTTConfig = MQTTConfig()
     ) {
         self.cities = cities
         self.refresh = refresh
@@ -47,5 +50,6 @@ public struct DaemonConfig: Sendable, Equatable {
         self.region = region
         self.state = state
         self.web = web
+        self.mqtt = mqtt
     }
 }

@@ -24,6 +24,8 @@ struct DaemonSetup: Sendable {
     var regionLines: [String] = []
     /// TOML lines for a `[web]` table (none: no table, the listener is off), e.g. `listen = "127.0.0.1:0"`.
     var webLines: [String] = []
+    /// TOML lines for an `[mqtt]` table (none: no table, MQTT is off), e.g. `broker = "mqtt://127.0.0.1:1883"`.
+    var mqttLines: [String] = []
 
     init(directory: TemporaryDirectory, replay: ReplayServer?, cities: [String] = []) {
         self.directory = directory
@@ -46,6 +48,7 @@ struct DaemonSetup: Sendable {
         lines += ["", "[state]", "directory = \"\(stateDirectory)\"", ""]
         lines += gpsd?.tomlLines ?? ["[gpsd]", "enabled = false"]
         if !webLines.isEmpty { lines += ["", "[web]"] + webLines }
+        if !mqttLines.isEmpty { lines += ["", "[mqtt]"] + mqttLines }
         lines.append("")
         return lines.joined(separator: "\n")
     }

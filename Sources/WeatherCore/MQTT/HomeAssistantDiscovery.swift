@@ -1,0 +1,130 @@
+/// Home Assistant MQTT discovery for one weatherd: one device, and four sensors (temperature,
+/// humidity, wind speed, condition) for each place: the latest interactive place (`latest`: the
+/// result of the latest text, location or region search) and each watched city (`city_<id>`).
+///
+/// Each place's weather is published retained on `P/D/place/KEY` (the feature's properties as a
+/// JSON object); its sensors read it with a value template and take `P/D/status` as their
+/// availability. A watched city that leaves the overlays has its sensors' discovery topics and
+/// its place topic emptied, which removes its entities. Pure: `update` says what to publish.
+public struct HomeAssistantDiscovery: Sendable {
+    /// One sensor of a place.
+    struct Sensor: Sendable {
+        let measure: String
+        let label: String
+        let property: String
+        let deviceClass: String?
+        let unit: String?
+        let icon: String?
+    }
+
+    private let topics: MQTTTopics
+    private let discoveryPrefix: String
+    private let sensors: [Sensor]
+    private let version: String
+    /// The device name as a discovery node id: letters, digits, `_` and `-`.
+    let nodeID: String
+
+    /// Places whose entities are configured, with the name they were configured with.
+    private var configured: [String: String] = [:]
+    /// The place payload last published, per place key.
+    private var lastState: [String: String] = [:]
+    /// Feature ids of watched cities seen: a city stays one while its feature is in the overlays,
+    /// even when an interactive search of the same place replaced its source.
+    private var cityIDs: Set<String> = []
+
+    public init(topics: MQTTTopics, discoveryPrefix: String, units: Units, version: String) {
+        self.topics = topics
+        self.discoveryPrefix = discoveryPrefix
+        self.version = version
+        nodeID = Self.slug(topics.device)
+        let (temperature, speed): (String, String) = switch units {
+        case .metric: ("°C", "m/s")
+        case .imperial: ("°F", "mph")
+        case .standard: ("K", "m/s")
+        }
+        sensors = [
+            Sensor(measure: "temperature", label: "temperature", property: "temperature", deviceClass: "temperature", unit: temperature, icon: nil),
+            Sensor(measure: "humidity", label: "humidity", property: "humidity", deviceClass: "humidity", unit: "%", icon: nil),
+            Sensor(measure: "wind_speed", label: "wind speed", property: "wind_speed", deviceClass: "wind_speed", unit: speed, icon: nil),
+            Sensor(measure: "condition", label: "condition", property: "condition", deviceClass: nil, unit: nil, icon: "mdi:weather-partly-cloudy"),
+        ]
+    }
+
+    /// Letters, digits, `_` and `-` of `text`; anything else becomes `_`.
+    static func slug(_ text: String) -> String {
+        String(text.unicodeScalars.map { scalar -> Character in
+            let allowed = ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar) || scalar == "_" || scalar == "-"
+            return allowed ? Character(scalar) : "_"
+        })
+    }
+
+    /// The discovery topic of one sensor of a place.
+    func configTopic(place: String, measure: String) -> String {
+        "\(discoveryPrefix)/sensor/\(nodeID)/\(place)_\(measure)/config"
+    }
+
+    /// What to publish after the overlays changed: discovery of new places, their weather, and the
+    /// removal of cities no longer watched. Retained messages, in that order.
+    public mutating func update(_ overlays: Overlays) -> [MQTTMessage] {
+        var places: [(key: String, name: String, feature: WeatherFeature?)] = []
+        let interactive = overlays.features.first { [.text, .location, .region].contains($0.source) }
+        places.append(("latest", "latest", interactive))
+        let present = Set(overlays.features.map(\.id))
+        cityIDs = cityIDs.intersection(present).union(overlays.features.filter { $0.source == .city }.map(\.id))
+        for feature in overlays.features where cityIDs.contains(feature.id) {
+            let name = feature.observation.name ?? feature.id
+            places.append(("city_" + Self.slug(feature.id), name, feature))
+        }
+        var messages: [MQTTMessage] = []
+        for place in places where configured[place.key] != place.name {
+            configured[place.key] = place.name
+            messages += sensors.map { MQTTMessage(topic: configTopic(place: place.key, measure: $0.measure), payload: config(of: $0, place: place.key, name: place.name)) }
+        }
+        for place in places {
+            guard let feature = place.feature, let properties = feature.json["properties"] else { continue }
+            let payload = properties.serialized
+            if lastState[place.key] != payload {
+                lastState[place.key] = payload
+                messages.append(MQTTMessage(topic: topics.place(place.key), payload: payload))
+            }
+        }
+        let wanted = Set(places.map(\.key))
+        for key in configured.keys.sorted() where !wanted.contains(key) {
+            configured[key] = nil
+            lastState[key] = nil
+            messages += sensors.map { MQTTMessage(topic: configTopic(place: key, measure: $0.measure), payload: "") }
+            messages.append(MQTTMessage(topic: topics.place(key), payload: ""))
+        }
+        return messages
+    }
+
+    /// The discovery payload of one sensor.
+    func config(of sensor: Sensor, place: String, name: String) -> String {
+        var object: JSONObject = [
+            "name": .string(place == "latest" ? "Latest \(sensor.label)" : "\(name) \(sensor.label)"),
+            "unique_id": .string("weatherd_\(nodeID)_\(place)_\(sensor.measure)"),
+            "state_topic": .string(topics.place(place)),
+            "value_template": .string("{{ value_json.\(sensor.property) }}"),
+            "json_attributes_topic": .string(topics.place(place)),
+            "availability_topic": .string(topics.status),
+            "payload_available": .string(MQTTTopics.online),
+            "payload_not_available": .string(MQTTTopics.offline),
+            "qos": .integer(1),
+            "device": .object([
+                "identifiers": .array([.string("weatherd_\(nodeID)")]),
+                "name": .string("weatherd \(topics.device)"),
+                "manufacturer": "weatherd",
+                "model": "weatherd",
+                "sw_version": .string(version),
+            ]),
+            "origin": .object(["name": "weatherd", "sw_version": .string(version)]),
+        ]
+        if let deviceClass = sensor.deviceClass {
+            object["device_class"] = .string(deviceClass)
+            object["state_class"] = "measurement"
+        }
+        if let unit = sensor.unit { object["unit_of_measurement"] = .string(unit) }
+        if let icon = sensor.icon { object["icon"] = .string(icon) }
+        return JSONValue.object(object).serialized
+    }
+}

@@ -1,0 +1,263 @@
+import CMosquitto
+import Logging
+import NIOPosix
+import ServiceLifecycle
+import Synchronization
+import WeatherCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Keeps a connection to the MQTT broker and publishes to it (contract: "MQTT"): `P/D/status`
+/// (`online`; `offline` at shutdown and as the Last Will), the latest overlays and state
+/// (retained, QoS 1), Home Assistant discovery when asked, and replies to the JSON-RPC requests
+/// received on `P/D/request`, which go through the same `ClientSession` and `RequestHandler` as the
+/// socket's (access ``ClientAccess/broker``: the broker's own access control decides who may send).
+///
+/// The daemon never waits on the broker: the engine hands its changes to ``MQTTLatest``, which
+/// keeps only the latest per topic; libmosquitto runs on one thread of this publisher's own, which
+/// alone touches it. A lost connection is made again with backoff (1 s doubling to at most 30 s),
+/// by a new libmosquitto client, so what was queued on the old one is never sent: only the latest.
+public final class MQTTPublisher: Service, CustomStringConvertible {
+    /// What the publisher needs of the `[mqtt]` table (and of `openweathermap.units`).
+    public struct Settings: Sendable {
+        public var broker: BrokerAddress
+        public var clientID: String
+        public var username: String
+        public var password: Secret?
+        public var keepalive: Duration
+        public var homeAssistant: Bool
+        public var discoveryPrefix: String
+        public var units: Units
+
+        public init(_ config: DaemonConfig, broker: BrokerAddress, clientID: String) {
+            self.broker = broker
+            self.clientID = clientID
+            username = config.mqtt.username
+            password = config.mqtt.password
+            keepalive = config.mqtt.keepalive
+            homeAssistant = config.mqtt.homeAssistant
+            discoveryPrefix = config.mqtt.discoveryPrefix
+            units = config.openWeatherMap.units
+        }
+    }
+
+    static let maxBackoff = Duration.seconds(30)
+    /// MQTT requests handled at once; more wait for one to finish.
+    static let maxRequestsInFlight = 16
+    /// Requests received and not yet handled; more are dropped (with a log line).
+    static let maxQueuedRequests = 64
+    /// How long a clean shutdown waits for the broker to acknowledge `offline`.
+    static let offlineGrace = Duration.milliseconds(500)
+
+    private let settings: Settings
+    private let latest: MQTTLatest
+    private let handler: RequestHandler
+    private let clock: DaemonClock
+    private let logger: Logger
+    private let wakeup: Int32
+    private let stopped = Wakeup()
+    private let stopping = Atomic<Bool>(false)
+    private let replies = Mutex<[MQTTReply]>([])
+    private let requests: AsyncStream<MQTTRequest>
+    private let requestInput: AsyncStream<MQTTRequest>.Continuation
+    private let discovery: DiscoveryState?
+
+    /// The device name for an empty `mqtt.client_id`: the host name, with `/`, `+` and `#` (which
+    /// a topic level cannot hold) replaced by `_`.
+    public static func defaultClientID() -> String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        let name = gethostname(&buffer, buffer.count) == 0
+            ? String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self) : "weatherd"
+        let cleaned = String(name.map { "/+#".contains($0) ? "_" : $0 })
+        return cleaned.isEmpty ? "weatherd" : cleaned
+    }
+
+    public init(settings: Settings, latest: MQTTLatest, handler: RequestHandler, clock: DaemonClock, logger: Logger) {
+        self.settings = settings
+        self.latest = latest
+        self.handler = handler
+        self.clock = clock
+        self.logger = logger
+        wakeup = weatherd_mqtt_wakefd_open()
+        (requests, requestInput) = AsyncStream.makeStream(of: MQTTRequest.self, bufferingPolicy: .bufferingOldest(Self.maxQueuedRequests))
+        discovery = settings.homeAssistant
+            ? DiscoveryState(HomeAssistantDiscovery(
+                topics: latest.topics, discoveryPrefix: settings.discoveryPrefix, units: settings.units, version: WeatherdVersion.current))
+            : nil
+        latest.onChange { [wakeup] in weatherd_mqtt_wakefd_signal(wakeup) }
+    }
+
+    deinit {
+        if wakeup >= 0 { close(wakeup) }
+    }
+
+    public var description: String { "MQTTPublisher" }
+
+    private var sessionSettings: MosquittoSession.Settings {
+        MosquittoSession.Settings(
+            broker: settings.broker, clientID: settings.clientID, username: settings.username, password: settings.password,
+            keepaliveSeconds: Int32(settings.keepalive.components.seconds), topics: latest.topics)
+    }
+
+    /// Ends the connection loop: `offline` is published, then the connection closed.
+    private func stop() {
+        stopping.store(true, ordering: .sequentiallyConsistent)
+        weatherd_mqtt_wakefd_signal(wakeup)
+        stopped.wake()
+    }
+
+    private var isStopping: Bool { stopping.load(ordering: .sequentiallyConsistent) }
+
+    public func run() async throws {
+        guard wakeup >= 0 else { throw MQTTError("cannot create the MQTT publisher's eventfd (out of file descriptors?)") }
+        let thread = NIOThreadPool(numberOfThreads: 1)
+        thread.start()
+        defer {
+            latest.onChange {}
+            thread.shutdownGracefully { _ in }
+        }
+        await withGracefulShutdownHandler {
+            await withTaskCancellationHandler {
+                await withTaskGroup(of: Void.self) { parts in
+                    parts.addTask { await self.serveRequests() }
+                    await self.connect(on: thread)
+                    requestInput.finish()
+                    parts.cancelAll()
+                }
+            } onCancel: {
+                self.stop()
+            }
+        } onGracefulShutdown: {
+            self.stop()
+        }
+    }
+
+    /// Connects, serves the connection until it is lost, and again, until stopped.
+    private func connect(on thread: NIOThreadPool) async {
+        var backoff = Duration.seconds(1)
+        var version5 = true
+        var reportedDown = false
+        let broker = settings.broker
+        let topics = latest.topics
+        while !isStopping {
+            let session: MosquittoSession
+            do {
+                session = try MosquittoSession(
+                    settings: sessionSettings, version5: version5, latest: latest, discovery: discovery, logger: logger,
+                    receive: { [requestInput, logger] request in
+                        if case .dropped = requestInput.yield(request) {
+                            logger.warning("MQTT: dropped a request on \(topics.request): \(Self.maxQueuedRequests) requests wait already")
+                        }
+                    })
+            } catch {
+                // Nothing a retry would change (no memory, no TLS support): the daemon goes on without MQTT.
+                logger.error("MQTT: \(error); not publishing to \(broker)")
+                _ = try? await stopped.sleep(until: nil, on: clock)
+                return
+            }
+            let ended = await serve(session, on: thread)
+            latest.connectionLost()
+            let dropped = replies.withLock { replies in
+                defer { replies = [] }
+                return replies.count
+            }
+            if dropped > 0 { logger.info("MQTT: \(dropped) replies not sent: the connection to \(broker) is gone") }
+            if isStopping { break }
+            if let refusal = session.refusal, version5,
+               refusal == Int32(MQTT_RC_UNSUPPORTED_PROTOCOL_VERSION.rawValue) || refusal == Int32(CONNACK_REFUSED_PROTOCOL_VERSION.rawValue) {
+                logger.notice("MQTT: \(broker) does not speak MQTT 5; using MQTT 3.1.1")
+                version5 = false
+                continue
+            }
+            let reason = session.refusal.map { "refused: " + MosquittoSession.refusalText($0, version5: version5) } ?? ended ?? "connection lost"
+            if session.wasConnected {
+                logger.warning("MQTT: the connection to \(broker) is lost (\(reason)); reconnecting")
+                backoff = .seconds(1)
+                reportedDown = false
+            } else if !reportedDown {
+                logger.warning("MQTT: cannot connect to \(broker) (\(reason)); retrying with backoff")
+                reportedDown = true
+            } else {
+                logger.debug("MQTT: still cannot connect to \(broker) (\(reason)); next try in \(backoff)")
+            }
+            do {
+                _ = try await stopped.sleep(until: clock.now.advanced(by: backoff), on: clock)
+            } catch {
+                break  // cancelled
+            }
+            if !session.wasConnected { backoff = min(backoff * 2, Self.maxBackoff) }
+        }
+        logger.info("MQTT: stopped")
+    }
+
+    /// Serves one session until its connection is lost (returns the reason when it is known) or
+    /// the publisher stops (publishes `offline` first, when connected).
+    private func serve(_ session: MosquittoSession, on thread: NIOThreadPool) async -> String? {
+        let broker = settings.broker
+        do {
+            try await thread.runIfActive { try session.start() }
+        } catch {
+            return "\(error)"
+        }
+        var announced = false
+        let takeReplies: @Sendable () -> [MQTTReply] = {
+            self.replies.withLock { replies in
+                defer { replies = [] }
+                return replies
+            }
+        }
+        let wakeup = self.wakeup
+        while !isStopping {
+            let alive = (try? await thread.runIfActive { session.step(wakeup: wakeup, timeout: 1000, replies: takeReplies) }) ?? false
+            if session.connected, !announced {
+                announced = true
+                logger.notice("MQTT: connected to the broker at \(broker) (MQTT \(session.version5 ? "5" : "3.1.1")) as \(settings.clientID); publishing under \(latest.topics.prefix)/\(latest.topics.device)")
+            }
+            if !alive { return session.failure }
+        }
+        // Shutting down: `offline`, acknowledged or not within the grace, then goodbye.
+        let deadline = clock.now.advanced(by: Self.offlineGrace)
+        _ = try? await thread.runIfActive { session.publishOffline() }
+        while session.connected, !session.offlineAcknowledged, clock.now < deadline {
+            let alive = (try? await thread.runIfActive { session.step(wakeup: wakeup, timeout: 50, replies: { [] }) }) ?? false
+            if !alive { break }
+        }
+        _ = try? await thread.runIfActive { session.disconnect() }
+        return nil
+    }
+
+    /// Handles the requests received, at most `maxRequestsInFlight` at once, until the stream ends.
+    private func serveRequests() async {
+        await withTaskGroup(of: Void.self) { group in
+            var inFlight = 0
+            for await request in requests {
+                if inFlight >= Self.maxRequestsInFlight {
+                    await group.next()
+                    inFlight -= 1
+                }
+                group.addTask { await self.handle(request) }
+                inFlight += 1
+            }
+        }
+    }
+
+    /// One request, through a client session of its own, as the socket serves a connection.
+    private func handle(_ request: MQTTRequest) async {
+        let session = ClientSession(handler: handler, access: { .broker })
+        let input = AsyncStream<ClientInput> { continuation in
+            continuation.yield(.message(request.payload))
+            continuation.finish()
+        }
+        let lines = Mutex<[String]>([])
+        await session.run(input) { line in lines.withLock { $0.append(line) } }
+        let topic = request.responseTopic ?? latest.topics.reply
+        let written = lines.withLock { $0 }
+        guard !written.isEmpty else { return }
+        replies.withLock { replies in
+            replies += written.map { MQTTReply(topic: topic, payload: $0, correlation: request.correlation) }
+        }
+        weatherd_mqtt_wakefd_signal(wakeup)
+    }
+}

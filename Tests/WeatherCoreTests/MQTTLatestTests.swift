@@ -1,0 +1,150 @@
+import Synchronization
+import Testing
+@testable import WeatherCore
+@testable import TestSupport
+
+@Suite("MQTT: the latest payload per topic")
+struct MQTTLatestTests {
+    static let topics = MQTTTopics(prefix: "weatherd", device: "dev1")
+
+    @Test("topics are P/D/...")
+    func topicNames() {
+        let topics = Self.topics
+        #expect([topics.status, topics.overlays, topics.state, topics.request, topics.reply, topics.place("latest")]
+            == ["weatherd/dev1/status", "weatherd/dev1/overlays", "weatherd/dev1/state", "weatherd/dev1/request",
+                "weatherd/dev1/reply", "weatherd/dev1/place/latest"])
+    }
+
+    @Test("MQTT requesters may call every method but reload, watch and unwatch")
+    func brokerAccess() {
+        for method in ["search", "locate", "region", "forecast", "overlays", "state", "cities", "cities.add", "cities.remove", "version"] {
+            #expect(ClientAccess.broker.allows(method), "\(method)")
+        }
+        for method in ["reload", "watch", "unwatch"] {
+            #expect(!ClientAccess.broker.allows(method), "\(method)")
+        }
+    }
+
+    @Test("the newest payload wins; nothing is taken twice; every change wakes the publisher")
+    func latestWins() {
+        let latest = MQTTLatest(topics: Self.topics)
+        let wakes = Mutex(0)
+        latest.onChange { wakes.withLock { $0 += 1 } }
+        latest.set(MQTTMessage(topic: "a", payload: "1"))
+        latest.set(MQTTMessage(topic: "a", payload: "2"))
+        latest.set(MQTTMessage(topic: "b", payload: "x"))
+        #expect(wakes.withLock { $0 } == 3)
+        let first = latest.next()
+        #expect(first?.topic == "a" && first?.payload.encoded == "2")
+        #expect(latest.next()?.topic == "b")
+        #expect(latest.next() == nil)
+    }
+
+    @Test("at most one payload of a topic in flight: a newer one waits for the acknowledgement, the ones between are never sent")
+    func oneInFlight() throws {
+        let latest = MQTTLatest(topics: Self.topics)
+        latest.set(MQTTMessage(topic: "a", payload: "1"))
+        let sent = try #require(latest.next())
+        latest.set(MQTTMessage(topic: "a", payload: "2"))
+        latest.set(MQTTMessage(topic: "a", payload: "3"))
+        #expect(latest.next() == nil)
+        latest.published("a", version: sent.version)
+        #expect(latest.next()?.payload.encoded == "3")
+        #expect(latest.next() == nil)
+    }
+
+    @Test("a failed publish is taken again; after a lost connection every latest payload goes out again, once")
+    func republishAfterLoss() throws {
+        let latest = MQTTLatest(topics: Self.topics)
+        latest.set(MQTTMessage(topic: "a", payload: "1"))
+        latest.set(MQTTMessage(topic: "b", payload: "2"))
+        let a = try #require(latest.next())
+        latest.failed("a", version: a.version)
+        let again = try #require(latest.next())
+        #expect(again.topic == "a")
+        latest.published("a", version: again.version)
+        let b = try #require(latest.next())
+        latest.published("b", version: b.version)
+        #expect(latest.next() == nil)
+        latest.connectionLost()
+        #expect([latest.next()?.topic, latest.next()?.topic, latest.next()?.topic] == ["a", "b", nil])
+    }
+
+    @Test("an empty payload (a deletion) is forgotten once acknowledged")
+    func deletionForgotten() throws {
+        let latest = MQTTLatest(topics: Self.topics)
+        latest.set(MQTTMessage(topic: "gone", payload: ""))
+        let deletion = try #require(latest.next())
+        latest.published("gone", version: deletion.version)
+        #expect(latest.topicCount == 0)
+        latest.connectionLost()
+        #expect(latest.next() == nil)
+    }
+
+    @Test("as the engine's publisher: state and overlays land on their topics, encoded only when taken")
+    func changePublisher() throws {
+        let latest = MQTTLatest(topics: Self.topics)
+        latest.publish(overlays: Overlays(seq: 3, focus: nil, features: []))
+        let taken = try #require(latest.next())
+        #expect(taken.topic == "weatherd/dev1/overlays")
+        #expect(try JSONValue.parse(Array(taken.payload.encoded.utf8))["seq"] == .integer(3))
+    }
+}
+
+@Suite("MQTT: Home Assistant discovery")
+struct HomeAssistantDiscoveryTests {
+    static let topics = MQTTTopics(prefix: "weatherd", device: "van 1")
+
+    static func overlays(_ features: [WeatherFeature]) -> Overlays { Overlays(seq: 1, focus: nil, features: features) }
+
+    static func configTopics(_ messages: [MQTTMessage]) -> [String] {
+        messages.map(\.topic).filter { $0.hasPrefix("homeassistant/") }
+    }
+
+    @Test("the latest place and each watched city get four sensors on one device, with availability from P/D/status")
+    func sensors() throws {
+        var discovery = HomeAssistantDiscovery(topics: Self.topics, discoveryPrefix: "homeassistant", units: .metric, version: "1.2.3")
+        let london = WeatherFeature(observation: try Fixture.londonObservation(), source: .city)
+        let messages = discovery.update(Self.overlays([london]))
+        let configs = messages.filter { $0.topic.hasPrefix("homeassistant/") }
+        #expect(configs.count == 8)
+        #expect(configs.allSatisfy { $0.topic.hasPrefix("homeassistant/sensor/van_1/") && $0.topic.hasSuffix("/config") && $0.retained })
+        let temperature = try #require(configs.first { $0.topic == "homeassistant/sensor/van_1/city_owm_2643743_temperature/config" })
+        let config = try JSONValue.parse(Array(temperature.payload.utf8))
+        #expect(config["state_topic"] == "weatherd/van 1/place/city_owm_2643743")
+        #expect(config["availability_topic"] == "weatherd/van 1/status")
+        #expect(config["device_class"] == "temperature" && config["unit_of_measurement"] == "°C")
+        #expect(config["device"]?["identifiers"] == .array(["weatherd_van_1"]))
+        #expect(config["name"] == "London temperature")
+        // Only the city has weather yet; the latest place waits for an interactive search.
+        let places = messages.filter { $0.topic.hasPrefix("weatherd/") }
+        #expect(places.map(\.topic) == ["weatherd/van 1/place/city_owm_2643743"])
+        #expect(try JSONValue.parse(Array(places[0].payload.utf8))["temperature"]?.doubleValue == 8.94)
+        // Nothing changed: nothing to publish.
+        #expect(discovery.update(Self.overlays([london])).isEmpty)
+    }
+
+    @Test("units follow openweathermap.units")
+    func imperial() throws {
+        var discovery = HomeAssistantDiscovery(topics: Self.topics, discoveryPrefix: "ha", units: .imperial, version: "1")
+        let messages = discovery.update(Self.overlays([]))
+        let wind = try #require(messages.first { $0.topic == "ha/sensor/van_1/latest_wind_speed/config" })
+        #expect(try JSONValue.parse(Array(wind.payload.utf8))["unit_of_measurement"] == "mph")
+    }
+
+    @Test("a city searched interactively keeps its entities; a city gone from the overlays has them removed (empty retained payloads)")
+    func removal() throws {
+        var discovery = HomeAssistantDiscovery(topics: Self.topics, discoveryPrefix: "homeassistant", units: .metric, version: "1")
+        let observation = try Fixture.londonObservation()
+        _ = discovery.update(Self.overlays([WeatherFeature(observation: observation, source: .city)]))
+        let searched = discovery.update(Self.overlays([WeatherFeature(observation: observation, source: .text)]))
+        #expect(searched.allSatisfy { !$0.payload.isEmpty })
+        #expect(searched.map(\.topic).contains("weatherd/van 1/place/latest"))
+        let removed = discovery.update(Self.overlays([]))
+        let emptied = removed.filter { $0.payload.isEmpty }.map(\.topic)
+        #expect(emptied.count == 5)
+        #expect(emptied.contains("homeassistant/sensor/van_1/city_owm_2643743_condition/config"))
+        #expect(emptied.contains("weatherd/van 1/place/city_owm_2643743"))
+        #expect(!emptied.contains { $0.contains("latest") })
+    }
+}
