@@ -548,8 +548,8 @@ class SysTest:
                    f"restarts {restarts} -> {self.n_restarts()}")
 
     def check_start_storm(self) -> None:
-        """Starts, each followed at once by clients (the same SIGILL came right after start)."""
-        restarts = self.n_restarts()
+        """Starts, each followed at once by clients (the same SIGILL came right after start). A death
+        shows in the journal (NRestarts does not count here: reset-failed zeroes it)."""
         since = self.c.run("date", "+@%s").stdout.strip()
         failed = []
         for i in range(10):
@@ -564,8 +564,7 @@ class SysTest:
         died = self.died_since(since)
         self.systemctl("reset-failed", "weatherd.service")
         self.check("10 starts, each followed at once by clients: none dies",
-                   not failed and not died and self.n_restarts() == restarts,
-                   "; ".join(failed[:3] + died[:3]) + f" restarts {restarts} -> {self.n_restarts()}")
+                   not failed and not died, "; ".join(failed[:3] + died[:3]))
 
     def check_config_error(self, base_config: str) -> None:
         self.systemctl("stop", "weatherd.service")
