@@ -561,6 +561,53 @@ class SysTest:
         self.write_config(base_config)
         self.systemctl("reload", "weatherd.service")
 
+    def died_since(self, since: str) -> list[str]:
+        """systemd's lines about weatherd's main process ending on a signal or a core dump since `since`."""
+        return [line for line in self.journal("-u", "weatherd.service", f"--since={since}", "-o", "cat").splitlines()
+                if re.search(r"code=(killed|dumped)|status=4/ILL|core-dump", line)]
+
+    def check_reload_storm(self, base_config: str) -> None:
+        """Reloads that change the cities, one after another, each followed by a client. With the
+        forecast merge the static release build died with SIGILL in such reloads (a lookup's task
+        memory taken over by another task); the debug build never did."""
+        self.served()
+        pid, restarts = self.main_pid(), self.n_restarts()
+        since = self.c.run("date", "+@%s").stdout.strip()
+        failed = []
+        for i in range(20):
+            cities = '["London,GB", "Berlin,DE"]' if i % 2 == 0 else '["London,GB"]'
+            self.write_config(re.sub(r'(?m)^cities = .*$', f'cities = {cities}', base_config))
+            reload = self.systemctl("reload", "weatherd.service")
+            state = self.served()
+            if reload.returncode != 0 or state.returncode != 0:
+                failed.append(f"#{i}: reload -> {reload.returncode}, state -> {state.returncode} {state.output!r}")
+        self.write_config(base_config)
+        self.systemctl("reload", "weatherd.service")
+        died = self.died_since(since)
+        self.check("20 reloads that change the cities, each followed by a client: one process serves them all",
+                   not failed and not died and self.main_pid() == pid and self.n_restarts() == restarts,
+                   "; ".join(failed[:3] + died[:3]) + f" pid {pid} -> {self.main_pid()}; "
+                   f"restarts {restarts} -> {self.n_restarts()}")
+
+    def check_start_storm(self) -> None:
+        """Starts, each followed at once by clients (the same SIGILL came right after start). A death
+        shows in the journal (NRestarts does not count here: reset-failed zeroes it)."""
+        since = self.c.run("date", "+@%s").stdout.strip()
+        failed = []
+        for i in range(10):
+            # Without it, systemd refuses the sixth start within 10 s (StartLimitBurst=5), and the
+            # socket unit fails with the service.
+            self.systemctl("reset-failed", "weatherd.service")
+            restart = self.systemctl("restart", "weatherd.service")
+            state, cities = self.served(), self.ctl("cities")
+            if restart.returncode != 0 or state.returncode != 0 or cities.returncode != 0:
+                failed.append(f"#{i}: restart -> {restart.returncode}, state -> {state.returncode}, "
+                              f"cities -> {cities.returncode} {cities.output!r}")
+        died = self.died_since(since)
+        self.systemctl("reset-failed", "weatherd.service")
+        self.check("10 starts, each followed at once by clients: none dies",
+                   not failed and not died, "; ".join(failed[:3] + died[:3]))
+
     def check_config_error(self, base_config: str) -> None:
         self.systemctl("stop", "weatherd.service")
         self.systemctl("reset-failed", "weatherd.service")
@@ -759,6 +806,8 @@ def main() -> int:
             test.crash("a crash (SIGKILL) is restarted on the same socket; the next client is served", "KILL")
             test.check_socket_group()
             test.check_reload(base_config)
+            test.check_reload_storm(base_config)
+            test.check_start_storm()
             test.check_config_error(base_config)
             test.check_stop_time()
             test.check_security()

@@ -2,9 +2,9 @@ import Synchronization
 
 /// One upstream lookup in flight, and the identical lookups waiting for its outcome. A waiter whose
 /// task is cancelled (its client went away, or shutdown) stops waiting at once.
-final class LookupFlight: Sendable {
+final class LookupFlight<Answer: Sendable>: Sendable {
     enum Outcome: Sendable {
-        case success(LookupAnswer)
+        case success(Answer)
         case failure(WeatherError)
         /// The leading lookup was cancelled, or this waiter was: look again.
         case retry

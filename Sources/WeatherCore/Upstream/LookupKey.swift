@@ -13,15 +13,9 @@ public enum LookupKey: Sendable, Hashable {
     }
 }
 
-/// What a lookup asks for: the current weather or the forecast. With the `LookupKey` it keys the
-/// cache and the lookups in flight, so a weather answer never stands in for a forecast.
+/// What a lookup asks for: the current weather or the forecast. Each kind has its own cache and
+/// lookups in flight, so a weather answer never stands in for a forecast.
 public enum LookupKind: String, Sendable, Hashable {
     case weather
     case forecast
-}
-
-/// One answer of the upstream, as the cache and the lookups in flight hold it.
-enum LookupAnswer: Sendable {
-    case weather(WeatherObservation)
-    case forecast(WeatherForecast)
 }

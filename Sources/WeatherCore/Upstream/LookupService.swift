@@ -6,7 +6,7 @@ import Logging
 ///
 /// Every input of the search stream (watched cities, searches, locations, region grids) and every
 /// `forecast` request goes through one `LookupService`, so the budget and the cache are shared by
-/// all of them. Weather and forecasts are cached and shared apart (their keys carry a `LookupKind`).
+/// all of them. Weather and forecasts are cached and shared apart (each kind has its own table).
 public actor LookupService {
     /// The limits an operator sets (`openweathermap.cache_ttl`, `requests_per_minute`).
     public struct Limits: Sendable, Equatable {
@@ -24,23 +24,30 @@ public actor LookupService {
         }
     }
 
-    private struct CacheEntry {
-        var answer: LookupAnswer
+    private struct CacheEntry<Answer> {
+        var answer: Answer
         var expires: DaemonClock.Instant
     }
 
-    /// The key of the cache and of the lookups in flight.
-    private struct Key: Hashable {
-        var kind: LookupKind
-        var lookup: LookupKey
+    /// The cache and the lookups in flight of one kind of answer. Owned by the actor (never leaves
+    /// it); a class so that one generic lookup loop reads and writes either kind's table across its
+    /// suspensions.
+    ///
+    /// Each kind keeps its own typed table on purpose: with one table holding an enum of both
+    /// answers (weather or forecast), the static release build (Swift 6.3.1, -O) corrupted the task
+    /// memory of the lookups: weatherd died with SIGILL in `SearchEngine.runLookups` right after
+    /// start and during reloads (the debug build did not). No unsafe code of ours was involved.
+    private final class Table<Answer: Sendable> {
+        var cache: [LookupKey: CacheEntry<Answer>] = [:]
+        var flights: [LookupKey: LookupFlight<Answer>] = [:]
     }
 
     private let upstream: any WeatherUpstream
     private let clock: DaemonClock
     private let logger: Logger
     private var limits: Limits
-    private var cache: [Key: CacheEntry] = [:]
-    private var flights: [Key: LookupFlight] = [:]
+    private let weather = Table<WeatherObservation>()
+    private let forecasts = Table<WeatherForecast>()
     /// When each request of the last minute was sent, oldest first.
     private var sent: [DaemonClock.Instant] = []
     private var blockedUntil: DaemonClock.Instant?
@@ -50,7 +57,7 @@ public actor LookupService {
     /// Woken when a 429 block starts (the budget watcher then waits for its end).
     public nonisolated let blockStarts = Wakeup()
 
-    /// The cache holds at most this many entries; expired ones go first, then the oldest.
+    /// Each cache (weather, forecasts) holds at most this many entries; expired ones go first, then the oldest.
     static let maxCacheEntries = 4096
     static let budgetWindow = Duration.seconds(60)
     static let defaultRetryAfter = Duration.seconds(60)
@@ -73,7 +80,8 @@ public actor LookupService {
 
     /// Forgets every cached answer (after the units or the language changed).
     public func clearCache() {
-        cache.removeAll()
+        weather.cache.removeAll()
+        forecasts.cache.removeAll()
     }
 
     /// `state.budget` now.
@@ -100,35 +108,36 @@ public actor LookupService {
     /// - Throws: `WeatherError` (not_found, unauthorized, rate_limited, upstream_unavailable) or
     ///   `CancellationError`.
     public func lookup(_ query: LookupQuery) async throws -> WeatherObservation {
-        guard case .weather(let observation) = try await answer(query, kind: .weather) else {
-            preconditionFailure("a weather lookup answered with a forecast")
-        }
-        return observation
+        try await answer(query, kind: .weather, table: weather) { upstream, query in try await upstream.fetch(query) }
     }
 
     /// The 5 day / 3 hour forecast for `query`, like `lookup`: cached, shared in flight, within the
     /// same request budget.
     /// - Throws: `WeatherError` or `CancellationError`, as `lookup`.
     public func forecast(_ query: LookupQuery) async throws -> WeatherForecast {
-        guard case .forecast(let forecast) = try await answer(query, kind: .forecast) else {
-            preconditionFailure("a forecast lookup answered with weather")
+        try await answer(query, kind: .forecast, table: forecasts) { upstream, query in
+            try await upstream.fetchForecast(query)
         }
-        return forecast
     }
 
-    private func answer(_ query: LookupQuery, kind: LookupKind) async throws -> LookupAnswer {
-        let key = Key(kind: kind, lookup: query.key)
+    /// The answer of `kind` for `query` from `table`'s cache, from an identical lookup in flight,
+    /// or from `fetch` (within the budget).
+    private func answer<Answer: Sendable>(
+        _ query: LookupQuery, kind: LookupKind, table: Table<Answer>,
+        fetch: (any WeatherUpstream, LookupQuery) async throws -> Answer
+    ) async throws -> Answer {
+        let key = query.key
         while true {
             try Task.checkCancellation()
             let now = clock.now
-            if let entry = cache[key] {
+            if let entry = table.cache[key] {
                 if now < entry.expires {
                     UpstreamMetrics.lookup("cache")
                     return entry.answer
                 }
-                cache[key] = nil
+                table.cache[key] = nil
             }
-            if let flight = flights[key] {
+            if let flight = table.flights[key] {
                 switch await flight.wait() {
                 case .success(let answer):
                     UpstreamMetrics.lookup("shared")
@@ -137,32 +146,32 @@ public actor LookupService {
                 case .retry: continue
                 }
             }
-            return try await lead(query, key: key, now: now)
+            return try await lead(query, key: key, kind: kind, table: table, now: now, fetch: fetch)
         }
     }
 
-    private func lead(_ query: LookupQuery, key: Key, now: DaemonClock.Instant) async throws -> LookupAnswer {
+    private func lead<Answer: Sendable>(
+        _ query: LookupQuery, key: LookupKey, kind: LookupKind, table: Table<Answer>, now: DaemonClock.Instant,
+        fetch: (any WeatherUpstream, LookupQuery) async throws -> Answer
+    ) async throws -> Answer {
         try admit(now: now)
         UpstreamMetrics.lookup("upstream")
-        flights[key] = LookupFlight()
-        let outcome: LookupFlight.Outcome
+        table.flights[key] = LookupFlight()
+        let outcome: LookupFlight<Answer>.Outcome
         var thrown: (any Error)?
         do {
-            let answer: LookupAnswer = switch key.kind {
-            case .weather: .weather(try await upstream.fetch(query))
-            case .forecast: .forecast(try await upstream.fetchForecast(query))
-            }
+            let answer = try await fetch(upstream, query)
             outcome = .success(answer)
-            store(answer, for: key)
+            store(answer, for: key, in: table)
         } catch let error as UpstreamError {
-            let weatherError = weatherError(for: error, query: query, kind: key.kind)
+            let weatherError = weatherError(for: error, query: query, kind: kind)
             outcome = .failure(weatherError)
             thrown = weatherError
         } catch {
             outcome = .retry  // cancelled: a waiter, if any, tries again
             thrown = error
         }
-        flights.removeValue(forKey: key)?.end(outcome)
+        table.flights.removeValue(forKey: key)?.end(outcome)
         if let thrown { throw thrown }
         guard case .success(let answer) = outcome else { preconditionFailure() }
         return answer
@@ -197,17 +206,17 @@ public actor LookupService {
         }
     }
 
-    private func store(_ answer: LookupAnswer, for key: Key) {
+    private func store<Answer>(_ answer: Answer, for key: LookupKey, in table: Table<Answer>) {
         guard limits.cacheTTL > .zero else { return }
         let now = clock.now
-        if cache.count >= Self.maxCacheEntries {
-            cache = cache.filter { now < $0.value.expires }
-            if cache.count >= Self.maxCacheEntries,
-               let oldest = cache.min(by: { $0.value.expires < $1.value.expires })?.key {
-                cache[oldest] = nil
+        if table.cache.count >= Self.maxCacheEntries {
+            table.cache = table.cache.filter { now < $0.value.expires }
+            if table.cache.count >= Self.maxCacheEntries,
+               let oldest = table.cache.min(by: { $0.value.expires < $1.value.expires })?.key {
+                table.cache[oldest] = nil
             }
         }
-        cache[key] = CacheEntry(answer: answer, expires: now.advanced(by: limits.cacheTTL))
+        table.cache[key] = CacheEntry(answer: answer, expires: now.advanced(by: limits.cacheTTL))
     }
 
     private func weatherError(for error: UpstreamError, query: LookupQuery, kind: LookupKind) -> WeatherError {
