@@ -53,7 +53,7 @@ public struct Daemon: Sendable {
         let hub = NotificationHub()
         let engine = SearchEngine(
             cities: watched, gps: GPSStatus(enabled: config.gpsd.enabled), lookups: lookups, publisher: hub,
-            budget: BudgetStatus(requestsPerMinute: config.openWeatherMap.requestsPerMinute), logger: logger)
+            budget: BudgetStatus(requestsPerMinute: config.openWeatherMap.requestsPerMinute), clock: clock, logger: logger)
         let location = LocationService(settings: .init(config.gpsd), engine: engine, clock: clock, logger: logger)
         let regions = RegionSearches(settings: .init(config.region), engine: engine, clock: clock, logger: logger)
         let reloads = ReloadRequests()
@@ -99,6 +99,7 @@ public struct Daemon: Sendable {
         let services: [any Service] = [server] + (web.map { [$0] } ?? []) + [
             CityRefresherService(refresher: refresher),
             BudgetWatcherService(watcher: BudgetWatcher(lookups: lookups, engine: engine, clock: clock)),
+            HeldNoticesService(engine: engine),
             RegionSearchService(regions: regions),
             reader,
             FollowService(location: location),
