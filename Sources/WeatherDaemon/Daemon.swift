@@ -103,6 +103,9 @@ public struct Daemon: Sendable {
             RegionSearchService(regions: regions),
             reader,
             FollowService(location: location),
+            ResumeDetectorService(detector: ResumeDetector(
+                clock: clock, suspendedTime: ResumeDetectorService.suspendedTime, lookups: lookups, refresher: refresher,
+                location: location, logger: logger)),
             reloader,
             SystemdService(notifier: notifier, watchdog: SystemdNotifier.watchdogInterval(environment: environment), clock: clock, logger: logger),
         ]

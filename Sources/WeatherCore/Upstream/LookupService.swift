@@ -71,6 +71,16 @@ public actor LookupService {
         self.limits = limits
     }
 
+    /// The machine was suspended for `suspended` (which the clock did not count): cached answers
+    /// age by it, so none older than `cache_ttl` in wall time is served.
+    public func resumed(after suspended: Duration) {
+        let now = clock.now
+        for (key, entry) in cache {
+            let expires = entry.expires.advanced(by: .zero - suspended)
+            cache[key] = now < expires ? CacheEntry(answer: entry.answer, expires: expires) : nil
+        }
+    }
+
     /// Forgets every cached answer (after the units or the language changed).
     public func clearCache() {
         cache.removeAll()
