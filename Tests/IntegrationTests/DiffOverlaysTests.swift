@@ -126,4 +126,29 @@ struct DiffOverlaysTests {
         #expect(quiet.applied.full == 1, "without replay, the first overlays notification is full too")
         #expect(quiet.applied.matches(current))
     }
+
+    @Test("the WebSocket gets the same: a full collection, then a diff from it")
+    func diffsOverTheWebSocket() async throws {
+        let replay = try await ReplayServer.start()
+        var setup = DaemonSetup(directory: try TemporaryDirectory(), replay: replay, cities: ["London"])
+        setup.webLines = [#"listen = "127.0.0.1:0""#]
+        let daemon = try await DaemonProcess.start(setup)
+        let settled = try await Watcher.start(socketPath: daemon.socketPath)
+        try await settled.next("the city round to settle", where: isSettledState)
+        await settled.close()
+        let port = try await daemon.webPort()
+        let watcher = try await WebSocketClient.connect(port: port)
+        #expect(try await watcher.call(1, "watch", ["diff": .bool(true), "topics": .array(["overlays"])])["result"] != nil)
+        var applied = AppliedOverlays()
+        while applied.seq == nil { _ = try applied.apply(try await watcher.receiveMessage()) }
+        #expect(applied.full == 1)
+
+        _ = try await daemon.call("search", ["city": "Paris"])
+        let current = try await daemon.call("overlays")
+        while (applied.seq ?? -1) < (current["seq"]?.intValue ?? 0) { _ = try applied.apply(try await watcher.receiveMessage()) }
+        #expect(applied.full == 1 && applied.diffs == 1)
+        #expect(applied.matches(current))
+        _ = try await daemon.expectPromptShutdown()
+        withExtendedLifetime(replay) {}
+    }
 }
