@@ -104,7 +104,7 @@ public struct Daemon: Sendable {
             reader,
             FollowService(location: location),
             ResumeDetectorService(detector: ResumeDetector(
-                clock: clock, suspendedTime: ResumeDetectorService.suspendedTime, lookups: lookups, refresher: refresher,
+                clock: clock, clocks: ResumeDetectorService.clocks, lookups: lookups, refresher: refresher,
                 location: location, logger: logger)),
             reloader,
             SystemdService(notifier: notifier, watchdog: SystemdNotifier.watchdogInterval(environment: environment), clock: clock, logger: logger),

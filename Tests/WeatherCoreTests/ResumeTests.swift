@@ -16,7 +16,11 @@ private final class SuspendedTime: Sendable {
 struct ResumeTests {
     private func detector(_ h: EngineHarness, refresher: CityRefresher, location: LocationService, suspended: SuspendedTime) -> ResumeDetector {
         ResumeDetector(
-            clock: DaemonClock(h.clock), suspendedTime: { suspended.now }, lookups: h.lookups, refresher: refresher,
+            clock: DaemonClock(h.clock), clocks: { [clock = h.clock] in
+                // The manual clock is the monotonic one; the boot-time clock also counts the suspends.
+                let monotonic = clock.now.offset
+                return (monotonic + suspended.now, monotonic)
+            }, lookups: h.lookups, refresher: refresher,
             location: location, logger: silentLogger)
     }
 
@@ -70,6 +74,41 @@ struct ResumeTests {
         await h.lookups.resumed(after: .seconds(1))
         _ = try await h.lookups.lookup(.city("London"))
         #expect(h.upstream.fetchCount == 2, "10 min old in wall time: asked again")
+    }
+
+    @Test("the cache ages by the part of a suspend the daemon's clock did not count, never twice",
+          arguments: [false, true])
+    func cacheAgesOnce(daemonClockCountsSuspend: Bool) async throws {
+        let h = try EngineHarness(cities: [], cacheTTL: .seconds(600))
+        try h.scriptFixtures()
+        let suspended = SuspendedTime()
+        let refresher = CityRefresher(engine: h.engine, clock: DaemonClock(h.clock), refresh: .seconds(3600))
+        let location = LocationService(settings: .init(enabled: false, maxHorizontalError: 100, locateTimeout: .seconds(30), follow: false, followDistance: 1000),
+                                       engine: h.engine, clock: DaemonClock(h.clock), logger: silentLogger)
+        // The manual clock is the daemon's clock: the monotonic one, or (like Linux's ContinuousClock)
+        // the boot-time one.
+        let detector = ResumeDetector(
+            clock: DaemonClock(h.clock), clocks: { [clock = h.clock] in
+                let now = clock.now.offset
+                return daemonClockCountsSuspend ? (now, now - suspended.now) : (now + suspended.now, now)
+            }, lookups: h.lookups, refresher: refresher, location: location, logger: silentLogger)
+        _ = try await h.lookups.lookup(.city("London"))
+        let watching = Task { await detector.run() }
+        /// A suspend of `duration`, noticed at the detector's next look.
+        func suspend(for duration: Duration) async {
+            await h.clock.waitForSleepers(1)
+            suspended.suspend(for: duration)
+            h.clock.advance(by: (daemonClockCountsSuspend ? duration : .zero) + ResumeDetector.interval)
+            await h.clock.waitForSleepers(1)  // it looked, and handled the resume
+        }
+        await suspend(for: .seconds(300))
+        _ = try await h.lookups.lookup(.city("London"))
+        #expect(h.upstream.fetchCount == 1, "305 s old in wall time: still fresh")
+        await suspend(for: .seconds(300))
+        _ = try await h.lookups.lookup(.city("London"))
+        #expect(h.upstream.fetchCount == 2, "610 s old in wall time: asked again")
+        watching.cancel()
+        await watching.value
     }
 
     @Test("after a suspend, follow mode searches the next accepted fix even if it did not move")

@@ -15,13 +15,13 @@ struct ResumeDetectorService: Service, CustomStringConvertible {
         await cancelWhenGracefulShutdown { await detector.run() }
     }
 
-    /// How far CLOCK_BOOTTIME (counts suspended time) is ahead of CLOCK_MONOTONIC (does not).
-    @Sendable static func suspendedTime() -> Duration {
+    /// CLOCK_BOOTTIME (counts time suspended) and CLOCK_MONOTONIC (does not).
+    @Sendable static func clocks() -> (boot: Duration, monotonic: Duration) {
         var boot = timespec()
         var monotonic = timespec()
         clock_gettime(CLOCK_BOOTTIME, &boot)
         clock_gettime(CLOCK_MONOTONIC, &monotonic)
-        return duration(boot) - duration(monotonic)
+        return (duration(boot), duration(monotonic))
     }
 
     private static func duration(_ time: timespec) -> Duration {
