@@ -11,6 +11,9 @@ Starts owm-replay and the release weatherd (from BIN_DIR) and a bare Unix-socket
   fan-out     one overlays change (a cached `search`) -> the last of 1,000 watchers has read its
               notification, median of 5; floor: the C server writing a line of the same length to
               1,000 clients. The daemon's RSS with the 1,000 watchers connected.
+  diff fan-out the same with 1,000 watchers that watch with `diff: true` (each change reaches them as
+              an `overlays.diff`, encoded once for all); floor: the full fan-out above (issue 13: a
+              diff to 1,000 diff watchers costs no more than the full collection).
   idle        2 watched cities (their round done), no clients, gpsd as configured (below): over a
               window, the daemon's RSS (/proc/PID/smaps_rollup Rss), CPU per minute (the sum over
               its threads of /proc/PID/task/TID/schedstat, ns; and /proc/PID/stat, 10 ms ticks), and
@@ -87,6 +90,8 @@ def main():
         fm = fanout_floor(echo_sock, args.watchers, args.fanout_runs, length)
         rows.append((f"overlays change -> last of {args.watchers} watchers (median of {args.fanout_runs}, {length} B)", dm, fm))
         rows.append((f"RSS with {args.watchers} watchers", ("MB", rss), ("MB", rss_mb(echo.pid))))
+        ddm, dlength, _ = fanout_daemon(sock, args.watchers, args.fanout_runs, daemon.pid, diff=True)
+        rows.append((f"overlays.diff -> last of {args.watchers} diff watchers ({dlength} B); floor: full", ddm, dm))
         # weatherctl
         ctl, soc = weatherctl_vs_socat(args.bin_dir, sock, args.ctl_runs, tmp)
         rows.append((f"weatherctl search (cached), whole process, median of {args.ctl_runs}", ctl, soc))
@@ -292,7 +297,7 @@ def read_all(conns, t0):
                 raise EOFError("a watcher was closed")
             pending[c] += chunk
             if b"\n" in pending[c]:
-                c.buf = pending.pop(c).split(b"\n", 1)[1]
+                c.last, c.buf = pending.pop(c).split(b"\n", 1)
                 sel.unregister(c.s)
                 last = time.perf_counter_ns() - t0
         if not sel.get_map() and pending:
@@ -301,11 +306,13 @@ def read_all(conns, t0):
     return last
 
 
-def fanout_daemon(sock, n, runs, pid):
+def fanout_daemon(sock, n, runs, pid, diff=False):
+    """With `diff`, the watchers watch with diff: true: the first change (the warm-up run) reaches them
+    in full, the later ones as diffs; the length returned is then that of the last diff."""
     watchers = []
     for i in range(n):
         w = Line(sock)
-        w.send(request("watch", {"replay": False, "topics": ["overlays"]}, i))
+        w.send(request("watch", {"replay": False, "topics": ["overlays"], "diff": diff}, i))
         watchers.append(w)
     for w in watchers:
         w.readline()
@@ -319,6 +326,15 @@ def fanout_daemon(sock, n, runs, pid):
         if r:
             times.append(last)
         time.sleep(0.2)
+    if diff:
+        if b'"overlays.diff"' not in watchers[0].last:
+            sys.exit("bench-daemon: a diff watcher got no overlays.diff: " + watchers[0].last[:200].decode())
+        length = len(watchers[0].last) + 1
+        rss = rss_mb(pid)
+        client.close()
+        for w in watchers:
+            w.close()
+        return ("ms", statistics.median(times) / 1e6), length, rss
     # the length of one notification (newline included), for the floor
     client.send(request("overlays", {}, 99))
     length = len(client.readline()) + len(b'{"jsonrpc":"2.0","method":"overlays","params":}') + 1 - len(b'{"jsonrpc":"2.0","id":99,"result":}')

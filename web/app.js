@@ -722,11 +722,42 @@
       return;
     }
     if (message.method === 'state') onState(message.params);
-    else if (message.method === 'overlays' && message.params) {
-      onOverlays(message.params);
-      refreshCitiesIfChanged(message.params);
-      if (lastState) onState(lastState); // the place count in the phase line
+    else if (message.method === 'overlays' && message.params) showCollection(message.params);
+    else if (message.method === 'overlays.diff' && message.params) applyDiff(message.params);
+  }
+
+  // The collection as this page has it: the last full overlays with every diff since applied.
+  let shown = null;
+
+  function showCollection(next) {
+    if (!next || typeof next !== 'object') return;
+    shown = { seq: next.seq, focus: next.focus, features: Array.isArray(next.features) ? next.features : [] };
+    onOverlays(shown);
+    refreshCitiesIfChanged(shown);
+    if (lastState) onState(lastState); // the place count in the phase line
+  }
+
+  // An overlays.diff from the collection with seq `base`: features whose id left, whose content
+  // changed and that are new. A diff from another collection than ours (which should not happen)
+  // asks for the whole collection again; until it comes, diffs are ignored.
+  function applyDiff(diff) {
+    if (!shown) return;
+    if (diff.base !== shown.seq) {
+      watch();
+      return;
     }
+    const byId = new Map(shown.features.map((f) => [String(f && f.id), f]));
+    for (const id of Array.isArray(diff.removed) ? diff.removed : []) byId.delete(String(id));
+    for (const f of Array.isArray(diff.changed) ? diff.changed : []) if (f) byId.set(String(f.id), f);
+    for (const f of Array.isArray(diff.added) ? diff.added : []) if (f) byId.set(String(f.id), f);
+    showCollection({ seq: diff.seq, focus: diff.focus, features: [...byId.values()] });
+  }
+
+  // Changes arrive as diffs after one full collection (and after each new watch).
+  function watch() {
+    shown = null;
+    return request('watch', { replay: true, topics: ['overlays', 'state'], diff: true })
+      .catch((err) => showNotice(err.message, 'error'));
   }
 
   function connect() {
@@ -745,7 +776,7 @@
       connection.attempt = 0;
       firstSinceConnect = true;
       setConnected(true, 'Live');
-      request('watch', { replay: true, topics: ['overlays', 'state'] }).catch((err) => showNotice(err.message, 'error'));
+      watch();
       request('cities', {}).then(onCities).catch(() => {});
       if (!config.version) {
         request('version', {}).then((v) => {

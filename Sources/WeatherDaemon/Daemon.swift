@@ -59,7 +59,7 @@ public struct Daemon: Sendable {
         let publisher: any ChangePublisher = mqttLatest.map { ChangePublishers([hub, $0]) } ?? hub
         let engine = SearchEngine(
             cities: watched, gps: GPSStatus(enabled: config.gpsd.enabled), lookups: lookups, publisher: publisher,
-            budget: BudgetStatus(requestsPerMinute: config.openWeatherMap.requestsPerMinute), logger: logger)
+            budget: BudgetStatus(requestsPerMinute: config.openWeatherMap.requestsPerMinute), clock: clock, logger: logger)
         let location = LocationService(settings: .init(config.gpsd), engine: engine, clock: clock, logger: logger)
         let regions = RegionSearches(settings: .init(config.region), engine: engine, clock: clock, logger: logger)
         let reloads = ReloadRequests()
@@ -111,9 +111,13 @@ public struct Daemon: Sendable {
         let services: [any Service] = [server] + (web.map { [$0] } ?? []) + [
             CityRefresherService(refresher: refresher),
             BudgetWatcherService(watcher: BudgetWatcher(lookups: lookups, engine: engine, clock: clock)),
+            HeldNoticesService(engine: engine),
             RegionSearchService(regions: regions),
             reader,
             FollowService(location: location),
+            ResumeDetectorService(detector: ResumeDetector(
+                clock: clock, clocks: ResumeDetectorService.clocks, lookups: lookups, refresher: refresher,
+                location: location, logger: logger)),
             reloader,
         ] + (mqtt.map { [$0] } ?? []) + [
             SystemdService(notifier: notifier, watchdog: SystemdNotifier.watchdogInterval(environment: environment), clock: clock, logger: logger),

@@ -491,3 +491,59 @@ struct LocationServiceRequestTests {
         #expect(json["id"] == .integer(1))
     }
 }
+
+@Suite("LocationService: state notifications for gps.last_fix alone", .timeLimit(.minutes(1)))
+struct LastFixNoticeTests {
+    private func lastFixes(_ h: LocationHarness) -> [Coordinate?] {
+        h.publisher.states.map { $0.gps.lastFix?.coordinate }
+    }
+
+    @Test("at most one a second; the latest fix of the second is delivered when it is up, not dropped")
+    func coalesced() async throws {
+        let h = try LocationHarness()
+        let notices = Task { [engine = h.engine.engine] in await engine.runHeldNotices() }
+        h.publisher.reset()
+        await h.service.receive(report(Place.hamilton))
+        #expect(lastFixes(h) == [Place.hamilton], "the first goes out at once")
+        await h.service.receive(report(Place.zocca))
+        await h.service.receive(report(Place.london))
+        #expect(lastFixes(h) == [Place.hamilton], "later ones within the second wait")
+        #expect(await h.engine.engine.currentState.gps.lastFix?.coordinate == Place.london, "the state itself is current")
+        await h.clock.waitForSleepers(1)  // the held notice waits for its second
+        h.clock.advance(by: .milliseconds(999))
+        #expect(lastFixes(h) == [Place.hamilton], "not before the second is up")
+        h.clock.advance(by: .milliseconds(1))
+        await untilCancelled { [publisher = h.publisher] in
+            await publisher.waitForState { $0.gps.lastFix?.coordinate == Place.london }
+        }
+        #expect(lastFixes(h) == [Place.hamilton, Place.london], "one notification with the latest fix")
+        // A full second after that one, a fix goes out at once again.
+        h.clock.advance(by: .seconds(1))
+        await h.service.receive(report(Place.zocca))
+        #expect(lastFixes(h) == [Place.hamilton, Place.london, Place.zocca])
+        notices.cancel()
+        await notices.value
+        h.engine.checkInvariants()
+    }
+
+    @Test("a change of another field goes out at once, with the held fix, and nothing is sent twice")
+    func otherChangeCarriesHeldFix() async throws {
+        let h = try LocationHarness()
+        let notices = Task { [engine = h.engine.engine] in await engine.runHeldNotices() }
+        await h.service.setConnected(true)
+        h.publisher.reset()
+        await h.service.receive(report(Place.hamilton))
+        await h.service.receive(report(Place.zocca))
+        #expect(lastFixes(h) == [Place.hamilton])
+        await h.service.setConnected(false)
+        #expect(lastFixes(h) == [Place.hamilton, Place.zocca], "the connection change carries the held fix")
+        #expect(h.publisher.states.last?.gps.connected == false)
+        // The held fix went out with the other change: its due time passes without another notice.
+        h.clock.advance(by: .seconds(1))
+        await h.service.receive(report(Place.london))
+        #expect(lastFixes(h) == [Place.hamilton, Place.zocca, Place.london], "nothing held twice; the next fix goes out")
+        notices.cancel()
+        await notices.value
+        h.engine.checkInvariants()
+    }
+}

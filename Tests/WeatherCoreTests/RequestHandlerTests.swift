@@ -219,7 +219,7 @@ struct RequestHandlerErrorTests {
         request(1, "search", #"{"city":"London","units":"metric"}"#), request(1, "search", #"["London"]"#),
         request(1, "version", #"{"verbose":true}"#), request(1, "state", #"{"x":null}"#),
         request(1, "watch", #"{"topics":["weather"]}"#), request(1, "watch", #"{"topics":"state"}"#),
-        request(1, "watch", #"{"topics":[1]}"#), request(1, "watch", #"{"replay":"yes"}"#),
+        request(1, "watch", #"{"topics":[1]}"#), request(1, "watch", #"{"replay":"yes"}"#), request(1, "watch", #"{"diff":1}"#),
         request(1, "cities.add", #"{"city":""}"#), request(1, "cities.add", #"{}"#),
     ])
     func badParams(_ line: String) async throws {

@@ -311,6 +311,24 @@ struct SearchEngineSearchTests {
         #expect(overlays.ids == ["owm:3163858", "owm:2643743"])
         h.checkInvariants()
     }
+
+    @Test("a city round that changes no feature takes no new seq, even though focus would go back to null")
+    func unchangedRoundAfterSearch() async throws {
+        let h = try EngineHarness(cities: ["Zocca,IT"])
+        try h.scriptFixtures()
+        await h.engine.refreshCities()
+        _ = try await h.engine.search(city: "London")
+        let before = await h.engine.currentOverlays
+        #expect(before.focus != nil)
+        await h.engine.refreshCities()
+        #expect(await h.engine.currentOverlays == before, "the same features: no change")
+        #expect(h.publisher.overlays.last == before)
+        h.upstream.answer("Zocca,IT", with: sampleObservation("Zocca", id: 3163858, temperature: 30))
+        await h.engine.refreshCities()
+        let after = await h.engine.currentOverlays
+        #expect(after.seq == before.seq + 1 && after.focus == nil, "a changed feature is a change, without focus")
+        h.checkInvariants()
+    }
 }
 
 @Suite("SearchEngine: cities.add and cities.remove")

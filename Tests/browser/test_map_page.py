@@ -284,6 +284,48 @@ def test_watched_cities_are_added_and_removed(page):
     assert page.daemon.rpc("cities")["cities"] == ["Seoul,KR", "Reykjavik"]
 
 
+# Records the method of every message the page's WebSocket receives, installed before the page's script.
+RECORD_WEBSOCKET_METHODS = """
+  window.__methods = [];
+  const NativeWebSocket = window.WebSocket;
+  window.WebSocket = class extends NativeWebSocket {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener('message', (event) => {
+        try {
+          const message = JSON.parse(event.data);
+          if (message && message.method) window.__methods.push(message.method);
+        } catch (err) { /* not ours to judge */ }
+      });
+    }
+  };
+"""
+
+
+def test_changes_arrive_as_diffs_that_the_page_applies(page):
+    recorder = page.driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": RECORD_WEBSOCKET_METHODS})
+    try:
+        page.open()
+        wait_cities_settled(page)
+        search(page, "Paris")
+        page.wait(lambda d: owm_id("Paris") in page.features(), "the Paris marker")
+        search(page, "Zocca")
+        page.wait(lambda d: owm_id("Zocca") in page.features() and owm_id("Paris") not in page.features(),
+                  "Zocca instead of Paris")
+        page.find("city-add-input").send_keys("Reykjavik", Keys.ENTER)
+        page.wait(lambda d: page.features().get(owm_id("Reykjavik")) == "city", "the Reykjavik marker")
+        # The page shows exactly the daemon's collection, at its seq, built from one full collection
+        # (the replay) and the diffs after it.
+        overlays = page.daemon.rpc("overlays")
+        page.wait(lambda d: page.map_data("seq") == str(overlays["seq"]), "the page at the daemon's seq")
+        assert page.features() == {f["id"]: f["properties"]["source"] for f in overlays["features"]}
+        methods = page.driver.execute_script("return window.__methods")
+        assert methods.count("overlays") == 1, methods
+        assert methods.count("overlays.diff") >= 3, methods
+    finally:
+        page.driver.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": recorder["identifier"]})
+
+
 def test_locate_without_gps_says_why(page):
     page.open()
     wait_cities_settled(page)

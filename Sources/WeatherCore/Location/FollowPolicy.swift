@@ -15,6 +15,11 @@ public struct FollowPolicy: Sendable, Hashable {
         return true
     }
 
+    /// After a resume: the next fix is searched even if it did not move.
+    public mutating func forget() {
+        lastSearched = nil
+    }
+
     /// A fix was searched some other way (`locate`).
     public mutating func searched(_ coordinate: Coordinate) {
         lastSearched = coordinate

@@ -99,6 +99,12 @@ public actor LocationService {
         }
     }
 
+    /// The machine woke from suspend: in follow mode, the next accepted fix is searched even if it
+    /// did not move.
+    public func resumed() {
+        follow.forget()
+    }
+
     // MARK: locate
 
     /// The weather at the next accepted fix after this call.

@@ -46,4 +46,13 @@ public struct DaemonState: Sendable, Hashable, JSONRepresentable {
         other.budget.used = budget.used
         return self == other
     }
+
+    /// A change of `gps.last_fix` alone (besides what `sameFields` leaves out): at most one a second
+    /// is sent.
+    func changesOnlyLastFix(from other: DaemonState) -> Bool {
+        guard gps.lastFix != other.gps.lastFix else { return false }
+        var other = other
+        other.gps.lastFix = gps.lastFix
+        return sameFields(as: other)
+    }
 }

@@ -5,18 +5,18 @@ import Synchronization
 ///
 /// A change is encoded only when someone watches its topic: otherwise the latest value is kept as it
 /// is and encoded (once) when a watcher asks for it with `replay`. The line is the same either way.
+/// Overlays are encoded by the first watcher's writer that takes them out (`OverlaysEdition`).
 public final class NotificationHub: ChangePublisher {
     private struct Subscriber {
         var outbox: Outbox
         var topics: Set<Outbox.Topic>
     }
 
-    /// The latest change of a topic: its notification line, or the value to encode it from on demand.
+    /// The latest state: its notification line, or the value to encode it from on demand.
     private enum Latest {
         case none
         case line(String)
         case state(DaemonState)
-        case overlays(Overlays)
 
         /// The notification line, encoding it (once: `self` keeps the line) if not done yet.
         mutating func line() -> String? {
@@ -27,28 +27,15 @@ public final class NotificationHub: ChangePublisher {
                 let line = NotificationHub.line(state: state)
                 self = .line(line)
                 return line
-            case .overlays(let overlays):
-                let line = NotificationHub.line(overlays: overlays)
-                self = .line(line)
-                return line
             }
         }
     }
 
     private struct Storage {
         var latestState = Latest.none
-        var latestOverlays = Latest.none
+        /// The latest overlays; its lines are encoded when a watcher's writer first needs them.
+        var latestOverlays: OverlaysEdition?
         var subscribers: [ObjectIdentifier: Subscriber] = [:]
-
-        subscript(topic: Outbox.Topic) -> Latest {
-            get { topic == .state ? latestState : latestOverlays }
-            set {
-                switch topic {
-                case .state: latestState = newValue
-                case .overlays: latestOverlays = newValue
-                }
-            }
-        }
     }
 
     private let storage = Mutex(Storage())
@@ -59,39 +46,41 @@ public final class NotificationHub: ChangePublisher {
         RPCMessage.notification(method: "state", params: state.json)
     }
 
-    private static func line(overlays: Overlays) -> String {
-        RPCMessage.notification(method: "overlays", params: overlays.json)
-    }
-
     public func publish(state: DaemonState) {
-        deliver(.state, .state(state))
-    }
-
-    public func publish(overlays: Overlays) {
-        deliver(.overlays, .overlays(overlays))
-    }
-
-    private func deliver(_ topic: Outbox.Topic, _ latest: Latest) {
         storage.withLock { storage in
-            storage[topic] = latest
-            let watchers = storage.subscribers.values.filter { $0.topics.contains(topic) }
-            guard !watchers.isEmpty, let line = storage[topic].line() else { return }
+            storage.latestState = .state(state)
+            let watchers = storage.subscribers.values.filter { $0.topics.contains(.state) }
+            guard !watchers.isEmpty, let line = storage.latestState.line() else { return }
             for subscriber in watchers {
-                subscriber.outbox.offer(topic, line: line)
+                subscriber.outbox.offer(.state, line: line)
+            }
+        }
+    }
+
+    /// Each watcher's writer makes the line when it takes the change out (the full collection, or
+    /// for a diff watcher the diff from the last collection it got), encoded once for all watchers.
+    public func publish(overlays: Overlays) {
+        let edition = OverlaysEdition(overlays)
+        storage.withLock { storage in
+            storage.latestOverlays = edition
+            for subscriber in storage.subscribers.values where subscriber.topics.contains(.overlays) {
+                subscriber.outbox.offer(overlays: edition)
             }
         }
     }
 
     /// Subscribes `outbox` to `topics`, replacing an earlier subscription. With `replay`, the
-    /// current state and overlays are queued at once; nothing published in between is lost.
-    public func watch(_ outbox: Outbox, topics: Set<Outbox.Topic>, replay: Bool) {
+    /// current state and overlays are queued at once; nothing published in between is lost. With
+    /// `diff`, overlays changes after the first full collection go out as `overlays.diff`.
+    public func watch(_ outbox: Outbox, topics: Set<Outbox.Topic>, replay: Bool, diff: Bool = false) {
         storage.withLock { storage in
             guard !outbox.isClosed else { return }  // its client is gone
             outbox.dropNotifications()
+            outbox.resetOverlays(diff: diff)
             storage.subscribers[ObjectIdentifier(outbox)] = Subscriber(outbox: outbox, topics: topics)
             guard replay else { return }
             if topics.contains(.state), let line = storage.latestState.line() { outbox.offer(.state, line: line) }
-            if topics.contains(.overlays), let line = storage.latestOverlays.line() { outbox.offer(.overlays, line: line) }
+            if topics.contains(.overlays), let edition = storage.latestOverlays { outbox.offer(overlays: edition) }
         }
     }
 

@@ -21,12 +21,27 @@ public final class Outbox: Sendable {
         case closed
     }
 
+    /// A notification waiting to be written.
+    private enum Notice {
+        case line(String)
+        /// An overlays collection: its line (full, or for a diff watcher a diff from the last
+        /// collection written) is made when the writer takes it out.
+        case overlays(OverlaysEdition)
+    }
+
     private struct Storage {
         var replies: [String] = []
         var replyBytes = 0
-        /// The newest unsent notification line of each topic, with the order it was offered in.
-        var latest: [Topic: (order: Int, line: String)] = [:]
+        /// The newest unsent notification of each topic, with the order it was offered in.
+        var latest: [Topic: (order: Int, notice: Notice)] = [:]
         var order = 0
+        /// Overlays changes go out as diffs (`watch` with `diff: true`).
+        var diffOverlays = false
+        /// The last overlays collection written to a diff watcher since its `watch`: the base of
+        /// its next diff.
+        var delivered: OverlaysEdition?
+        /// Bumped by each `watch`, so a collection taken out before it is not the base after it.
+        var subscription = 0
         var phase = Phase.open
         var roomWaiters: [UInt64: CheckedContinuation<Bool, Never>] = [:]
         var nextWaiter: UInt64 = 0
@@ -64,10 +79,32 @@ public final class Outbox: Sendable {
         let queued = storage.withLock { storage in
             guard storage.phase != .closed else { return false }
             storage.order += 1
-            storage.latest[topic] = (storage.order, line)
+            storage.latest[topic] = (storage.order, .line(line))
             return true
         }
         if queued { wake.yield() }
+    }
+
+    /// Replaces the pending overlays notification with `edition`: a full `overlays` line, or for a
+    /// diff watcher an `overlays.diff` from the last collection written, made when it is written.
+    public func offer(overlays edition: OverlaysEdition) {
+        let queued = storage.withLock { storage in
+            guard storage.phase != .closed else { return false }
+            storage.order += 1
+            storage.latest[.overlays] = (storage.order, .overlays(edition))
+            return true
+        }
+        if queued { wake.yield() }
+    }
+
+    /// A new subscription (`watch`): overlays changes go out as diffs when `diffOverlays`, and the
+    /// first overlays notification after it is the full collection either way.
+    public func resetOverlays(diff diffOverlays: Bool) {
+        storage.withLock { storage in
+            storage.diffOverlays = diffOverlays
+            storage.delivered = nil
+            storage.subscription += 1
+        }
     }
 
     /// Drops notifications not yet sent (after `unwatch`).
@@ -91,6 +128,7 @@ public final class Outbox: Sendable {
             storage.replies = []
             storage.replyBytes = 0
             storage.latest = [:]
+            storage.delivered = nil
             defer { storage.roomWaiters = [:] }
             return storage.roomWaiters.values
         }
@@ -121,22 +159,48 @@ public final class Outbox: Sendable {
         }
     }
 
+    /// What the writer takes out next.
+    private enum Taken {
+        case line(String)
+        /// An overlays collection to write in full, or as a diff from `base` (a diff watcher).
+        case overlays(OverlaysEdition, diff: Bool, base: OverlaysEdition?, subscription: Int)
+    }
+
     /// The next line to write: replies first, then notifications in the order they were offered.
+    /// An overlays line is made here, outside the lock, from the last collection this client got.
+    /// Only the writer calls it.
     func next() -> String? {
-        let (line, waiters) = storage.withLock { storage -> (String?, [CheckedContinuation<Bool, Never>]) in
+        let (taken, waiters) = storage.withLock { storage -> (Taken?, [CheckedContinuation<Bool, Never>]) in
             if !storage.replies.isEmpty {
                 let line = storage.replies.removeFirst()
                 storage.replyBytes -= line.utf8.count
-                guard storage.hasRoom, !storage.roomWaiters.isEmpty else { return (line, []) }
+                guard storage.hasRoom, !storage.roomWaiters.isEmpty else { return (.line(line), []) }
                 defer { storage.roomWaiters = [:] }
-                return (line, Array(storage.roomWaiters.values))
+                return (.line(line), Array(storage.roomWaiters.values))
             }
             guard let (topic, entry) = storage.latest.min(by: { $0.value.order < $1.value.order }) else { return (nil, []) }
             storage.latest[topic] = nil
-            return (entry.line, [])
+            switch entry.notice {
+            case .line(let line):
+                return (.line(line), [])
+            case .overlays(let edition):
+                return (.overlays(edition, diff: storage.diffOverlays, base: storage.delivered, subscription: storage.subscription), [])
+            }
         }
         for waiter in waiters { waiter.resume(returning: true) }
-        return line
+        switch taken {
+        case nil:
+            return nil
+        case .line(let line)?:
+            return line
+        case .overlays(let edition, let diff, let base, let subscription)?:
+            guard diff else { return edition.fullLine }
+            let line = edition.line(after: base?.overlays)
+            storage.withLock { storage in
+                if storage.subscription == subscription, storage.phase != .closed { storage.delivered = edition }
+            }
+            return line
+        }
     }
 
     /// Writes every queued line with `write` as it comes, until `finish` and the queue is empty,

@@ -25,7 +25,7 @@ public struct RequestHandler: Sendable {
 
     /// What to do after a reply is queued: watch changes must follow their reply.
     private enum Effect: Sendable {
-        case watch(Set<Outbox.Topic>, replay: Bool)
+        case watch(Set<Outbox.Topic>, replay: Bool, diff: Bool)
         case unwatch
     }
 
@@ -82,7 +82,7 @@ public struct RequestHandler: Sendable {
 
     private func apply(_ effect: Effect, to outbox: Outbox) {
         switch effect {
-        case .watch(let topics, let replay): hub.watch(outbox, topics: topics, replay: replay)
+        case .watch(let topics, let replay, let diff): hub.watch(outbox, topics: topics, replay: replay, diff: diff)
         case .unwatch: hub.unwatch(outbox)
         }
     }
@@ -159,11 +159,12 @@ public struct RequestHandler: Sendable {
                 _ = try Params(params, allowed: [])
                 return (.success(await engine.freshState.json), nil)
             case "watch":
-                let p = try Params(params, allowed: ["replay", "topics"])
+                let p = try Params(params, allowed: ["replay", "topics", "diff"])
                 let replay = try p.bool("replay") ?? true
+                let diff = try p.bool("diff") ?? false
                 let topics = try p.topics() ?? Outbox.Topic.allCases
                 return (.success(.object(["topics": .array(topics.map { .string($0.rawValue) })])),
-                        .watch(Set(topics), replay: replay))
+                        .watch(Set(topics), replay: replay, diff: diff))
             case "unwatch":
                 _ = try Params(params, allowed: [])
                 return (.success(.object(["topics": .array([])])), .unwatch)

@@ -29,6 +29,12 @@ public actor CityRefresher: Reconfigurable {
         }
     }
 
+    /// The machine woke from suspend: a round at once (after the one running, if any).
+    public func resume() {
+        roundDue = true
+        wakeup.wake()
+    }
+
     /// A new `refresh` applies to the wait under way; new `cities`, or weather fetched in other units,
     /// language or from another provider, start a round at once (after the one running, if any).
     public func apply(_ change: ConfigChange) {

@@ -42,6 +42,7 @@ public actor SearchEngine {
     private let lookups: LookupService
     private let publisher: any ChangePublisher
     private let wallClock: @Sendable () -> Date
+    private let clock: DaemonClock
     private let logger: Logger
 
     private var state: DaemonState
@@ -58,6 +59,14 @@ public actor SearchEngine {
     /// Text and location inputs begun so far: what a debounced region event must not override.
     private var textAndLocationInputs = 0
     private var phaseSource = PhaseSource.cities
+    /// When the last notification of a `gps.last_fix` change alone went out.
+    private var lastFixNoticeAt: DaemonClock.Instant?
+    /// A `gps.last_fix` change alone waits for its second to be up (``runHeldNotices()`` sends it).
+    private var heldFixNotice = false
+    private let heldNotices = Wakeup()
+
+    /// At most one `state` notification a second for a change of `gps.last_fix` alone.
+    static let lastFixNoticeInterval = Duration.seconds(1)
 
     /// The maximum number of watched-city lookups of one round in flight at once.
     static let cityRoundConcurrency = 4
@@ -65,8 +74,9 @@ public actor SearchEngine {
     public init(
         cities watched: WatchedCities, gps: GPSStatus, lookups: LookupService, publisher: any ChangePublisher,
         budget: BudgetStatus = BudgetStatus(requestsPerMinute: 60), wallClock: @escaping @Sendable () -> Date = Date.init,
-        logger: Logger
+        clock: DaemonClock = .continuous, logger: Logger
     ) {
+        self.clock = clock
         self.lookups = lookups
         self.publisher = publisher
         self.wallClock = wallClock
@@ -439,12 +449,51 @@ public actor SearchEngine {
 
     // MARK: Publishing
 
+    /// Takes in a new state and publishes it if it is news: not for `budget.used` alone, and for
+    /// `gps.last_fix` alone at most once a second (a later one waits for its second, the latest wins).
     private func commit(_ next: DaemonState) {
         assert(next.pending >= 0, "pending went below zero")
         guard !next.sameFields(as: state) else { return }
+        // While a fix is held, the state differs from the last one sent by that fix only.
+        let fixOnly = next.changesOnlyLastFix(from: state)
         state = next
         state.updatedAt = wallClock()
+        if fixOnly {
+            let now = clock.now
+            if let last = lastFixNoticeAt, now < last.advanced(by: Self.lastFixNoticeInterval) {
+                if !heldFixNotice {
+                    heldFixNotice = true
+                    heldNotices.wake()
+                }
+                return
+            }
+            lastFixNoticeAt = now
+        }
+        heldFixNotice = false
         publisher.publish(state: state)
+    }
+
+    /// When the held `gps.last_fix` notification is due, if one is held.
+    private var heldNoticeDue: DaemonClock.Instant? {
+        guard heldFixNotice, let last = lastFixNoticeAt else { return nil }
+        return last.advanced(by: Self.lastFixNoticeInterval)
+    }
+
+    /// Sends the held `gps.last_fix` notification if its second is up.
+    private func sendHeldNotice() {
+        guard let due = heldNoticeDue, clock.now >= due else { return }
+        heldFixNotice = false
+        lastFixNoticeAt = clock.now
+        publisher.publish(state: state)
+    }
+
+    /// Sends each held `gps.last_fix` notification when its second is up, until cancelled.
+    public nonisolated func runHeldNotices() async {
+        while !Task.isCancelled {
+            let due = await heldNoticeDue
+            guard (try? await heldNotices.sleep(until: due, on: clock)) != nil else { return }
+            await sendHeldNotice()
+        }
     }
 
     /// Publishes the overlays as a new change (`seq` + 1). A result of an interactive input is
@@ -454,7 +503,8 @@ public actor SearchEngine {
         let watched = Self.uniqueByID(cities.compactMap { cityFeatures[LookupKey.normalize(city: $0)] })
             .filter { !interactiveIDs.contains($0.id) }
         let features = watched + interactiveFeatures
-        if onlyIfChanged, overlays.seq > 0, features == overlays.features, focus == overlays.focus { return }
+        // A round that changed no feature is no change, even though `focus` would go back to null.
+        if onlyIfChanged, overlays.seq > 0, features == overlays.features { return }
         overlays = Overlays(seq: overlays.seq + 1, focus: focus, features: features)
         publisher.publish(overlays: overlays)
     }

@@ -40,6 +40,14 @@ public actor LookupService {
     private final class Table<Answer: Sendable> {
         var cache: [LookupKey: CacheEntry<Answer>] = [:]
         var flights: [LookupKey: LookupFlight<Answer>] = [:]
+
+        /// Every cached answer expires `suspended` sooner; those already expired at `now` go.
+        func age(by suspended: Duration, now: DaemonClock.Instant) {
+            for (key, entry) in cache {
+                let expires = entry.expires.advanced(by: .zero - suspended)
+                cache[key] = now < expires ? CacheEntry(answer: entry.answer, expires: expires) : nil
+            }
+        }
     }
 
     private let upstream: any WeatherUpstream
@@ -76,6 +84,14 @@ public actor LookupService {
     /// Applies new limits (configuration reload); cached answers stay.
     public func update(limits: Limits) {
         self.limits = limits
+    }
+
+    /// The machine was suspended for `suspended` (which the clock did not count): cached answers
+    /// age by it, so none older than `cache_ttl` in wall time is served.
+    public func resumed(after suspended: Duration) {
+        let now = clock.now
+        weather.age(by: suspended, now: now)
+        forecasts.age(by: suspended, now: now)
     }
 
     /// Forgets every cached answer (after the units or the language changed).

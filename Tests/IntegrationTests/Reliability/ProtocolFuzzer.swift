@@ -225,7 +225,7 @@ struct ProtocolFuzzer {
         case "watch":
             return random.pick([
                 #"{"replay":1}"#, #"{"replay":"true"}"#, #"{"replay":[]}"#, #"{"topics":"state"}"#, #"{"topics":["weather"]}"#,
-                #"{"topics":[1]}"#, #"{"topics":{}}"#, #"{"topics":[null]}"#, #"{"topics":["state","State"]}"#, #"{"diff":true}"#,
+                #"{"topics":[1]}"#, #"{"topics":{}}"#, #"{"topics":[null]}"#, #"{"topics":["state","State"]}"#, #"{"diff":1}"#, #"{"diff":"true"}"#,
             ])
         default:  // overlays, state, unwatch, cities, version: no params at all
             return object([(random.pick(["x", "city", "replay", "verbose", "id"]), random.pick(["1", "null", "\"London\"", "{}"]))])
@@ -258,7 +258,8 @@ struct ProtocolFuzzer {
         case "watch":
             let params: String? = random.pick([
                 nil, "{}", #"{"replay":false}"#, #"{"replay":true,"topics":["state"]}"#, #"{"topics":[]}"#,
-                #"{"topics":["overlays","state","overlays"]}"#, #"{"replay":null,"topics":null}"#,
+                #"{"topics":["overlays","state","overlays"]}"#, #"{"replay":null,"topics":null}"#, #"{"diff":true}"#,
+                #"{"diff":false,"replay":false}"#,
             ])
             return (params, .result(id))
         case "cities.remove":

@@ -73,10 +73,10 @@ struct ReceivedLines {
         }
     }
 
-    /// Why `message` is not one of the daemon's notifications (`state`, `overlays`), or nil.
+    /// Why `message` is not one of the daemon's notifications (`state`, `overlays`, `overlays.diff`), or nil.
     static func notificationProblem(_ message: JSONValue) -> String? {
         guard message["jsonrpc"] == "2.0" else { return "a notification whose jsonrpc is not \"2.0\"" }
-        guard let method = message["method"]?.stringValue, ["state", "overlays"].contains(method) else {
+        guard let method = message["method"]?.stringValue, ["state", "overlays", "overlays.diff"].contains(method) else {
             return "a notification of an unknown method"
         }
         guard message["params"]?.objectValue != nil else { return "a notification without params object" }

@@ -25,7 +25,7 @@ struct EngineHarness {
         engine = SearchEngine(
             cities: try WatchedCities(configured: cities, store: store), gps: gps,
             lookups: lookups, publisher: publisher ?? self.publisher, budget: BudgetStatus(requestsPerMinute: 1000),
-            wallClock: { EngineHarness.startTime }, logger: silentLogger)
+            wallClock: { EngineHarness.startTime }, clock: DaemonClock(clock), logger: silentLogger)
     }
 
     /// Scripts the fixtures: London (`London`, `London,GB`) and Zocca (`Zocca`, `Zocca,IT`).

@@ -1,0 +1,105 @@
+import Synchronization
+
+/// One published overlays collection with its notification lines, each encoded once, when a
+/// watcher's writer first asks for it, and shared by every watcher: the full `overlays` line, and
+/// the `overlays.diff` line from each earlier collection that watchers last received (1,000 diff
+/// watchers that all received the previous collection cost one diff).
+///
+/// Each feature is encoded once; both kinds of line are put together from those texts.
+public final class OverlaysEdition: Sendable {
+    public let overlays: Overlays
+
+    private struct Encoded {
+        /// The JSON text of each feature, in the order of `overlays.features`.
+        var features: [String]?
+        var full: String?
+        /// The line for a watcher whose last collection had this `seq`: a diff, or the full line
+        /// when that is not longer.
+        var fromBase: [Int: String] = [:]
+    }
+
+    private let encoded = Mutex(Encoded())
+
+    public init(_ overlays: Overlays) {
+        self.overlays = overlays
+    }
+
+    /// The `overlays` notification: the whole collection.
+    public var fullLine: String {
+        encoded.withLock { Self.full(of: overlays, &$0) }
+    }
+
+    /// What a diff watcher whose last collection was `base` gets: the `overlays.diff` notification
+    /// from `base` to this collection, or the full `overlays` notification when there is no base
+    /// (the first after `watch`) or when the diff would not be shorter.
+    public func line(after base: Overlays?) -> String {
+        guard let base, base.seq < overlays.seq else { return fullLine }
+        return encoded.withLock { encoded in
+            if let line = encoded.fromBase[base.seq] { return line }
+            let full = Self.full(of: overlays, &encoded)
+            let diff = Self.diff(from: base, to: overlays, texts: encoded.features ?? [])
+            let line = diff.utf8.count < full.utf8.count ? diff : full
+            encoded.fromBase[base.seq] = line
+            return line
+        }
+    }
+
+    private static func full(of overlays: Overlays, _ encoded: inout Encoded) -> String {
+        if let full = encoded.full { return full }
+        let texts = encoded.features ?? overlays.features.map(\.json.serialized)
+        encoded.features = texts
+        // The same text as RPCMessage.notification(method: "overlays", params: overlays.json).
+        var line = #"{"jsonrpc":"2.0","method":"overlays","params":{"type":"FeatureCollection","seq":"#
+        line += String(overlays.seq)
+        line += #","focus":"#
+        line += focusText(overlays.focus)
+        line += #","features":["#
+        line += texts.joined(separator: ",")
+        line += "]}}"
+        encoded.full = line
+        return line
+    }
+
+    /// The `overlays.diff` line from `base` to `target`: features whose `id` is new, features whose
+    /// content changed (whole), and the ids that left.
+    private static func diff(from base: Overlays, to target: Overlays, texts: [String]) -> String {
+        var old: [String: WeatherFeature] = [:]
+        old.reserveCapacity(base.features.count)
+        for feature in base.features where old[feature.id] == nil { old[feature.id] = feature }
+        var added: [String] = []
+        var changed: [String] = []
+        var present = Set<String>()
+        present.reserveCapacity(target.features.count)
+        for (index, feature) in target.features.enumerated() {
+            present.insert(feature.id)
+            if let before = old[feature.id] {
+                if before != feature { changed.append(texts[index]) }
+            } else {
+                added.append(texts[index])
+            }
+        }
+        var removed: [String] = []
+        var seen = Set<String>()
+        for feature in base.features where !present.contains(feature.id) && seen.insert(feature.id).inserted {
+            removed.append(JSONValue.string(feature.id).serialized)
+        }
+        var line = #"{"jsonrpc":"2.0","method":"overlays.diff","params":{"seq":"#
+        line += String(target.seq)
+        line += #","base":"#
+        line += String(base.seq)
+        line += #","focus":"#
+        line += focusText(target.focus)
+        line += #","added":["#
+        line += added.joined(separator: ",")
+        line += #"],"changed":["#
+        line += changed.joined(separator: ",")
+        line += #"],"removed":["#
+        line += removed.joined(separator: ",")
+        line += "]}}"
+        return line
+    }
+
+    private static func focusText(_ focus: Coordinate?) -> String {
+        (focus?.geoJSONPosition ?? .null).serialized
+    }
+}
