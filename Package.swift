@@ -49,6 +49,10 @@ let package = Package(
             pkgConfig: "libmosquitto",
             providers: [.apt(["libmosquitto-dev"])]
         ),
+        // Linux calls the Glibc module does not bring (timerfd, eventfd): a header-only shim.
+        .systemLibrary(
+            name: "CLinux"
+        ),
         // Newline-delimited JSON framing on NIO channels, shared by the daemon and its clients.
         .target(
             name: "WeatherWire",
@@ -66,6 +70,7 @@ let package = Package(
                 "CCurl",
                 "CGPS",
                 "CMosquitto",
+                "CLinux",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -117,7 +117,7 @@ public struct Daemon: Sendable {
             FollowService(location: location),
             ResumeDetectorService(detector: ResumeDetector(
                 clock: clock, clocks: ResumeDetectorService.clocks, lookups: lookups, refresher: refresher,
-                location: location, logger: logger)),
+                location: location, logger: logger), logger: logger),
             reloader,
         ] + (mqtt.map { [$0] } ?? []) + [
             SystemdService(notifier: notifier, watchdog: SystemdNotifier.watchdogInterval(environment: environment), clock: clock, logger: logger),

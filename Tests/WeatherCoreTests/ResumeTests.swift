@@ -12,6 +12,41 @@ private final class SuspendedTime: Sendable {
     var now: Duration { value.withLock { $0 } }
 }
 
+/// A signal the test sends by hand (the daemon's is a wall-clock jump): each `next()` of the detector
+/// takes one; the test can wait until the detector waits for the next one (it finished a look).
+private actor Signals {
+    private var pending: [Bool] = []
+    private var waiter: CheckedContinuation<Bool, Never>?
+    private var waitingWatchers: [CheckedContinuation<Void, Never>] = []
+    private(set) var taken = 0
+
+    func next() async -> Bool {
+        taken += 1
+        if !pending.isEmpty { return pending.removeFirst() }
+        return await withCheckedContinuation { continuation in
+            waiter = continuation
+            for watcher in waitingWatchers { watcher.resume() }
+            waitingWatchers = []
+        }
+    }
+
+    func send(_ value: Bool) {
+        if let waiter {
+            self.waiter = nil
+            waiter.resume(returning: value)
+        } else {
+            pending.append(value)
+        }
+    }
+
+    /// Returns once the detector waits for a signal, having taken `count` in all.
+    func waitUntilWaiting(taken count: Int) async {
+        while !(waiter != nil && taken == count) {
+            await withCheckedContinuation { waitingWatchers.append($0) }
+        }
+    }
+}
+
 @Suite("Resume after suspend", .timeLimit(.minutes(1)))
 struct ResumeTests {
     private func detector(_ h: EngineHarness, refresher: CityRefresher, location: LocationService, suspended: SuspendedTime) -> ResumeDetector {
@@ -137,5 +172,40 @@ struct ResumeTests {
         watching.cancel()
         await untilCancelled { await follow.value }
         await watching.value
+    }
+
+    @Test("with a signal (the daemon's: the wall clock jumped) it sleeps on no clock, looks at each signal and refreshes after a suspend; false ends it")
+    func looksAtEachSignal() async throws {
+        let h = try EngineHarness(cities: ["London,GB"], cacheTTL: .seconds(600))
+        try h.scriptFixtures()
+        let refresher = CityRefresher(engine: h.engine, clock: DaemonClock(h.clock), refresh: .seconds(3600))
+        let location = LocationService(settings: .init(enabled: false, maxHorizontalError: 100, locateTimeout: .seconds(30), follow: false, followDistance: 1000),
+                                       engine: h.engine, clock: DaemonClock(h.clock), logger: silentLogger)
+        let suspended = SuspendedTime()
+        let signals = Signals()
+        var signalled = detector(h, refresher: refresher, location: location, suspended: suspended)
+        signalled.looks = .onSignal(next: { await signals.next() })
+        let rounds = Task { try await refresher.run() }
+        await h.clock.waitForSleepers(1)
+        #expect(h.upstream.fetchCount == 1, "the first round")
+        let watching = Task { [signalled] in await signalled.run() }
+        await signals.waitUntilWaiting(taken: 1)
+        #expect(h.clock.sleeperCount == 1, "the refresh round sleeps on the clock; the detector does not")
+
+        // The wall clock was set (no suspend): a look, nothing refreshed.
+        await signals.send(true)
+        await signals.waitUntilWaiting(taken: 2)
+        #expect(h.upstream.fetchCount == 1)
+
+        // A resume after 20 min: the round runs at once, without waiting for any clock.
+        suspended.suspend(for: .seconds(1200))
+        await signals.send(true)
+        await h.upstream.waitForFetches(2)
+        await signals.waitUntilWaiting(taken: 3)
+
+        await signals.send(false)
+        await watching.value
+        rounds.cancel()
+        _ = try? await rounds.value
     }
 }

@@ -5,7 +5,9 @@ import Logging
 /// Then the cache forgets answers older than `cache_ttl` in wall time, the watched cities are
 /// refreshed at once, and follow mode searches the next accepted fix even if it did not move.
 ///
-/// It looks every `interval` on the daemon's clock. `clocks` reads the boot-time and the monotonic
+/// It looks when `looks` says: each time a signal comes (the daemon: the wall clock jumped, which
+/// the kernel also reports on resume, so no periodic wake-up), or every `interval` on the daemon's
+/// clock (tests, and the fallback where no such signal can be had). `clocks` reads the boot-time and the monotonic
 /// clock (the daemon reads the system's; tests inject them). Cached answers age by the part of the
 /// suspend the daemon's clock did not count (all of it on a monotonic clock; none on Linux's
 /// `ContinuousClock`, which is the boot-time clock and already ages them).
@@ -15,8 +17,20 @@ public struct ResumeDetector: Sendable {
 
     /// A suspend shorter than this is not a resume.
     public static let threshold = Duration.seconds(10)
-    /// How often the clocks are compared.
+    /// How often the clocks are compared when they are compared periodically.
     public static let interval = Duration.seconds(5)
+
+    /// When the detector looks at the clocks.
+    public enum Looks: Sendable {
+        /// Every so often on the daemon's clock.
+        case every(Duration)
+        /// Each time `next` returns true; false ends the detector (it was cancelled, or the signal
+        /// is gone).
+        case onSignal(next: @Sendable () async -> Bool)
+    }
+
+    /// When it looks; `.every(interval)` unless the daemon has a signal.
+    public var looks: Looks = .every(ResumeDetector.interval)
 
     let clock: DaemonClock
     let clocks: Clocks
@@ -42,8 +56,13 @@ public struct ResumeDetector: Sendable {
         var last = (clocks: clocks(), daemon: clock.now)
         var deadline = last.daemon
         while !Task.isCancelled {
-            deadline = deadline.advanced(by: Self.interval)
-            guard (try? await clock.sleep(until: deadline)) != nil else { return }
+            switch looks {
+            case .every(let interval):
+                deadline = deadline.advanced(by: interval)
+                guard (try? await clock.sleep(until: deadline)) != nil else { return }
+            case .onSignal(let next):
+                guard await next() else { return }
+            }
             let now = (clocks: clocks(), daemon: clock.now)
             deadline = max(deadline, now.daemon)
             let suspended = (now.clocks.boot - now.clocks.monotonic) - (last.clocks.boot - last.clocks.monotonic)
