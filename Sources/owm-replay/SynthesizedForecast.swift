@@ -7,26 +7,10 @@ import WeatherCore
 /// a daily cycle, a slow drift and noise. Every step is a pure function of the place (its city id, or
 /// the point to 0.01°), its weather and the step's time: the same slot always gets the same forecast.
 enum SynthesizedForecast {
-    private struct Condition {
-        let id: Int
-        let main: String
-        let description: String
-        let icon: String
-        var wet: Bool { main == "Rain" || main == "Drizzle" || main == "Snow" }
-    }
-
     /// From clear to wet: a spell picks its place in this list.
-    private static let conditions = [
-        Condition(id: 800, main: "Clear", description: "clear sky", icon: "01"),
-        Condition(id: 801, main: "Clouds", description: "few clouds", icon: "02"),
-        Condition(id: 802, main: "Clouds", description: "scattered clouds", icon: "03"),
-        Condition(id: 803, main: "Clouds", description: "broken clouds", icon: "04"),
-        Condition(id: 804, main: "Clouds", description: "overcast clouds", icon: "04"),
-        Condition(id: 300, main: "Drizzle", description: "light intensity drizzle", icon: "09"),
-        Condition(id: 500, main: "Rain", description: "light rain", icon: "10"),
-        Condition(id: 501, main: "Rain", description: "moderate rain", icon: "10"),
+    private static let conditions: [OWMCondition] = [
+        .clearSky, .fewClouds, .scatteredClouds, .brokenClouds, .overcastClouds, .lightDrizzle, .lightRain, .moderateRain,
     ]
-    private static let snow = Condition(id: 600, main: "Snow", description: "light snow", icon: "13")
 
     static let steps = 40
     static let stepSeconds = 10800
@@ -67,7 +51,7 @@ enum SynthesizedForecast {
             // Conditions come and go in spells: a slow wave through clear, cloudy and wet, with noise.
             let spell = (sin(Double(slot) / 5 + 2 * phase) + 1) / 2 + random.next(in: -0.2...0.2)
             var condition = conditions[min(conditions.count - 1, max(0, Int(spell * Double(conditions.count))))]
-            if temp < 1, condition.wet { condition = snow }
+            if temp < 1, condition.wet { condition = .lightSnow }
             let clouds = switch condition.id {
             case 800: 0
             case 801: 11 + Int(random.next() % 14)

@@ -6,31 +6,16 @@ import WeatherCore
 /// the day/night icon letter, sunrise and sunset) is a pure function of the point rounded to 0.01°,
 /// so the same point always gets the same weather.
 enum SynthesizedWeather {
-    private struct Condition {
-        let id: Int
-        let main: String
-        let description: String
-        let icon: String
-    }
-
-    private static let conditions = [
-        Condition(id: 800, main: "Clear", description: "clear sky", icon: "01"),
-        Condition(id: 801, main: "Clouds", description: "few clouds", icon: "02"),
-        Condition(id: 802, main: "Clouds", description: "scattered clouds", icon: "03"),
-        Condition(id: 803, main: "Clouds", description: "broken clouds", icon: "04"),
-        Condition(id: 804, main: "Clouds", description: "overcast clouds", icon: "04"),
-        Condition(id: 500, main: "Rain", description: "light rain", icon: "10"),
-        Condition(id: 300, main: "Drizzle", description: "light intensity drizzle", icon: "09"),
-        Condition(id: 701, main: "Mist", description: "mist", icon: "50"),
+    private static let conditions: [OWMCondition] = [
+        .clearSky, .fewClouds, .scatteredClouds, .brokenClouds, .overcastClouds, .lightRain, .lightDrizzle, .mist,
     ]
-    private static let snow = Condition(id: 600, main: "Snow", description: "light snow", icon: "13")
 
     /// The body for the point, recorded in metric units (convert it with `RecordedWeather.body(in:)`).
     static func weather(latitude: Double, longitude: Double, now: Date = Date()) -> RecordedWeather {
         var random = SplitMix(seed: pointHash(latitude, longitude))
         let temp = 28 - 0.5 * abs(latitude) + random.next(in: -3...3)
         var condition = conditions[Int(random.next() % UInt64(conditions.count))]
-        if temp < 1, condition.main == "Rain" || condition.main == "Drizzle" { condition = snow }
+        if temp < 1, condition.wet { condition = .lightSnow }
         let clouds = switch condition.id {
         case 800: 0
         case 801: 11 + Int(random.next() % 14)

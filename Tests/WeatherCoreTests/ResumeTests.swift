@@ -59,13 +59,19 @@ struct ResumeTests {
             location: location, logger: silentLogger)
     }
 
+    /// Hourly watched-city rounds and a location service without gpsd, on the harness's clock.
+    private func roundsAndLocations(_ h: EngineHarness) -> (CityRefresher, LocationService) {
+        let refresher = CityRefresher(engine: h.engine, clock: DaemonClock(h.clock), refresh: .seconds(3600))
+        let location = LocationService(settings: .init(enabled: false, maxHorizontalError: 100, locateTimeout: .seconds(30), follow: false, followDistance: 1000),
+                                       engine: h.engine, clock: DaemonClock(h.clock), logger: silentLogger)
+        return (refresher, location)
+    }
+
     @Test("after a suspend the watched cities are refreshed at once, not from a cache entry older than cache_ttl in wall time")
     func citiesRefreshAtOnce() async throws {
         let h = try EngineHarness(cities: ["London,GB"], cacheTTL: .seconds(600))
         try h.scriptFixtures()
-        let refresher = CityRefresher(engine: h.engine, clock: DaemonClock(h.clock), refresh: .seconds(3600))
-        let location = LocationService(settings: .init(enabled: false, maxHorizontalError: 100, locateTimeout: .seconds(30), follow: false, followDistance: 1000),
-                                       engine: h.engine, clock: DaemonClock(h.clock), logger: silentLogger)
+        let (refresher, location) = roundsAndLocations(h)
         let suspended = SuspendedTime()
         let rounds = Task { try await refresher.run() }
         await h.clock.waitForSleepers(1)
@@ -117,9 +123,7 @@ struct ResumeTests {
         let h = try EngineHarness(cities: [], cacheTTL: .seconds(600))
         try h.scriptFixtures()
         let suspended = SuspendedTime()
-        let refresher = CityRefresher(engine: h.engine, clock: DaemonClock(h.clock), refresh: .seconds(3600))
-        let location = LocationService(settings: .init(enabled: false, maxHorizontalError: 100, locateTimeout: .seconds(30), follow: false, followDistance: 1000),
-                                       engine: h.engine, clock: DaemonClock(h.clock), logger: silentLogger)
+        let (refresher, location) = roundsAndLocations(h)
         // The manual clock is the daemon's clock: the monotonic one, or (like Linux's ContinuousClock)
         // the boot-time one.
         let detector = ResumeDetector(
@@ -178,9 +182,7 @@ struct ResumeTests {
     func looksAtEachSignal() async throws {
         let h = try EngineHarness(cities: ["London,GB"], cacheTTL: .seconds(600))
         try h.scriptFixtures()
-        let refresher = CityRefresher(engine: h.engine, clock: DaemonClock(h.clock), refresh: .seconds(3600))
-        let location = LocationService(settings: .init(enabled: false, maxHorizontalError: 100, locateTimeout: .seconds(30), follow: false, followDistance: 1000),
-                                       engine: h.engine, clock: DaemonClock(h.clock), logger: silentLogger)
+        let (refresher, location) = roundsAndLocations(h)
         let suspended = SuspendedTime()
         let signals = Signals()
         var signalled = detector(h, refresher: refresher, location: location, suspended: suspended)
