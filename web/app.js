@@ -541,7 +541,23 @@
     phase.textContent = text;
     if (name === 'error' && state.error && state.error.message) phase.title = state.error.message;
     else phase.removeAttribute('title');
+    showBudget(state.budget);
     lastState = state;
+  }
+
+  // OpenWeatherMap answered 429: no request goes out until the block ends (a state notification
+  // says when it starts and when it ends).
+  const budgetLine = $('[data-testid="budget"]');
+  function showBudget(budget) {
+    const until = budget && typeof budget === 'object' ? parseTime(budget.blocked_until) : null;
+    budgetLine.hidden = !until;
+    budgetLine.dataset.blocked = until ? 'true' : 'false';
+    if (!until) { budgetLine.textContent = ''; return; }
+    let text = 'OpenWeatherMap rate limit: no lookups until ' + until.toLocaleTimeString();
+    if (isNum(budget.used) && isNum(budget.requests_per_minute)) {
+      text += ' (' + budget.used + ' of ' + budget.requests_per_minute + ' requests in the last minute)';
+    }
+    budgetLine.textContent = text;
   }
   let lastState = null;
 

@@ -232,6 +232,25 @@ def test_an_upstream_failure_shows_the_error_phase(page, owm):
     page.screenshot("error.png")
 
 
+def test_a_rate_limit_block_is_shown_until_it_ends(page, owm):
+    page.open()
+    wait_cities_settled(page)
+    assert page.attr("budget", "data-blocked") == "false"
+    assert not page.find("budget").is_displayed()
+    owm.set_fault("Paris", "429", retry_after=3)
+    search(page, "Paris")
+    page.wait(lambda d: page.attr("budget", "data-blocked") == "true", "the block to show")
+    assert page.find("budget").is_displayed()
+    assert "rate limit" in page.find("budget").text
+    assert page.daemon.rpc("state")["budget"]["blocked_until"], "the daemon's state says so too"
+    page.screenshot("rate-limited.png")
+    owm.clear_fault("Paris")
+    # The state notification at the end of the block (Retry-After: 3 s) clears it.
+    page.wait(lambda d: page.attr("budget", "data-blocked") == "false", "the block to end")
+    assert not page.find("budget").is_displayed()
+    assert page.daemon.rpc("state")["budget"]["blocked_until"] is None
+
+
 def test_markup_from_the_daemon_or_the_user_renders_as_text(page):
     page.open()
     wait_cities_settled(page)
