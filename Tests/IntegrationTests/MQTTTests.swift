@@ -274,6 +274,68 @@ struct MQTTAuthTests {
     }
 }
 
+@Suite("MQTT: shutdown while connecting")
+struct MQTTShutdownTests {
+    @Test("SIGTERM while the broker's name is still being resolved: the daemon exits at once, without waiting for the resolver")
+    func sigtermWhileResolving() async throws {
+        let directory = try TemporaryDirectory()
+        // glibc's resolver reads the file named by HOSTALIASES for a name without dots: a FIFO here,
+        // which this test opens for writing and never writes to, so the resolution of the broker's
+        // name (by libmosquitto, on the publisher's thread) hangs until the test closes it.
+        let aliases = directory.file("hostaliases")
+        guard mkfifo(aliases, 0o600) == 0 else { throw ChildProcessError(message: "mkfifo: \(String(cString: strerror(errno)))") }
+        var setup = DaemonSetup(directory: directory, replay: nil)
+        setup.mqttLines = ["broker = \"mqtt://weatherdbrokerhangs:1883\"", "client_id = \"dev1\""]
+        let daemon = try await DaemonProcess.start(setup, environment: ["HOSTALIASES": aliases])
+        let writer = try await openFIFOForWriting(aliases, timeout: .seconds(20))
+        defer { close(writer) }
+        // The daemon's resolver has the FIFO open: it waits for a line that does not come.
+        let (status, _) = try await daemon.terminate()
+        #expect(status == 0, "\(daemon.stderrText)")
+        #expect(!daemon.stderrText.contains("MQTT: connected"))
+    }
+}
+
+/// Opens the FIFO `path` for writing; returns once a reader has opened it. Throws when none did
+/// within `timeout` (the blocked open is then ended by opening the FIFO for reading here).
+private func openFIFOForWriting(_ path: String, timeout: Duration) async throws -> Int32 {
+    enum Opened: Sendable {
+        case writer(Int32)
+        case timedOut(reader: Int32)
+    }
+    let results = await withTaskGroup(of: Opened?.self) { group in
+        group.addTask {
+            await withCheckedContinuation { continuation in
+                Thread.detachNewThread { continuation.resume(returning: .writer(open(path, O_WRONLY | O_CLOEXEC))) }
+            }
+        }
+        group.addTask {
+            guard (try? await Task.sleep(for: timeout)) != nil else { return nil }
+            return .timedOut(reader: open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC))
+        }
+        var results: [Opened] = []
+        if let first = await group.next(), let first { results.append(first) }
+        group.cancelAll()
+        for await result in group { if let result { results.append(result) } }
+        return results
+    }
+    var writer: Int32 = -1
+    var timedOut = false
+    for result in results {
+        switch result {
+        case .writer(let fd): writer = fd
+        case .timedOut(let reader):
+            timedOut = true
+            if reader >= 0 { close(reader) }
+        }
+    }
+    guard !timedOut, writer >= 0 else {
+        if writer >= 0 { close(writer) }
+        throw ChildProcessError(message: "nobody opened \(path) for reading within \(timeout) (does this system's resolver read HOSTALIASES?)")
+    }
+    return writer
+}
+
 @Suite("MQTT: configuration errors")
 struct MQTTConfigCheckTests {
     @Test("a bad [mqtt] value or an unreadable password_file: exit 78 with FILE: key.path: message, never the password")

@@ -59,6 +59,8 @@ public final class MQTTPublisher: Service, CustomStringConvertible {
     private let wakeup: Int32
     private let stopped = Wakeup()
     private let stopping = Atomic<Bool>(false)
+    /// Ends the wait of `runUnlessStopped` (at most one at a time) when the publisher stops.
+    private let abandonWait = Mutex<(@Sendable () -> Void)?>(nil)
     private let replies = Mutex<[MQTTReply]>([])
     private let requests: AsyncStream<MQTTRequest>
     private let requestInput: AsyncStream<MQTTRequest>.Continuation
@@ -106,6 +108,11 @@ public final class MQTTPublisher: Service, CustomStringConvertible {
         stopping.store(true, ordering: .sequentiallyConsistent)
         weatherd_mqtt_wakefd_signal(wakeup)
         stopped.wake()
+        let abandon = abandonWait.withLock { abandon in
+            defer { abandon = nil }
+            return abandon
+        }
+        abandon?()
     }
 
     private var isStopping: Bool { stopping.load(ordering: .sequentiallyConsistent) }
@@ -116,6 +123,8 @@ public final class MQTTPublisher: Service, CustomStringConvertible {
         thread.start()
         defer {
             latest.onChange {}
+            // Not awaited: the thread may still be in work nobody waits for any more (the broker's
+            // name resolving, see `serve`); it ends after that, and the daemon exits without it.
             thread.shutdownGracefully { _ in }
         }
         await withGracefulShutdownHandler {
@@ -196,10 +205,13 @@ public final class MQTTPublisher: Service, CustomStringConvertible {
     /// the publisher stops (publishes `offline` first, when connected).
     private func serve(_ session: MosquittoSession, on thread: NIOThreadPool) async -> String? {
         let broker = settings.broker
-        do {
-            try await thread.runIfActive { try session.start() }
-        } catch {
-            return "\(error)"
+        // libmosquitto resolves the broker's name in `start`, on the thread, and nothing interrupts
+        // that: a stop does not wait for it (the closure keeps the session, which is destroyed on
+        // the thread once `start` returns).
+        switch await runUnlessStopped(on: thread, { try session.start() }) {
+        case nil: return nil
+        case .failure(let error)?: return "\(error)"
+        case .success?: break
         }
         var announced = false
         let takeReplies: @Sendable () -> [MQTTReply] = {
@@ -226,6 +238,29 @@ public final class MQTTPublisher: Service, CustomStringConvertible {
         }
         _ = try? await thread.runIfActive { session.disconnect() }
         return nil
+    }
+
+    /// Runs `body` on `thread` and returns its outcome; or nil, at once, when the publisher stops or
+    /// the task is cancelled first: then `body` goes on on the thread alone, and what it captured
+    /// lives until it returns.
+    private func runUnlessStopped<T: Sendable>(
+        on thread: NIOThreadPool, _ body: @escaping @Sendable () throws -> T
+    ) async -> Result<T, any Error>? {
+        let outcome = FirstOutcome<Result<T, any Error>>()
+        abandonWait.withLock { $0 = { outcome.settle(nil) } }
+        defer { abandonWait.withLock { $0 = nil } }
+        if isStopping { return nil }
+        thread.submit { state in
+            switch state {
+            case .active: outcome.settle(Result(catching: body))
+            case .cancelled: outcome.settle(.failure(CancellationError()))
+            }
+        }
+        return await withTaskCancellationHandler {
+            await outcome.value
+        } onCancel: {
+            outcome.settle(nil)
+        }
     }
 
     /// Handles the requests received, at most `maxRequestsInFlight` at once, until the stream ends.
@@ -259,5 +294,39 @@ public final class MQTTPublisher: Service, CustomStringConvertible {
             replies += written.map { MQTTReply(topic: topic, payload: $0, correlation: request.correlation) }
         }
         weatherd_mqtt_wakefd_signal(wakeup)
+    }
+}
+
+/// The first of the outcomes settled (the later ones are ignored), for one task to await.
+private final class FirstOutcome<T: Sendable>: Sendable {
+    private struct State {
+        var outcome: T??
+        var waiter: CheckedContinuation<T?, Never>?
+    }
+
+    private let state = Mutex(State())
+
+    func settle(_ outcome: T?) {
+        let waiter = state.withLock { state -> CheckedContinuation<T?, Never>? in
+            guard state.outcome == nil else { return nil }
+            state.outcome = .some(outcome)
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume(returning: outcome)
+    }
+
+    /// Waits for the first outcome.
+    var value: T? {
+        get async {
+            await withCheckedContinuation { (continuation: CheckedContinuation<T?, Never>) in
+                let settled = state.withLock { state -> T?? in
+                    if let outcome = state.outcome { return .some(outcome) }
+                    state.waiter = continuation
+                    return nil
+                }
+                if let settled { continuation.resume(returning: settled) }
+            }
+        }
     }
 }
