@@ -21,10 +21,11 @@ private struct MQTTDaemon {
     let daemon: DaemonProcess
 
     /// Starts everything and waits until weatherd says it is connected to the broker.
-    init(cities: [String] = ["London"], mqttLines: [String] = []) async throws {
+    /// `brokerConfig`: more lines for the broker's config file (`log_type all`: every packet in its log).
+    init(cities: [String] = ["London"], mqttLines: [String] = [], brokerConfig: [String] = []) async throws {
         directory = try TemporaryDirectory()
         replay = try await ReplayServer.start()
-        broker = try await MosquittoBroker.start(in: directory)
+        broker = try await MosquittoBroker.start(in: directory, config: brokerConfig)
         var setup = DaemonSetup(directory: directory, replay: replay, cities: cities)
         setup.useBroker(broker, device: Self.device, mqttLines)
         daemon = try await DaemonProcess.start(setup)
@@ -132,6 +133,34 @@ struct MQTTTests {
         _ = try await fixture.daemon.process.waitForLine(containing: "MQTT: dropped a request of 70", on: \.stderr)
         // The oversized request got no reply: the only reply is the version's.
         #expect(!subscriber.stdoutText.contains(#""id":1,"#), "\(subscriber.stdoutText)")
+    }
+
+    @Test("requests over MQTT enter the search stream in the order they arrived: search London, then Paris, leaves Paris")
+    func requestsInArrivalOrder() async throws {
+        let fixture = try await MQTTDaemon(cities: [], brokerConfig: ["log_type all"])
+        let replies = try await fixture.broker.subscriber([fixture.topic("reply")], format: "%p")
+        defer { replies.send(SIGKILL) }
+        // The first request: a batch whose search for London enters the stream only after the
+        // element before it (adding Berlin, looked up first) is done, and Berlin's lookup hangs.
+        try await fixture.replay.setFault(city: "Berlin", "hang")
+        try await fixture.broker.publish(
+            fixture.topic("request"),
+            #"[{"jsonrpc":"2.0","id":1,"method":"cities.add","params":{"city":"Berlin"}},"# +
+                #"{"jsonrpc":"2.0","id":2,"method":"search","params":{"city":"London"}}]"#,
+            extra: ["-q", "1"])
+        try await fixture.replay.waitForHanging(1)
+        // The second, a search for Paris, reaches weatherd (it acknowledges it) while the first hangs.
+        try await fixture.broker.publish(
+            fixture.topic("request"), #"{"jsonrpc":"2.0","id":3,"method":"search","params":{"city":"Paris"}}"#, extra: ["-q", "1"])
+        try await fixture.broker.waitForLog(containing: "Received PUBACK from \(MQTTDaemon.device)", count: 2)
+        try await fixture.replay.clearFaults(city: "Berlin")
+        _ = try await fixture.waitFor(#""id":3"#, from: replies)
+        _ = try await fixture.waitFor(#""id":2"#, from: replies)
+        // Both settled before their replies: the latest input is the one that arrived last.
+        let state = try await fixture.daemon.call("state")
+        #expect(state["input"]?["city"] == "Paris", "\(state)")
+        let overlays = try await fixture.daemon.call("overlays")
+        #expect(featureIDs(overlays).contains(MQTTDaemon.paris) && !featureIDs(overlays).contains(MQTTDaemon.london), "\(overlays)")
     }
 
     @Test("SIGKILL: the broker publishes the Last Will, offline")

@@ -12,8 +12,9 @@ import Glibc
 /// Keeps a connection to the MQTT broker and publishes to it (contract: "MQTT"): `P/D/status`
 /// (`online`; `offline` at shutdown and as the Last Will), the latest overlays and state
 /// (retained, QoS 1), Home Assistant discovery when asked, and replies to the JSON-RPC requests
-/// received on `P/D/request`, which go through the same `ClientSession` and `RequestHandler` as the
-/// socket's (access ``ClientAccess/broker``: the broker's own access control decides who may send).
+/// received on `P/D/request`, which go through the same `RequestHandler` as the socket's, in the
+/// order they arrive (access ``ClientAccess/broker``: the broker's own access control decides who
+/// may send).
 ///
 /// The daemon never waits on the broker: the engine hands its changes to ``MQTTLatest``, which
 /// keeps only the latest per topic; libmosquitto runs on one thread of this publisher's own, which
@@ -263,7 +264,11 @@ public final class MQTTPublisher: Service, CustomStringConvertible {
         }
     }
 
-    /// Handles the requests received, at most `maxRequestsInFlight` at once, until the stream ends.
+    /// Handles the requests received until the stream ends, in the order they arrived, as the socket
+    /// reads a connection: a request is started only once the one before it has entered the search
+    /// stream (a search has begun, …; else once it is done), so `search London` then `search Paris`
+    /// leaves Paris in the overlays. Their lookups run beside each other, at most
+    /// `maxRequestsInFlight` at once.
     private func serveRequests() async {
         await withTaskGroup(of: Void.self) { group in
             var inFlight = 0
@@ -272,24 +277,25 @@ public final class MQTTPublisher: Service, CustomStringConvertible {
                     await group.next()
                     inFlight -= 1
                 }
-                group.addTask { await self.handle(request) }
+                let admitted = Wakeup()
+                group.addTask { await self.handle(request, admitted: admitted.wake) }
                 inFlight += 1
+                guard await admitted.wait() else { return }  // cancelled: stopping
             }
         }
     }
 
-    /// One request, through a client session of its own, as the socket serves a connection.
-    private func handle(_ request: MQTTRequest) async {
-        let session = ClientSession(handler: handler, access: { .broker })
-        let input = AsyncStream<ClientInput> { continuation in
-            continuation.yield(.message(request.payload))
-            continuation.finish()
-        }
-        let lines = Mutex<[String]>([])
-        await session.run(input) { line in lines.withLock { $0.append(line) } }
-        let topic = request.responseTopic ?? latest.topics.reply
-        let written = lines.withLock { $0 }
+    /// One request, through the same `RequestHandler` as the socket's, with an outbox of its own;
+    /// `admitted` is called once it has entered the search stream.
+    private func handle(_ request: MQTTRequest, admitted: @escaping @Sendable () -> Void) async {
+        let outbox = Outbox()
+        await handler.handle(line: request.payload, outbox: outbox, access: .broker, admitted: admitted)
+        handler.disconnected(outbox)
+        outbox.finish()
+        var written: [String] = []
+        try? await outbox.drain { written.append($0) }
         guard !written.isEmpty else { return }
+        let topic = request.responseTopic ?? latest.topics.reply
         replies.withLock { replies in
             replies += written.map { MQTTReply(topic: topic, payload: $0, correlation: request.correlation) }
         }
