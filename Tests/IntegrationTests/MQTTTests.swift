@@ -163,6 +163,30 @@ struct MQTTTests {
         #expect(featureIDs(overlays).contains(MQTTDaemon.paris) && !featureIDs(overlays).contains(MQTTDaemon.london), "\(overlays)")
     }
 
+    @Test("overlays larger than the broker takes: logged once and left until they change; the state and the replies still go out")
+    func oversizePayload() async throws {
+        // The broker announces its packet limit (MQTT 5): five cities' overlays are over it, the state is not.
+        let fixture = try await MQTTDaemon(cities: ["London", "Paris", "Berlin", "Seoul", "Tokyo"], brokerConfig: ["max_packet_size 1500"])
+        let state = try await fixture.broker.subscriber([fixture.topic("state")])
+        defer { state.send(SIGKILL) }
+        // The first round of the cities has settled and its state reached the broker.
+        _ = try await fixture.waitFor(#""running":false"#, from: state)
+        let warning = "MQTT: cannot publish \(fixture.topic("overlays"))"
+        let warned = fixture.daemon.stderrText.components(separatedBy: warning).count - 1
+        #expect(warned >= 1, "\(fixture.daemon.stderrText)")
+        // Each request wakes the publisher: its reply goes out, the overlays are not tried again.
+        for id in 1...3 {
+            let answered = try await runCommand(
+                "/usr/bin/mosquitto_rr",
+                fixture.broker.clientOptions() + ["-t", fixture.topic("request"), "-e", "replies/rr", "-W", "20",
+                                                  "-m", #"{"jsonrpc":"2.0","id":"# + "\(id)" + #","method":"version"}"#],
+                environment: TestEnvironment.childEnvironment(), timeout: .seconds(30))
+            #expect(answered.status == 0, "\(answered)")
+            #expect(try JSONValue.parse(Array(answered.stdout.utf8))["id"] == .integer(Int64(id)), "\(answered)")
+        }
+        #expect(fixture.daemon.stderrText.components(separatedBy: warning).count - 1 == warned, "\(fixture.daemon.stderrText)")
+    }
+
     @Test("SIGKILL: the broker publishes the Last Will, offline")
     func lastWill() async throws {
         let fixture = try await MQTTDaemon()

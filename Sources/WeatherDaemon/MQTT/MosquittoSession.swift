@@ -190,18 +190,25 @@ final class MosquittoSession: @unchecked Sendable {
         }
     }
 
-    /// The latest payload of each topic not in flight, then the replies.
+    /// The latest payload of each topic not in flight, then the replies. A payload that cannot be
+    /// published (larger than the broker takes, say) is logged once and left until it is replaced;
+    /// the other topics and the replies still go out.
     private func publishPending(replies: [MQTTReply]) {
         while let pending = latest.next() {
             if case .overlays(let overlays) = pending.payload, let discovery {
                 for message in discovery.value.update(overlays) { latest.set(message) }
             }
             var mid: Int32 = 0
-            let rc = publish(pending.topic, pending.payload.encoded, retained: true, mid: &mid)
+            let payload = pending.payload.encoded
+            let rc = publish(pending.topic, payload, retained: true, mid: &mid)
             guard rc == MOSQ_ERR_SUCCESS.rawValue else {
-                latest.failed(pending.topic, version: pending.version)
-                logger.warning("MQTT: cannot publish \(pending.topic): \(String(cString: mosquitto_strerror(rc)))")
-                return
+                let problem = "MQTT: cannot publish \(pending.topic) (\(payload.utf8.count) bytes): \(String(cString: mosquitto_strerror(rc)))"
+                if latest.failed(pending.topic, version: pending.version) {
+                    logger.warning("\(problem); it waits for the next change")
+                } else {
+                    logger.debug("\(problem) (again)")
+                }
+                continue
             }
             inFlight[mid] = (pending.topic, pending.version)
         }
