@@ -68,7 +68,12 @@ struct MQTTTests {
         #expect(state?["phase"] != nil && state?["running"] != nil)
         let (exit, _) = try await fixture.daemon.terminate()
         #expect(exit == 0)
-        // A clean shutdown leaves `offline`, published by weatherd itself.
+        // A clean shutdown leaves `offline`, published by weatherd itself: the Last Will would leave
+        // the same, so the broker's log must show a DISCONNECT, not a connection dropped.
+        let end = try await fixture.broker.waitForLog("the end of dev1's connection") { lines in
+            lines.first { $0.contains("Client \(MQTTDaemon.device) ") && ($0.contains("disconnect") || $0.contains("closed its connection")) }
+        }
+        #expect(end.hasSuffix("Client \(MQTTDaemon.device) disconnected."), "\(end)")
         #expect(try await fixture.broker.retained([fixture.topic("status")])[fixture.topic("status")] == "offline")
     }
 
@@ -207,7 +212,7 @@ struct MQTTTests {
         // While the broker is away: two searches; only the latest counts.
         _ = try await fixture.daemon.call("search", ["city": "London"])
         _ = try await fixture.daemon.call("search", ["city": "Paris"])
-        let restarted = try await MosquittoBroker.start(in: fixture.directory, port: port)
+        let restarted = try await MosquittoBroker.start(in: fixture.directory, port: port, config: ["log_type all"])
         let status = try await restarted.subscriber([fixture.topic("status"), fixture.topic("overlays")], format: "%t %p")
         defer { status.send(SIGKILL) }
         _ = try await status.waitForLine(containing: "status online", on: \.stdout, timeout: .seconds(40))
@@ -217,9 +222,11 @@ struct MQTTTests {
         let state = try JSONValue.parse(Array((messages[fixture.topic("state")] ?? "").utf8))
         #expect(overlays["focus"]?.arrayValue?.count == 2)
         #expect(state["input"]?["city"] == "Paris")
-        // One overlays message after the reconnect: the latest, not the changes made meanwhile.
-        let overlaysLines = status.stdoutText.split(separator: "\n").filter { $0.hasPrefix(fixture.topic("overlays") + " ") }
-        #expect(overlaysLines.count == 1, "\(overlaysLines.count) overlays messages")
+        // One overlays message after the reconnect: the latest, not the changes made meanwhile. The
+        // broker's log counts what weatherd sent it (a subscriber could have come after a publish).
+        let published = restarted.logLines(containing: "Received PUBLISH from \(MQTTDaemon.device) ")
+            .filter { $0.contains("'\(fixture.topic("overlays"))'") }
+        #expect(published.count == 1, "\(published)")
         withExtendedLifetime(restarted) {}
     }
 

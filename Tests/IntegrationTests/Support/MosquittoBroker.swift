@@ -116,9 +116,17 @@ final class MosquittoBroker: Sendable {
 
     /// Waits until `count` lines of the broker's log contain `text`.
     func waitForLog(containing text: String, count: Int = 1, timeout: Duration = .seconds(20)) async throws {
-        _ = try await process.stderr.wait(for: "mosquitto to log \(count) lines with \"\(text)\"", timeout: timeout) { captured -> Bool? in
-            let lines = captured.text.split(separator: "\n", omittingEmptySubsequences: false).dropLast()  // the last one is incomplete
-            return lines.filter { $0.contains(text) }.count >= count ? true : nil
+        _ = try await waitForLog("\(count) lines with \"\(text)\"", timeout: timeout) { lines in
+            lines.filter { $0.contains(text) }.count >= count ? true : nil
+        }
+    }
+
+    /// Waits until `check` finds what it looks for in the complete lines of the broker's log.
+    func waitForLog<R: Sendable>(
+        _ what: String, timeout: Duration = .seconds(20), _ check: @escaping ([Substring]) -> R?
+    ) async throws -> R {
+        try await process.stderr.wait(for: "mosquitto to log \(what)", timeout: timeout) { captured -> R? in
+            check(Array(captured.text.split(separator: "\n", omittingEmptySubsequences: false).dropLast()))  // the last one is incomplete
         }
     }
 
