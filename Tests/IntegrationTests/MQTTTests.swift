@@ -192,6 +192,20 @@ struct MQTTTests {
         #expect(fixture.daemon.stderrText.components(separatedBy: warning).count - 1 == warned, "\(fixture.daemon.stderrText)")
     }
 
+    @Test("two weatherd with one client id: the broker gives the session to the newer; the older's log hints at the shared client id")
+    func sessionTakeover() async throws {
+        let fixture = try await MQTTDaemon(cities: [])
+        let other = try TemporaryDirectory()
+        var setup = DaemonSetup(directory: other, replay: fixture.replay)
+        setup.useBroker(fixture.broker, device: MQTTDaemon.device)
+        let second = try await DaemonProcess.start(setup)
+        let line = try await fixture.daemon.process.waitForLine(containing: "MQTT: the connection to", on: \.stderr, timeout: .seconds(20))
+        // Mosquitto 2.0 closes the older connection without a DISCONNECT (no "session taken over"
+        // reason code): the hint comes from the connection lost soon after it was accepted.
+        #expect(line.contains("after it was accepted") && line.contains("client id \(MQTTDaemon.device)"), "\(line)")
+        _ = try await second.terminate()
+    }
+
     @Test("SIGKILL: the broker publishes the Last Will, offline")
     func lastWill() async throws {
         let fixture = try await MQTTDaemon()
@@ -353,6 +367,38 @@ struct MQTTShutdownTests {
         let (status, _) = try await daemon.terminate()
         #expect(status == 0, "\(daemon.stderrText)")
         #expect(!daemon.stderrText.contains("MQTT: connected"))
+    }
+}
+
+@Suite("MQTT: a broker that does not answer")
+struct MQTTSilentBrokerTests {
+    @Test("a broker that takes the connection but never answers CONNECT: the attempt ends, said so, and the daemon keeps serving")
+    func connectTimeout() async throws {
+        // A listening socket that nobody accepts on: the kernel completes the TCP handshake, nothing answers.
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #expect(listener >= 0)
+        defer { close(listener) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let listening = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+                bind(listener, pointer, length) == 0 && getsockname(listener, pointer, &length) == 0 && listen(listener, 8) == 0
+            }
+        }
+        #expect(listening)
+        let port = Int(UInt16(bigEndian: address.sin_port))
+        let directory = try TemporaryDirectory()
+        var setup = DaemonSetup(directory: directory, replay: nil)
+        setup.mqttLines = ["broker = \"mqtt://127.0.0.1:\(port)\"", "client_id = \"dev1\"", "keepalive = \"20s\""]
+        let daemon = try await DaemonProcess.start(setup)
+        let line = try await daemon.process.waitForLine(containing: "MQTT: cannot connect to mqtt://127.0.0.1:\(port)", on: \.stderr, timeout: .seconds(30))
+        // The attempt's own limit: the keep-alive, 20 s, but at most 10 s.
+        #expect(line.contains("no answer from the broker within 10"), "\(line)")
+        #expect(try await daemon.call("version")["protocol"] == .integer(1))
+        let (status, _) = try await daemon.terminate()
+        #expect(status == 0)
     }
 }
 

@@ -45,6 +45,11 @@ public final class MQTTPublisher: Service, CustomStringConvertible {
     }
 
     static let maxBackoff = Duration.seconds(30)
+    /// A connection up this long resets the backoff; one lost sooner (two devices with one client
+    /// id take the session from each other) lets it grow, as a refused attempt does.
+    static let stableConnection = Duration.seconds(30)
+    /// The longest a connection attempt may take, until the broker accepts it (also bounded by the keepalive).
+    static let maxConnectTime = Duration.seconds(10)
     /// MQTT requests handled at once; more wait for one to finish.
     static let maxRequestsInFlight = 16
     /// Requests received and not yet handled; more are dropped (with a log line).
@@ -93,6 +98,8 @@ public final class MQTTPublisher: Service, CustomStringConvertible {
     }
 
     deinit {
+        // The engine may still hand over changes: they must not signal a closed (or reused) descriptor.
+        latest.onChange {}
         if wakeup >= 0 { close(wakeup) }
     }
 
@@ -168,6 +175,7 @@ public final class MQTTPublisher: Service, CustomStringConvertible {
                 return
             }
             let ended = await serve(session, on: thread)
+            let stable = ended.upFor.map { $0 >= Self.stableConnection } ?? false
             latest.connectionLost()
             let dropped = replies.withLock { replies in
                 defer { replies = [] }
@@ -181,10 +189,18 @@ public final class MQTTPublisher: Service, CustomStringConvertible {
                 version5 = false
                 continue
             }
-            let reason = session.refusal.map { "refused: " + MosquittoSession.refusalText($0, version5: version5) } ?? ended ?? "connection lost"
-            if session.wasConnected {
-                logger.warning("MQTT: the connection to \(broker) is lost (\(reason)); reconnecting")
-                backoff = .seconds(1)
+            let reason = session.refusal.map { "refused: " + MosquittoSession.refusalText($0, version5: version5) } ?? ended.reason ?? "connection lost"
+            if let upFor = ended.upFor {
+                if stable {
+                    logger.warning("MQTT: the connection to \(broker) is lost (\(reason)); reconnecting")
+                    backoff = .seconds(1)
+                } else {
+                    let takeover = session.takenOver
+                        ? "the broker gave the session to another client with the client id \(settings.clientID)"
+                        : "is another client connected with the client id \(settings.clientID)? the broker drops the older of two"
+                    logger.warning(
+                        "MQTT: the connection to \(broker) is lost (\(reason)) \(upFor.components.seconds) s after it was accepted (\(takeover)); reconnecting in \(backoff)")
+                }
                 reportedDown = false
             } else if !reportedDown {
                 logger.warning("MQTT: cannot connect to \(broker) (\(reason)); retrying with backoff")
@@ -197,24 +213,34 @@ public final class MQTTPublisher: Service, CustomStringConvertible {
             } catch {
                 break  // cancelled
             }
-            if !session.wasConnected { backoff = min(backoff * 2, Self.maxBackoff) }
+            if !stable { backoff = min(backoff * 2, Self.maxBackoff) }
         }
         logger.info("MQTT: stopped")
     }
 
-    /// Serves one session until its connection is lost (returns the reason when it is known) or
-    /// the publisher stops (publishes `offline` first, when connected).
-    private func serve(_ session: MosquittoSession, on thread: NIOThreadPool) async -> String? {
+    /// How a session's connection ended.
+    private struct Ended {
+        /// Why, when known.
+        var reason: String?
+        /// How long it was up after the broker accepted it; nil: it never was.
+        var upFor: Duration?
+    }
+
+    /// Serves one session until its connection is lost, the attempt takes too long, or the
+    /// publisher stops (publishes `offline` first, when connected).
+    private func serve(_ session: MosquittoSession, on thread: NIOThreadPool) async -> Ended {
         let broker = settings.broker
+        let connectTime = min(settings.keepalive, Self.maxConnectTime)
         // libmosquitto resolves the broker's name in `start`, on the thread, and nothing interrupts
         // that: a stop does not wait for it (the closure keeps the session, which is destroyed on
         // the thread once `start` returns).
         switch await runUnlessStopped(on: thread, { try session.start() }) {
-        case nil: return nil
-        case .failure(let error)?: return "\(error)"
+        case nil: return Ended()
+        case .failure(let error)?: return Ended(reason: "\(error)")
         case .success?: break
         }
-        var announced = false
+        let attemptEnds = clock.now.advanced(by: connectTime)
+        var connectedAt: DaemonClock.Instant?
         let takeReplies: @Sendable () -> [MQTTReply] = {
             self.replies.withLock { replies in
                 defer { replies = [] }
@@ -224,11 +250,14 @@ public final class MQTTPublisher: Service, CustomStringConvertible {
         let wakeup = self.wakeup
         while !isStopping {
             let alive = (try? await thread.runIfActive { session.step(wakeup: wakeup, timeout: 1000, replies: takeReplies) }) ?? false
-            if session.connected, !announced {
-                announced = true
+            if session.connected, connectedAt == nil {
+                connectedAt = clock.now
                 logger.notice("MQTT: connected to the broker at \(broker) (MQTT \(session.version5 ? "5" : "3.1.1")) as \(settings.clientID); publishing under \(latest.topics.prefix)/\(latest.topics.device)")
             }
-            if !alive { return session.failure }
+            if !alive { return Ended(reason: session.failure, upFor: connectedAt.map { $0.duration(to: clock.now) }) }
+            if connectedAt == nil, !(clock.now < attemptEnds) {
+                return Ended(reason: "no answer from the broker within \(connectTime)")
+            }
         }
         // Shutting down: `offline`, acknowledged or not within the grace, then goodbye.
         let deadline = clock.now.advanced(by: Self.offlineGrace)
@@ -238,7 +267,7 @@ public final class MQTTPublisher: Service, CustomStringConvertible {
             if !alive { break }
         }
         _ = try? await thread.runIfActive { session.disconnect() }
-        return nil
+        return Ended()
     }
 
     /// Runs `body` on `thread` and returns its outcome; or nil, at once, when the publisher stops or
