@@ -21,10 +21,11 @@ private struct MQTTDaemon {
     let daemon: DaemonProcess
 
     /// Starts everything and waits until weatherd says it is connected to the broker.
-    init(cities: [String] = ["London"], mqttLines: [String] = []) async throws {
+    /// `brokerConfig`: more lines for the broker's config file (`log_type all`: every packet in its log).
+    init(cities: [String] = ["London"], mqttLines: [String] = [], brokerConfig: [String] = []) async throws {
         directory = try TemporaryDirectory()
         replay = try await ReplayServer.start()
-        broker = try await MosquittoBroker.start(in: directory)
+        broker = try await MosquittoBroker.start(in: directory, config: brokerConfig)
         var setup = DaemonSetup(directory: directory, replay: replay, cities: cities)
         setup.useBroker(broker, device: Self.device, mqttLines)
         daemon = try await DaemonProcess.start(setup)
@@ -67,7 +68,12 @@ struct MQTTTests {
         #expect(state?["phase"] != nil && state?["running"] != nil)
         let (exit, _) = try await fixture.daemon.terminate()
         #expect(exit == 0)
-        // A clean shutdown leaves `offline`, published by weatherd itself.
+        // A clean shutdown leaves `offline`, published by weatherd itself: the Last Will would leave
+        // the same, so the broker's log must show a DISCONNECT, not a connection dropped.
+        let end = try await fixture.broker.waitForLog("the end of dev1's connection") { lines in
+            lines.first { $0.contains("Client \(MQTTDaemon.device) ") && ($0.contains("disconnect") || $0.contains("closed its connection")) }
+        }
+        #expect(end.hasSuffix("Client \(MQTTDaemon.device) disconnected."), "\(end)")
         #expect(try await fixture.broker.retained([fixture.topic("status")])[fixture.topic("status")] == "offline")
     }
 
@@ -134,6 +140,72 @@ struct MQTTTests {
         #expect(!subscriber.stdoutText.contains(#""id":1,"#), "\(subscriber.stdoutText)")
     }
 
+    @Test("requests over MQTT enter the search stream in the order they arrived: search London, then Paris, leaves Paris")
+    func requestsInArrivalOrder() async throws {
+        let fixture = try await MQTTDaemon(cities: [], brokerConfig: ["log_type all"])
+        let replies = try await fixture.broker.subscriber([fixture.topic("reply")], format: "%p")
+        defer { replies.send(SIGKILL) }
+        // The first request: a batch whose search for London enters the stream only after the
+        // element before it (adding Berlin, looked up first) is done, and Berlin's lookup hangs.
+        try await fixture.replay.setFault(city: "Berlin", "hang")
+        try await fixture.broker.publish(
+            fixture.topic("request"),
+            #"[{"jsonrpc":"2.0","id":1,"method":"cities.add","params":{"city":"Berlin"}},"# +
+                #"{"jsonrpc":"2.0","id":2,"method":"search","params":{"city":"London"}}]"#,
+            extra: ["-q", "1"])
+        try await fixture.replay.waitForHanging(1)
+        // The second, a search for Paris, reaches weatherd (it acknowledges it) while the first hangs.
+        try await fixture.broker.publish(
+            fixture.topic("request"), #"{"jsonrpc":"2.0","id":3,"method":"search","params":{"city":"Paris"}}"#, extra: ["-q", "1"])
+        try await fixture.broker.waitForLog(containing: "Received PUBACK from \(MQTTDaemon.device)", count: 2)
+        try await fixture.replay.clearFaults(city: "Berlin")
+        _ = try await fixture.waitFor(#""id":3"#, from: replies)
+        _ = try await fixture.waitFor(#""id":2"#, from: replies)
+        // Both settled before their replies: the latest input is the one that arrived last.
+        let state = try await fixture.daemon.call("state")
+        #expect(state["input"]?["city"] == "Paris", "\(state)")
+        let overlays = try await fixture.daemon.call("overlays")
+        #expect(featureIDs(overlays).contains(MQTTDaemon.paris) && !featureIDs(overlays).contains(MQTTDaemon.london), "\(overlays)")
+    }
+
+    @Test("overlays larger than the broker takes: logged once and left until they change; the state and the replies still go out")
+    func oversizePayload() async throws {
+        // The broker announces its packet limit (MQTT 5): five cities' overlays are over it, the state is not.
+        let fixture = try await MQTTDaemon(cities: ["London", "Paris", "Berlin", "Seoul", "Tokyo"], brokerConfig: ["max_packet_size 1500"])
+        let state = try await fixture.broker.subscriber([fixture.topic("state")])
+        defer { state.send(SIGKILL) }
+        // The first round of the cities has settled and its state reached the broker.
+        _ = try await fixture.waitFor(#""running":false"#, from: state)
+        let warning = "MQTT: cannot publish \(fixture.topic("overlays"))"
+        let warned = fixture.daemon.stderrText.components(separatedBy: warning).count - 1
+        #expect(warned >= 1, "\(fixture.daemon.stderrText)")
+        // Each request wakes the publisher: its reply goes out, the overlays are not tried again.
+        for id in 1...3 {
+            let answered = try await runCommand(
+                "/usr/bin/mosquitto_rr",
+                fixture.broker.clientOptions() + ["-t", fixture.topic("request"), "-e", "replies/rr", "-W", "20",
+                                                  "-m", #"{"jsonrpc":"2.0","id":"# + "\(id)" + #","method":"version"}"#],
+                environment: TestEnvironment.childEnvironment(), timeout: .seconds(30))
+            #expect(answered.status == 0, "\(answered)")
+            #expect(try JSONValue.parse(Array(answered.stdout.utf8))["id"] == .integer(Int64(id)), "\(answered)")
+        }
+        #expect(fixture.daemon.stderrText.components(separatedBy: warning).count - 1 == warned, "\(fixture.daemon.stderrText)")
+    }
+
+    @Test("two weatherd with one client id: the broker gives the session to the newer; the older's log hints at the shared client id")
+    func sessionTakeover() async throws {
+        let fixture = try await MQTTDaemon(cities: [])
+        let other = try TemporaryDirectory()
+        var setup = DaemonSetup(directory: other, replay: fixture.replay)
+        setup.useBroker(fixture.broker, device: MQTTDaemon.device)
+        let second = try await DaemonProcess.start(setup)
+        let line = try await fixture.daemon.process.waitForLine(containing: "MQTT: the connection to", on: \.stderr, timeout: .seconds(20))
+        // Mosquitto 2.0 closes the older connection without a DISCONNECT (no "session taken over"
+        // reason code): the hint comes from the connection lost soon after it was accepted.
+        #expect(line.contains("after it was accepted") && line.contains("client id \(MQTTDaemon.device)"), "\(line)")
+        _ = try await second.terminate()
+    }
+
     @Test("SIGKILL: the broker publishes the Last Will, offline")
     func lastWill() async throws {
         let fixture = try await MQTTDaemon()
@@ -154,7 +226,7 @@ struct MQTTTests {
         // While the broker is away: two searches; only the latest counts.
         _ = try await fixture.daemon.call("search", ["city": "London"])
         _ = try await fixture.daemon.call("search", ["city": "Paris"])
-        let restarted = try await MosquittoBroker.start(in: fixture.directory, port: port)
+        let restarted = try await MosquittoBroker.start(in: fixture.directory, port: port, config: ["log_type all"])
         let status = try await restarted.subscriber([fixture.topic("status"), fixture.topic("overlays")], format: "%t %p")
         defer { status.send(SIGKILL) }
         _ = try await status.waitForLine(containing: "status online", on: \.stdout, timeout: .seconds(40))
@@ -164,9 +236,11 @@ struct MQTTTests {
         let state = try JSONValue.parse(Array((messages[fixture.topic("state")] ?? "").utf8))
         #expect(overlays["focus"]?.arrayValue?.count == 2)
         #expect(state["input"]?["city"] == "Paris")
-        // One overlays message after the reconnect: the latest, not the changes made meanwhile.
-        let overlaysLines = status.stdoutText.split(separator: "\n").filter { $0.hasPrefix(fixture.topic("overlays") + " ") }
-        #expect(overlaysLines.count == 1, "\(overlaysLines.count) overlays messages")
+        // One overlays message after the reconnect: the latest, not the changes made meanwhile. The
+        // broker's log counts what weatherd sent it (a subscriber could have come after a publish).
+        let published = restarted.logLines(containing: "Received PUBLISH from \(MQTTDaemon.device) ")
+            .filter { $0.contains("'\(fixture.topic("overlays"))'") }
+        #expect(published.count == 1, "\(published)")
         withExtendedLifetime(restarted) {}
     }
 
@@ -272,6 +346,100 @@ struct MQTTAuthTests {
         }
         withExtendedLifetime(replay) {}
     }
+}
+
+@Suite("MQTT: shutdown while connecting")
+struct MQTTShutdownTests {
+    @Test("SIGTERM while the broker's name is still being resolved: the daemon exits at once, without waiting for the resolver")
+    func sigtermWhileResolving() async throws {
+        let directory = try TemporaryDirectory()
+        // glibc's resolver reads the file named by HOSTALIASES for a name without dots: a FIFO here,
+        // which this test opens for writing and never writes to, so the resolution of the broker's
+        // name (by libmosquitto, on the publisher's thread) hangs until the test closes it.
+        let aliases = directory.file("hostaliases")
+        guard mkfifo(aliases, 0o600) == 0 else { throw ChildProcessError(message: "mkfifo: \(String(cString: strerror(errno)))") }
+        var setup = DaemonSetup(directory: directory, replay: nil)
+        setup.mqttLines = ["broker = \"mqtt://weatherdbrokerhangs:1883\"", "client_id = \"dev1\""]
+        let daemon = try await DaemonProcess.start(setup, environment: ["HOSTALIASES": aliases])
+        let writer = try await openFIFOForWriting(aliases, timeout: .seconds(20))
+        defer { close(writer) }
+        // The daemon's resolver has the FIFO open: it waits for a line that does not come.
+        let (status, _) = try await daemon.terminate()
+        #expect(status == 0, "\(daemon.stderrText)")
+        #expect(!daemon.stderrText.contains("MQTT: connected"))
+    }
+}
+
+@Suite("MQTT: a broker that does not answer")
+struct MQTTSilentBrokerTests {
+    @Test("a broker that takes the connection but never answers CONNECT: the attempt ends, said so, and the daemon keeps serving")
+    func connectTimeout() async throws {
+        // A listening socket that nobody accepts on: the kernel completes the TCP handshake, nothing answers.
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #expect(listener >= 0)
+        defer { close(listener) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let listening = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+                bind(listener, pointer, length) == 0 && getsockname(listener, pointer, &length) == 0 && listen(listener, 8) == 0
+            }
+        }
+        #expect(listening)
+        let port = Int(UInt16(bigEndian: address.sin_port))
+        let directory = try TemporaryDirectory()
+        var setup = DaemonSetup(directory: directory, replay: nil)
+        setup.mqttLines = ["broker = \"mqtt://127.0.0.1:\(port)\"", "client_id = \"dev1\"", "keepalive = \"20s\""]
+        let daemon = try await DaemonProcess.start(setup)
+        let line = try await daemon.process.waitForLine(containing: "MQTT: cannot connect to mqtt://127.0.0.1:\(port)", on: \.stderr, timeout: .seconds(30))
+        // The attempt's own limit: the keep-alive, 20 s, but at most 10 s.
+        #expect(line.contains("no answer from the broker within 10"), "\(line)")
+        #expect(try await daemon.call("version")["protocol"] == .integer(1))
+        let (status, _) = try await daemon.terminate()
+        #expect(status == 0)
+    }
+}
+
+/// Opens the FIFO `path` for writing; returns once a reader has opened it. Throws when none did
+/// within `timeout` (the blocked open is then ended by opening the FIFO for reading here).
+private func openFIFOForWriting(_ path: String, timeout: Duration) async throws -> Int32 {
+    enum Opened: Sendable {
+        case writer(Int32)
+        case timedOut(reader: Int32)
+    }
+    let results = await withTaskGroup(of: Opened?.self) { group in
+        group.addTask {
+            await withCheckedContinuation { continuation in
+                Thread.detachNewThread { continuation.resume(returning: .writer(open(path, O_WRONLY | O_CLOEXEC))) }
+            }
+        }
+        group.addTask {
+            guard (try? await Task.sleep(for: timeout)) != nil else { return nil }
+            return .timedOut(reader: open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC))
+        }
+        var results: [Opened] = []
+        if let first = await group.next(), let first { results.append(first) }
+        group.cancelAll()
+        for await result in group { if let result { results.append(result) } }
+        return results
+    }
+    var writer: Int32 = -1
+    var timedOut = false
+    for result in results {
+        switch result {
+        case .writer(let fd): writer = fd
+        case .timedOut(let reader):
+            timedOut = true
+            if reader >= 0 { close(reader) }
+        }
+    }
+    guard !timedOut, writer >= 0 else {
+        if writer >= 0 { close(writer) }
+        throw ChildProcessError(message: "nobody opened \(path) for reading within \(timeout) (does this system's resolver read HOSTALIASES?)")
+    }
+    return writer
 }
 
 @Suite("MQTT: configuration errors")

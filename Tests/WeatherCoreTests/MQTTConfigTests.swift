@@ -31,6 +31,18 @@ struct MQTTConfigTests {
         }
     }
 
+    @Test("a broker URL with a user and password is refused without them in the message, which names username and password_file")
+    func brokerUserInfoHidden() {
+        for url in ["mqtt://u:pw-s3cret@host:1883", "tcp://u:pw-s3cret@host:1883", "u:pw-s3cret@host", "mqtts://u:p@ss/w-s3cret@host"] {
+            let problems = configProblems("mqtt.broker = \"\(url)\"")
+            #expect(problems.map(\.keyPath) == ["mqtt.broker"], "\(url)")
+            let message = problems.map(\.description).joined()
+            #expect(!message.contains("s3cret") && !message.contains("u:"), "\(message)")
+            #expect(message.contains("mqtt.username") && message.contains("mqtt.password_file") && message.contains("host"), "\(message)")
+        }
+        #expect(ConfigValueType<String>.withoutUserInfo("mqtt://u:pw@host:1883") == "mqtt://…@host:1883")
+    }
+
     @Test("the defaults are the contract's, and MQTT is off")
     func defaults() throws {
         let mqtt = try ConfigLoader.parse("", file: configTestFile).mqtt

@@ -97,13 +97,27 @@ extension ConfigValueType where Value == String {
         }
     }
 
-    /// An MQTT broker URL, `mqtt://HOST:PORT` or `mqtts://HOST:PORT`, or "" for off.
+    /// An MQTT broker URL, `mqtt://HOST:PORT` or `mqtts://HOST:PORT`, or "" for off. A URL with a
+    /// user name or password in it is refused without them in the message (it goes to the journal).
     static var brokerURL: ConfigValueType {
         string.checked { text in
-            text.isEmpty || BrokerAddress(text) != nil
-                ? nil
-                : "expected \"mqtt://HOST:PORT\" or \"mqtts://HOST:PORT\" (\"\" = off), found \(ConfigText.quoted(text))"
+            if text.isEmpty || BrokerAddress(text) != nil { return nil }
+            if text.contains("@") {
+                return "must not hold a user name or password (set mqtt.username, and the password in mqtt.password_file"
+                    + " or the mqtt-password credential), found \(ConfigText.quoted(withoutUserInfo(text)))"
+            }
+            return "expected \"mqtt://HOST:PORT\" or \"mqtts://HOST:PORT\" (\"\" = off), found \(ConfigText.quoted(text))"
         }
+    }
+
+    /// A URL with everything between its scheme and its last `@` (a user name, a password) left out.
+    static func withoutUserInfo(_ text: String) -> String {
+        guard let at = text.lastIndex(of: "@") else { return text }
+        let host = text[text.index(after: at)...]
+        if let scheme = text.range(of: "://"), scheme.upperBound <= at {
+            return text[..<scheme.upperBound] + "…@" + host
+        }
+        return "…@" + host
     }
 
     /// An MQTT topic name to publish under: not empty, no wildcards (`+`, `#`), no control

@@ -6,7 +6,9 @@ import Synchronization
 ///
 /// The publisher takes a topic's payload (`next`) only when none of that topic is in flight; a
 /// newer payload set meanwhile waits for the acknowledgement, then goes out (the ones between are
-/// never sent). After the connection is lost every topic's latest payload goes out again.
+/// never sent). A payload the client could not publish (too large for the broker, say) is not taken
+/// again until it is replaced; the other topics go on. After the connection is lost every topic's
+/// latest payload goes out again (a failed one is tried once more: the new connection may take it).
 public final class MQTTLatest: ChangePublisher {
     /// A payload as it was handed over: encoded when it is published.
     public enum Payload: Sendable {
@@ -36,6 +38,10 @@ public final class MQTTLatest: ChangePublisher {
         var version: Int
         var sentVersion: Int?
         var inFlight: Int?
+        /// The version that could not be published on this connection: not taken again.
+        var failedVersion: Int?
+        /// The latest version `failed` reported as failing for the first time.
+        var reportedFailure: Int?
     }
 
     private struct Storage {
@@ -88,12 +94,15 @@ public final class MQTTLatest: ChangePublisher {
         wake?()
     }
 
-    /// The next payload to publish, in topic order: a topic whose latest payload is not yet sent
-    /// and of which nothing is in flight. It counts as in flight until `published` or `failed`.
+    /// The next payload to publish, in topic order: a topic whose latest payload is not yet sent,
+    /// did not fail, and of which nothing is in flight. It counts as in flight until `published` or
+    /// `failed`.
     public func next() -> Pending? {
         storage.withLock { storage in
             for topic in storage.order {
-                guard var entry = storage.entries[topic], entry.inFlight == nil, entry.sentVersion != entry.version else { continue }
+                guard var entry = storage.entries[topic], entry.inFlight == nil, entry.sentVersion != entry.version,
+                      entry.failedVersion != entry.version
+                else { continue }
                 entry.inFlight = entry.version
                 storage.entries[topic] = entry
                 return Pending(topic: topic, payload: entry.payload, version: entry.version)
@@ -118,12 +127,19 @@ public final class MQTTLatest: ChangePublisher {
         }
     }
 
-    /// Publishing `topic`'s payload of `version` failed: it is taken again by `next`.
-    public func failed(_ topic: String, version: Int) {
+    /// Publishing `topic`'s payload of `version` failed: `next` does not take it again until a
+    /// newer payload is set or the connection is lost.
+    /// - Returns: true the first time this version failed (to be logged), false after.
+    @discardableResult
+    public func failed(_ topic: String, version: Int) -> Bool {
         storage.withLock { storage in
-            guard var entry = storage.entries[topic], entry.inFlight == version else { return }
+            guard var entry = storage.entries[topic], entry.inFlight == version else { return false }
             entry.inFlight = nil
+            entry.failedVersion = version
+            let first = entry.reportedFailure != version
+            entry.reportedFailure = version
             storage.entries[topic] = entry
+            return first
         }
     }
 
@@ -134,6 +150,7 @@ public final class MQTTLatest: ChangePublisher {
             for topic in storage.order {
                 storage.entries[topic]?.inFlight = nil
                 storage.entries[topic]?.sentVersion = nil
+                storage.entries[topic]?.failedVersion = nil
             }
         }
     }

@@ -12,8 +12,9 @@ import Glibc
 /// Keeps a connection to the MQTT broker and publishes to it (contract: "MQTT"): `P/D/status`
 /// (`online`; `offline` at shutdown and as the Last Will), the latest overlays and state
 /// (retained, QoS 1), Home Assistant discovery when asked, and replies to the JSON-RPC requests
-/// received on `P/D/request`, which go through the same `ClientSession` and `RequestHandler` as the
-/// socket's (access ``ClientAccess/broker``: the broker's own access control decides who may send).
+/// received on `P/D/request`, which go through the same `RequestHandler` as the socket's, in the
+/// order they arrive (access ``ClientAccess/broker``: the broker's own access control decides who
+/// may send).
 ///
 /// The daemon never waits on the broker: the engine hands its changes to ``MQTTLatest``, which
 /// keeps only the latest per topic; libmosquitto runs on one thread of this publisher's own, which
@@ -44,6 +45,11 @@ public final class MQTTPublisher: Service, CustomStringConvertible {
     }
 
     static let maxBackoff = Duration.seconds(30)
+    /// A connection up this long resets the backoff; one lost sooner (two devices with one client
+    /// id take the session from each other) lets it grow, as a refused attempt does.
+    static let stableConnection = Duration.seconds(30)
+    /// The longest a connection attempt may take, until the broker accepts it (also bounded by the keepalive).
+    static let maxConnectTime = Duration.seconds(10)
     /// MQTT requests handled at once; more wait for one to finish.
     static let maxRequestsInFlight = 16
     /// Requests received and not yet handled; more are dropped (with a log line).
@@ -59,6 +65,8 @@ public final class MQTTPublisher: Service, CustomStringConvertible {
     private let wakeup: Int32
     private let stopped = Wakeup()
     private let stopping = Atomic<Bool>(false)
+    /// Ends the wait of `runUnlessStopped` (at most one at a time) when the publisher stops.
+    private let abandonWait = Mutex<(@Sendable () -> Void)?>(nil)
     private let replies = Mutex<[MQTTReply]>([])
     private let requests: AsyncStream<MQTTRequest>
     private let requestInput: AsyncStream<MQTTRequest>.Continuation
@@ -90,6 +98,8 @@ public final class MQTTPublisher: Service, CustomStringConvertible {
     }
 
     deinit {
+        // The engine may still hand over changes: they must not signal a closed (or reused) descriptor.
+        latest.onChange {}
         if wakeup >= 0 { close(wakeup) }
     }
 
@@ -106,6 +116,11 @@ public final class MQTTPublisher: Service, CustomStringConvertible {
         stopping.store(true, ordering: .sequentiallyConsistent)
         weatherd_mqtt_wakefd_signal(wakeup)
         stopped.wake()
+        let abandon = abandonWait.withLock { abandon in
+            defer { abandon = nil }
+            return abandon
+        }
+        abandon?()
     }
 
     private var isStopping: Bool { stopping.load(ordering: .sequentiallyConsistent) }
@@ -116,6 +131,8 @@ public final class MQTTPublisher: Service, CustomStringConvertible {
         thread.start()
         defer {
             latest.onChange {}
+            // Not awaited: the thread may still be in work nobody waits for any more (the broker's
+            // name resolving, see `serve`); it ends after that, and the daemon exits without it.
             thread.shutdownGracefully { _ in }
         }
         await withGracefulShutdownHandler {
@@ -158,6 +175,7 @@ public final class MQTTPublisher: Service, CustomStringConvertible {
                 return
             }
             let ended = await serve(session, on: thread)
+            let stable = ended.upFor.map { $0 >= Self.stableConnection } ?? false
             latest.connectionLost()
             let dropped = replies.withLock { replies in
                 defer { replies = [] }
@@ -171,10 +189,18 @@ public final class MQTTPublisher: Service, CustomStringConvertible {
                 version5 = false
                 continue
             }
-            let reason = session.refusal.map { "refused: " + MosquittoSession.refusalText($0, version5: version5) } ?? ended ?? "connection lost"
-            if session.wasConnected {
-                logger.warning("MQTT: the connection to \(broker) is lost (\(reason)); reconnecting")
-                backoff = .seconds(1)
+            let reason = session.refusal.map { "refused: " + MosquittoSession.refusalText($0, version5: version5) } ?? ended.reason ?? "connection lost"
+            if let upFor = ended.upFor {
+                if stable {
+                    logger.warning("MQTT: the connection to \(broker) is lost (\(reason)); reconnecting")
+                    backoff = .seconds(1)
+                } else {
+                    let takeover = session.takenOver
+                        ? "the broker gave the session to another client with the client id \(settings.clientID)"
+                        : "is another client connected with the client id \(settings.clientID)? the broker drops the older of two"
+                    logger.warning(
+                        "MQTT: the connection to \(broker) is lost (\(reason)) \(upFor.components.seconds) s after it was accepted (\(takeover)); reconnecting in \(backoff)")
+                }
                 reportedDown = false
             } else if !reportedDown {
                 logger.warning("MQTT: cannot connect to \(broker) (\(reason)); retrying with backoff")
@@ -187,21 +213,34 @@ public final class MQTTPublisher: Service, CustomStringConvertible {
             } catch {
                 break  // cancelled
             }
-            if !session.wasConnected { backoff = min(backoff * 2, Self.maxBackoff) }
+            if !stable { backoff = min(backoff * 2, Self.maxBackoff) }
         }
         logger.info("MQTT: stopped")
     }
 
-    /// Serves one session until its connection is lost (returns the reason when it is known) or
-    /// the publisher stops (publishes `offline` first, when connected).
-    private func serve(_ session: MosquittoSession, on thread: NIOThreadPool) async -> String? {
+    /// How a session's connection ended.
+    private struct Ended {
+        /// Why, when known.
+        var reason: String?
+        /// How long it was up after the broker accepted it; nil: it never was.
+        var upFor: Duration?
+    }
+
+    /// Serves one session until its connection is lost, the attempt takes too long, or the
+    /// publisher stops (publishes `offline` first, when connected).
+    private func serve(_ session: MosquittoSession, on thread: NIOThreadPool) async -> Ended {
         let broker = settings.broker
-        do {
-            try await thread.runIfActive { try session.start() }
-        } catch {
-            return "\(error)"
+        let connectTime = min(settings.keepalive, Self.maxConnectTime)
+        // libmosquitto resolves the broker's name in `start`, on the thread, and nothing interrupts
+        // that: a stop does not wait for it (the closure keeps the session, which is destroyed on
+        // the thread once `start` returns).
+        switch await runUnlessStopped(on: thread, { try session.start() }) {
+        case nil: return Ended()
+        case .failure(let error)?: return Ended(reason: "\(error)")
+        case .success?: break
         }
-        var announced = false
+        let attemptEnds = clock.now.advanced(by: connectTime)
+        var connectedAt: DaemonClock.Instant?
         let takeReplies: @Sendable () -> [MQTTReply] = {
             self.replies.withLock { replies in
                 defer { replies = [] }
@@ -211,11 +250,14 @@ public final class MQTTPublisher: Service, CustomStringConvertible {
         let wakeup = self.wakeup
         while !isStopping {
             let alive = (try? await thread.runIfActive { session.step(wakeup: wakeup, timeout: 1000, replies: takeReplies) }) ?? false
-            if session.connected, !announced {
-                announced = true
+            if session.connected, connectedAt == nil {
+                connectedAt = clock.now
                 logger.notice("MQTT: connected to the broker at \(broker) (MQTT \(session.version5 ? "5" : "3.1.1")) as \(settings.clientID); publishing under \(latest.topics.prefix)/\(latest.topics.device)")
             }
-            if !alive { return session.failure }
+            if !alive { return Ended(reason: session.failure, upFor: connectedAt.map { $0.duration(to: clock.now) }) }
+            if connectedAt == nil, !(clock.now < attemptEnds) {
+                return Ended(reason: "no answer from the broker within \(connectTime)")
+            }
         }
         // Shutting down: `offline`, acknowledged or not within the grace, then goodbye.
         let deadline = clock.now.advanced(by: Self.offlineGrace)
@@ -225,10 +267,37 @@ public final class MQTTPublisher: Service, CustomStringConvertible {
             if !alive { break }
         }
         _ = try? await thread.runIfActive { session.disconnect() }
-        return nil
+        return Ended()
     }
 
-    /// Handles the requests received, at most `maxRequestsInFlight` at once, until the stream ends.
+    /// Runs `body` on `thread` and returns its outcome; or nil, at once, when the publisher stops or
+    /// the task is cancelled first: then `body` goes on on the thread alone, and what it captured
+    /// lives until it returns.
+    private func runUnlessStopped<T: Sendable>(
+        on thread: NIOThreadPool, _ body: @escaping @Sendable () throws -> T
+    ) async -> Result<T, any Error>? {
+        let outcome = FirstOutcome<Result<T, any Error>>()
+        abandonWait.withLock { $0 = { outcome.settle(nil) } }
+        defer { abandonWait.withLock { $0 = nil } }
+        if isStopping { return nil }
+        thread.submit { state in
+            switch state {
+            case .active: outcome.settle(Result(catching: body))
+            case .cancelled: outcome.settle(.failure(CancellationError()))
+            }
+        }
+        return await withTaskCancellationHandler {
+            await outcome.value
+        } onCancel: {
+            outcome.settle(nil)
+        }
+    }
+
+    /// Handles the requests received until the stream ends, in the order they arrived, as the socket
+    /// reads a connection: a request is started only once the one before it has entered the search
+    /// stream (a search has begun, …; else once it is done), so `search London` then `search Paris`
+    /// leaves Paris in the overlays. Their lookups run beside each other, at most
+    /// `maxRequestsInFlight` at once.
     private func serveRequests() async {
         await withTaskGroup(of: Void.self) { group in
             var inFlight = 0
@@ -237,27 +306,62 @@ public final class MQTTPublisher: Service, CustomStringConvertible {
                     await group.next()
                     inFlight -= 1
                 }
-                group.addTask { await self.handle(request) }
+                let admitted = Wakeup()
+                group.addTask { await self.handle(request, admitted: admitted.wake) }
                 inFlight += 1
+                guard await admitted.wait() else { return }  // cancelled: stopping
             }
         }
     }
 
-    /// One request, through a client session of its own, as the socket serves a connection.
-    private func handle(_ request: MQTTRequest) async {
-        let session = ClientSession(handler: handler, access: { .broker })
-        let input = AsyncStream<ClientInput> { continuation in
-            continuation.yield(.message(request.payload))
-            continuation.finish()
-        }
-        let lines = Mutex<[String]>([])
-        await session.run(input) { line in lines.withLock { $0.append(line) } }
-        let topic = request.responseTopic ?? latest.topics.reply
-        let written = lines.withLock { $0 }
+    /// One request, through the same `RequestHandler` as the socket's, with an outbox of its own;
+    /// `admitted` is called once it has entered the search stream.
+    private func handle(_ request: MQTTRequest, admitted: @escaping @Sendable () -> Void) async {
+        let outbox = Outbox()
+        await handler.handle(line: request.payload, outbox: outbox, access: .broker, admitted: admitted)
+        handler.disconnected(outbox)
+        outbox.finish()
+        var written: [String] = []
+        try? await outbox.drain { written.append($0) }
         guard !written.isEmpty else { return }
+        let topic = request.responseTopic ?? latest.topics.reply
         replies.withLock { replies in
             replies += written.map { MQTTReply(topic: topic, payload: $0, correlation: request.correlation) }
         }
         weatherd_mqtt_wakefd_signal(wakeup)
+    }
+}
+
+/// The first of the outcomes settled (the later ones are ignored), for one task to await.
+private final class FirstOutcome<T: Sendable>: Sendable {
+    private struct State {
+        var outcome: T??
+        var waiter: CheckedContinuation<T?, Never>?
+    }
+
+    private let state = Mutex(State())
+
+    func settle(_ outcome: T?) {
+        let waiter = state.withLock { state -> CheckedContinuation<T?, Never>? in
+            guard state.outcome == nil else { return nil }
+            state.outcome = .some(outcome)
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume(returning: outcome)
+    }
+
+    /// Waits for the first outcome.
+    var value: T? {
+        get async {
+            await withCheckedContinuation { (continuation: CheckedContinuation<T?, Never>) in
+                let settled = state.withLock { state -> T?? in
+                    if let outcome = state.outcome { return .some(outcome) }
+                    state.waiter = continuation
+                    return nil
+                }
+                if let settled { continuation.resume(returning: settled) }
+            }
+        }
     }
 }

@@ -55,6 +55,9 @@ final class MosquittoSession: @unchecked Sendable {
     private(set) var wasConnected = false
     /// The broker refused the connection: its reason code.
     private(set) var refusal: Int32?
+    /// The broker ended the connection because another client connected with the same client id
+    /// (MQTT 5 reason code 0x8E, session taken over).
+    private(set) var takenOver = false
     /// Messages in flight: the store's topic and version by message id.
     private var inFlight: [Int32: (topic: String, version: Int)] = [:]
     /// The message id of `offline` at shutdown, and whether the broker acknowledged it.
@@ -111,8 +114,8 @@ final class MosquittoSession: @unchecked Sendable {
         mosquitto_connect_v5_callback_set(handle) { _, object, rc, _, _ in
             MosquittoSession.session(object)?.didConnect(rc)
         }
-        mosquitto_disconnect_v5_callback_set(handle) { _, object, _, _ in
-            MosquittoSession.session(object)?.didDisconnect()
+        mosquitto_disconnect_v5_callback_set(handle) { _, object, reason, _ in
+            MosquittoSession.session(object)?.didDisconnect(reason)
         }
         mosquitto_publish_v5_callback_set(handle) { _, object, mid, _, _ in
             MosquittoSession.session(object)?.didPublish(mid)
@@ -154,6 +157,7 @@ final class MosquittoSession: @unchecked Sendable {
     /// libmosquitto's error code in words (the system's for `MOSQ_ERR_ERRNO`).
     static func describe(_ rc: Int32) -> String {
         if rc == MOSQ_ERR_ERRNO.rawValue, errno != 0 { return String(cString: strerror(errno)) }
+        if rc == MOSQ_ERR_KEEPALIVE.rawValue { return "no answer from the broker within the keep-alive interval" }
         if rc == MOSQ_ERR_TLS.rawValue { return "TLS failed (is the broker's certificate trusted by the system's CA store, and for its host name?)" }
         return String(cString: mosquitto_strerror(rc))
     }
@@ -190,18 +194,25 @@ final class MosquittoSession: @unchecked Sendable {
         }
     }
 
-    /// The latest payload of each topic not in flight, then the replies.
+    /// The latest payload of each topic not in flight, then the replies. A payload that cannot be
+    /// published (larger than the broker takes, say) is logged once and left until it is replaced;
+    /// the other topics and the replies still go out.
     private func publishPending(replies: [MQTTReply]) {
         while let pending = latest.next() {
             if case .overlays(let overlays) = pending.payload, let discovery {
                 for message in discovery.value.update(overlays) { latest.set(message) }
             }
             var mid: Int32 = 0
-            let rc = publish(pending.topic, pending.payload.encoded, retained: true, mid: &mid)
+            let payload = pending.payload.encoded
+            let rc = publish(pending.topic, payload, retained: true, mid: &mid)
             guard rc == MOSQ_ERR_SUCCESS.rawValue else {
-                latest.failed(pending.topic, version: pending.version)
-                logger.warning("MQTT: cannot publish \(pending.topic): \(String(cString: mosquitto_strerror(rc)))")
-                return
+                let problem = "MQTT: cannot publish \(pending.topic) (\(payload.utf8.count) bytes): \(String(cString: mosquitto_strerror(rc)))"
+                if latest.failed(pending.topic, version: pending.version) {
+                    logger.warning("\(problem); it waits for the next change")
+                } else {
+                    logger.debug("\(problem) (again)")
+                }
+                continue
             }
             inFlight[mid] = (pending.topic, pending.version)
         }
@@ -231,8 +242,10 @@ final class MosquittoSession: @unchecked Sendable {
         }
     }
 
-    private func didDisconnect() {
+    /// `reason`: the broker's reason code when it sent DISCONNECT (MQTT 5), else libmosquitto's error.
+    private func didDisconnect(_ reason: Int32) {
         connected = false
+        if version5, reason == Int32(MQTT_RC_SESSION_TAKEN_OVER.rawValue) { takenOver = true }
     }
 
     private func didPublish(_ mid: Int32) {

@@ -21,9 +21,12 @@ final class MosquittoBroker: Sendable {
     }
 
     /// Starts a broker on `port` (default: a free one) and waits until it serves.
-    /// With `tls`, the listener speaks TLS with that certificate and key (PEM files).
+    /// With `tls`, the listener speaks TLS with that certificate and key (PEM files). `config`:
+    /// more lines for its config file, e.g. `log_type all` (every packet in its log) or
+    /// `max_packet_size 2048`.
     static func start(
-        in directory: TemporaryDirectory, port: Int? = nil, users: [String: String] = [:], tls: (certificate: String, key: String)? = nil
+        in directory: TemporaryDirectory, port: Int? = nil, users: [String: String] = [:], tls: (certificate: String, key: String)? = nil,
+        config extraLines: [String] = []
     ) async throws -> MosquittoBroker {
         let port = try port ?? freeTCPPort()
         var lines = ["listener \(port) 127.0.0.1", "log_dest stderr", "log_type error", "log_type warning", "log_type notice", "log_type information", "persistence false"]
@@ -42,6 +45,7 @@ final class MosquittoBroker: Sendable {
             }
             lines += ["allow_anonymous false", "password_file \(passwords)"]
         }
+        lines += extraLines
         let config = try directory.write("mosquitto-\(port).conf", lines.joined(separator: "\n") + "\n")
         let process = try ChildProcess(mosquitto, ["-c", config], environment: TestEnvironment.childEnvironment(), name: "mosquitto:\(port)")
         _ = try await process.waitForLine(containing: "running", on: \.stderr)
@@ -82,19 +86,48 @@ final class MosquittoBroker: Sendable {
         ["-h", "127.0.0.1", "-p", "\(port)"] + (user.map { ["-u", $0.0, "-P", $0.1] } ?? [])
     }
 
-    /// The retained messages of `topics` (one each), `topic payload` per line, with `mosquitto_sub`:
-    /// an independent client.
+    /// The retained messages of `topics` (one each), with `mosquitto_sub`: an independent client.
+    /// `--retained-only` stops at the first message that is not retained (one published while it
+    /// reads): then it reads again, until every topic came back, retained.
     func retained(_ topics: [String], user: (String, String)? = nil) async throws -> [String: String] {
         var arguments = clientOptions(user: user) + ["-v", "-C", "\(topics.count)", "-W", "20", "--retained-only"]
         for topic in topics { arguments += ["-t", topic] }
-        let result = try await runCommand("/usr/bin/mosquitto_sub", arguments, environment: TestEnvironment.childEnvironment(), timeout: .seconds(30))
-        guard result.status == 0 else { throw ChildProcessError(message: "mosquitto_sub \(topics) failed: \(result)") }
-        var messages: [String: String] = [:]
-        for line in result.stdout.split(separator: "\n") {
-            guard let space = line.firstIndex(of: " ") else { continue }
-            messages[String(line[..<space])] = String(line[line.index(after: space)...])
+        var attempts = 0
+        while true {
+            let result = try await runCommand("/usr/bin/mosquitto_sub", arguments, environment: TestEnvironment.childEnvironment(), timeout: .seconds(30))
+            guard result.status == 0 else { throw ChildProcessError(message: "mosquitto_sub \(topics) failed: \(result)") }
+            var messages: [String: String] = [:]
+            for line in result.stdout.split(separator: "\n") {
+                guard let space = line.firstIndex(of: " ") else { continue }
+                messages[String(line[..<space])] = String(line[line.index(after: space)...])
+            }
+            if topics.allSatisfy({ messages[$0] != nil }) { return messages }
+            attempts += 1
+            guard attempts < 5 else {
+                throw ChildProcessError(message: "mosquitto_sub \(topics): only \(messages.keys.sorted()) came back retained, \(attempts) times")
+            }
         }
-        return messages
+    }
+
+    /// The lines of the broker's log (its stderr) that contain `text`.
+    func logLines(containing text: String) -> [String] {
+        process.stderrText.split(separator: "\n").filter { $0.contains(text) }.map(String.init)
+    }
+
+    /// Waits until `count` lines of the broker's log contain `text`.
+    func waitForLog(containing text: String, count: Int = 1, timeout: Duration = .seconds(20)) async throws {
+        _ = try await waitForLog("\(count) lines with \"\(text)\"", timeout: timeout) { lines in
+            lines.filter { $0.contains(text) }.count >= count ? true : nil
+        }
+    }
+
+    /// Waits until `check` finds what it looks for in the complete lines of the broker's log.
+    func waitForLog<R: Sendable>(
+        _ what: String, timeout: Duration = .seconds(20), _ check: @escaping ([Substring]) -> R?
+    ) async throws -> R {
+        try await process.stderr.wait(for: "mosquitto to log \(what)", timeout: timeout) { captured -> R? in
+            check(Array(captured.text.split(separator: "\n", omittingEmptySubsequences: false).dropLast()))  // the last one is incomplete
+        }
     }
 
     /// A `mosquitto_sub` that runs until killed, printing `-F format` per message; returned once its
