@@ -94,14 +94,19 @@ PROBE = r"""
       resolve(start);
       return;
     }
-    if (m.method === 'overlays' && m.params) {
-      const features = Array.isArray(m.params.features) ? m.params.features : [];
-      const ids = features.map((f) => String(f.id));
-      const drawn = new Set([...document.querySelectorAll('[data-testid="feature"]')].map((e) => e.dataset.featureId));
+    if ((m.method === 'overlays' || m.method === 'overlays.diff') && m.params) {
+      // The page has handled it (this runs after its listener): the markers in the DOM are its result.
+      const shown = [...document.querySelectorAll('[data-testid="feature"]')];
+      const drawn = new Set(shown.map((e) => e.dataset.featureId));
+      const sent = m.method === 'overlays'
+        ? (Array.isArray(m.params.features) ? m.params.features : [])
+        : [].concat(Array.isArray(m.params.added) ? m.params.added : [], Array.isArray(m.params.changed) ? m.params.changed : []);
+      rec.method = 'overlays';
+      rec.diff = m.method === 'overlays.diff';
       rec.seq = m.params.seq;
-      rec.features = features.length;
-      rec.grid = features.filter((f) => f && f.properties && (f.properties.source === 'region' || f.properties.source === 'around')).length;
-      rec.drawn = ids.every((id) => drawn.has(id));
+      rec.features = shown.length;
+      rec.grid = shown.filter((e) => e.dataset.source === 'region' || e.dataset.source === 'around').length;
+      rec.drawn = sent.every((f) => f && drawn.has(String(f.id)));
       rec.bytes = event.data.length;
       requestAnimationFrame(() => { rec.frame = performance.now(); wake(); });
     }
