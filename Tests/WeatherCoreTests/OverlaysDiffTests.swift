@@ -3,18 +3,6 @@ import Testing
 @testable import WeatherCore
 @testable import TestSupport
 
-/// A small seeded generator (SplitMix64), so a failing sequence can be run again.
-private struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// A watching client as the protocol describes it: it keeps the collection it was sent, replaces
 /// it on `overlays` and applies each `overlays.diff` to it.
 private final class DiffClient {
@@ -100,7 +88,7 @@ private final class DiffClient {
 @Suite("Diff overlays: a client that applies every diff it gets has the collection `overlays` gives")
 struct OverlaysDiffTests {
     /// One random change of the collection: features come, go and change; focus moves or clears.
-    private static func change(_ overlays: Overlays, _ random: inout SeededGenerator) -> Overlays {
+    private static func change(_ overlays: Overlays, _ random: inout SplitMix64) -> Overlays {
         var features = overlays.features
         let sources: [FeatureSource] = [.city, .text, .location, .region, .around]
         for _ in 0..<Int.random(in: 1...4, using: &random) {
@@ -130,7 +118,7 @@ struct OverlaysDiffTests {
     @Test("random seeded sequences, fast and slow readers, a late watcher and one that watches again",
           arguments: 1...25)
     func randomSequences(seed: UInt64) throws {
-        var random = SeededGenerator(state: seed)
+        var random = SplitMix64(seed: seed)
         let hub = NotificationHub()
         var current = Overlays(seq: 0, focus: nil, features: [])
         var published = [0: current]

@@ -1,4 +1,5 @@
 import Foundation
+@testable import TestSupport
 import WeatherCore
 
 // What the protocol fuzz sends and what it must get back, written from docs/protocol.md (the
