@@ -9,6 +9,18 @@ struct OWMCondition {
     /// Rain, drizzle or snow: precipitation comes with it (and below 1 °C rain falls as snow).
     var wet: Bool { main == "Rain" || main == "Drizzle" || main == "Snow" }
 
+    /// A cloud cover in percent that fits the condition (none for a clear sky, 11–24 % for few
+    /// clouds, and so on up to overcast), drawn from `random`.
+    func cloudCover(_ random: inout SplitMix) -> Int {
+        switch id {
+        case 800: 0
+        case 801: 11 + Int(random.next() % 14)
+        case 802: 25 + Int(random.next() % 25)
+        case 803: 51 + Int(random.next() % 33)
+        default: 84 + Int(random.next() % 17)
+        }
+    }
+
     static let clearSky = OWMCondition(id: 800, main: "Clear", description: "clear sky", icon: "01")
     static let fewClouds = OWMCondition(id: 801, main: "Clouds", description: "few clouds", icon: "02")
     static let scatteredClouds = OWMCondition(id: 802, main: "Clouds", description: "scattered clouds", icon: "03")

@@ -52,13 +52,7 @@ enum SynthesizedForecast {
             let spell = (sin(Double(slot) / 5 + 2 * phase) + 1) / 2 + random.next(in: -0.2...0.2)
             var condition = conditions[min(conditions.count - 1, max(0, Int(spell * Double(conditions.count))))]
             if temp < 1, condition.wet { condition = .lightSnow }
-            let clouds = switch condition.id {
-            case 800: 0
-            case 801: 11 + Int(random.next() % 14)
-            case 802: 25 + Int(random.next() % 25)
-            case 803: 51 + Int(random.next() % 33)
-            default: 84 + Int(random.next() % 17)
-            }
+            let clouds = condition.cloudCover(&random)
             let pop = condition.wet ? random.next(in: 0.35...1) : condition.id >= 803 ? random.next(in: 0...0.3) : 0
             let spread = random.next(in: 0...0.6)
 

@@ -16,13 +16,7 @@ enum SynthesizedWeather {
         let temp = 28 - 0.5 * abs(latitude) + random.next(in: -3...3)
         var condition = conditions[Int(random.next() % UInt64(conditions.count))]
         if temp < 1, condition.wet { condition = .lightSnow }
-        let clouds = switch condition.id {
-        case 800: 0
-        case 801: 11 + Int(random.next() % 14)
-        case 802: 25 + Int(random.next() % 25)
-        case 803: 51 + Int(random.next() % 33)
-        default: 84 + Int(random.next() % 17)
-        }
+        let clouds = condition.cloudCover(&random)
         let humidity = 45 + Int(random.next() % 50)
         let pressure = 1000 + Int(random.next() % 30)
         let wind = random.next(in: 0.5...12)
