@@ -6,16 +6,10 @@ enum HumanFormat {
     /// `London, GB  8.9 °C  ☁ overcast clouds  humidity 90%  wind 2.1 m/s`
     static func feature(_ json: JSONValue) -> String {
         let p = json["properties"] ?? .null
-        var place = p["name"]?.stringValue ?? ""
-        if let country = p["country"]?.stringValue { place += place.isEmpty ? country : ", \(country)" }
-        if place.isEmpty, let position = json["geometry"]?["coordinates"]?.arrayValue,
-           position.count == 2, let lon = position[0].doubleValue, let lat = position[1].doubleValue {
-            place = String(format: "%.4f, %.4f", lat, lon)
-        }
         let units = Units(rawValue: p["units"]?.stringValue ?? "") ?? .metric
-        var parts = [place]
+        var parts = [place(json)]
         if let t = p["temperature"]?.doubleValue {
-            parts.append(String(format: "%.1f %@", t, units == .standard ? "K" : units == .imperial ? "°F" : "°C"))
+            parts.append(String(format: "%.1f %@", t, temperatureUnit(units)))
         }
         let condition = [p["symbol"]?.stringValue, p["description"]?.stringValue ?? p["condition"]?.stringValue]
             .compactMap { $0 }.joined(separator: " ")
@@ -48,8 +42,8 @@ enum HumanFormat {
             parts.append(at.map { $0.formatted(timeFormat) } ?? (step["at"]?.stringValue ?? "?"))
             parts.append(step["symbol"]?.stringValue ?? " ")
             parts.append(step["temperature"]?.doubleValue.map {
-                String(format: "%6.1f %@", $0, units == .standard ? "K" : units == .imperial ? "°F" : "°C")
-            } ?? "     – \(units == .standard ? "K" : units == .imperial ? "°F" : "°C")")
+                String(format: "%6.1f %@", $0, temperatureUnit(units))
+            } ?? "     – \(temperatureUnit(units))")
             parts.append(step["pop"]?.doubleValue.map { String(format: "precip %3.0f%%", $0 * 100) } ?? "precip    –")
             if let w = step["wind_speed"]?.doubleValue {
                 var wind = String(format: "wind %4.1f %@", w, units == .imperial ? "mph" : "m/s")
@@ -60,6 +54,15 @@ enum HumanFormat {
             lines.append(parts.joined(separator: "  "))
         }
         return lines
+    }
+
+    /// `K`, `°F` or `°C`.
+    private static func temperatureUnit(_ units: Units) -> String {
+        switch units {
+        case .standard: "K"
+        case .imperial: "°F"
+        case .metric: "°C"
+        }
     }
 
     /// Where the wind comes from, of 8 points: 225° → `SW`.
