@@ -5,7 +5,6 @@
 #include <math.h>
 #include <poll.h>
 #include <stdint.h>
-#include <sys/eventfd.h>
 #include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,9 +78,5 @@ static inline int weatherd_gps_next(struct gps_data_t *data, int wake_fd, weathe
     return 1;
 }
 
-/* An eventfd that ends a wait of weatherd_gps_next. */
-static inline int weatherd_wake_fd_create(void) { return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC); }
-static inline void weatherd_wake_fd_signal(int fd) { uint64_t one = 1; (void)!write(fd, &one, sizeof one); }
-static inline void weatherd_wake_fd_drain(int fd) { uint64_t n; (void)!read(fd, &n, sizeof n); }
 
 #endif

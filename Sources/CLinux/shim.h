@@ -11,7 +11,7 @@
 
 /*
  * Linux calls the Swift Glibc module does not bring: a timerfd that tells when the wall clock
- * jumped, and an eventfd to end a wait for it.
+ * jumped, and an eventfd to end a wait in poll(2) (this one, the gpsd reader's, the MQTT loop's).
  *
  * A CLOCK_REALTIME timerfd armed with TFD_TIMER_CANCEL_ON_SET is cancelled (it polls readable and
  * read(2) fails with ECANCELED) whenever the wall clock is set discontinuously: by hand, by NTP
@@ -41,6 +41,11 @@ static inline int weatherd_clock_jump_fd(void) {
     return fd;
 }
 
+/* An eventfd to end a wait in poll(2): written by anyone, drained by the waiting thread. */
+static inline int weatherd_wake_fd_make(void) { return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC); }
+static inline void weatherd_wake_fd_write(int fd) { uint64_t one = 1; (void)!write(fd, &one, sizeof one); }
+static inline void weatherd_wake_fd_drain(int fd) { uint64_t n; (void)!read(fd, &n, sizeof n); }
+
 /*
  * Waits, without a timeout, until the wall clock jumps (returns 1, the timer armed again) or
  * wake_fd (an eventfd) is written (returns 0, wake_fd drained; also on EINTR). -1 (errno set) when
@@ -50,8 +55,7 @@ static inline int weatherd_clock_jump_wait(int fd, int wake_fd) {
     struct pollfd fds[2] = {{.fd = fd, .events = POLLIN}, {.fd = wake_fd, .events = POLLIN}};
     if (poll(fds, 2, -1) < 0) return errno == EINTR ? 0 : -1;
     if (fds[1].revents) {
-        uint64_t n;
-        (void)!read(wake_fd, &n, sizeof n);
+        weatherd_wake_fd_drain(wake_fd);
         return 0;
     }
     if (!fds[0].revents) return 0;
@@ -59,8 +63,5 @@ static inline int weatherd_clock_jump_wait(int fd, int wake_fd) {
     (void)!read(fd, &expirations, sizeof expirations);  /* ECANCELED after a jump */
     return weatherd_clock_jump_arm(fd) == 0 ? 1 : -1;
 }
-
-static inline int weatherd_wake_fd_make(void) { return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC); }
-static inline void weatherd_wake_fd_write(int fd) { uint64_t one = 1; (void)!write(fd, &one, sizeof one); }
 
 #endif

@@ -6,26 +6,15 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <unistd.h>
 #include <mosquitto.h>
 #include <mqtt_protocol.h>
 
 /*
  * weatherd drives libmosquitto's network loop itself, on one thread it owns: it waits on the
- * broker's socket and on an eventfd (the wakeup: a new payload, a reply, shutdown) at once, so
+ * broker's socket and on an eventfd (the wakeup, a WakeFD: a new payload, a reply, shutdown) at once, so
  * a change is published at once and a shutdown never waits for a timeout.
  */
-
-static inline int weatherd_mqtt_wakefd_open(void) {
-    return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-}
-
-static inline void weatherd_mqtt_wakefd_signal(int fd) {
-    uint64_t one = 1;
-    ssize_t written = write(fd, &one, sizeof one);
-    (void)written;
-}
 
 /*
  * Waits up to timeout_ms for the broker's socket or the wakeup, then does the network work due:

@@ -69,17 +69,6 @@ public final class GPSDReader: Service, CustomStringConvertible {
         }
     }
 
-    /// An eventfd: written to end the reader thread's wait in `weatherd_gps_next`, read (drained)
-    /// by the thread before it looks at why it was woken.
-    private final class WakeFD: Sendable {
-        let fd: Int32 = weatherd_wake_fd_create()
-
-        func signal() { if fd >= 0 { weatherd_wake_fd_signal(fd) } }
-        func drain() { if fd >= 0 { weatherd_wake_fd_drain(fd) } }
-
-        deinit { if fd >= 0 { Glibc.close(fd) } }
-    }
-
     /// The heap-allocated `gps_data_t`, used only on the reader's thread.
     private final class Session: @unchecked Sendable {
         let data: UnsafeMutablePointer<gps_data_t>

@@ -62,7 +62,7 @@ public final class MQTTPublisher: Service, CustomStringConvertible {
     private let handler: RequestHandler
     private let clock: DaemonClock
     private let logger: Logger
-    private let wakeup: Int32
+    private let wakeup = WakeFD()
     private let stopped = Wakeup()
     private let stopping = Atomic<Bool>(false)
     /// Ends the wait of `runUnlessStopped` (at most one at a time) when the publisher stops.
@@ -88,19 +88,17 @@ public final class MQTTPublisher: Service, CustomStringConvertible {
         self.handler = handler
         self.clock = clock
         self.logger = logger
-        wakeup = weatherd_mqtt_wakefd_open()
         (requests, requestInput) = AsyncStream.makeStream(of: MQTTRequest.self, bufferingPolicy: .bufferingOldest(Self.maxQueuedRequests))
         discovery = settings.homeAssistant
             ? DiscoveryState(HomeAssistantDiscovery(
                 topics: latest.topics, discoveryPrefix: settings.discoveryPrefix, units: settings.units, version: WeatherdVersion.current))
             : nil
-        latest.onChange { [wakeup] in weatherd_mqtt_wakefd_signal(wakeup) }
+        latest.onChange { [wakeup] in wakeup.signal() }
     }
 
     deinit {
-        // The engine may still hand over changes: they must not signal a closed (or reused) descriptor.
+        // The engine may still hand over changes: its closure holds the eventfd open until it is gone.
         latest.onChange {}
-        if wakeup >= 0 { close(wakeup) }
     }
 
     public var description: String { "MQTTPublisher" }
@@ -114,7 +112,7 @@ public final class MQTTPublisher: Service, CustomStringConvertible {
     /// Ends the connection loop: `offline` is published, then the connection closed.
     private func stop() {
         stopping.store(true, ordering: .sequentiallyConsistent)
-        weatherd_mqtt_wakefd_signal(wakeup)
+        wakeup.signal()
         stopped.wake()
         let abandon = abandonWait.withLock { abandon in
             defer { abandon = nil }
@@ -126,7 +124,7 @@ public final class MQTTPublisher: Service, CustomStringConvertible {
     private var isStopping: Bool { stopping.load(ordering: .sequentiallyConsistent) }
 
     public func run() async throws {
-        guard wakeup >= 0 else { throw MQTTError("cannot create the MQTT publisher's eventfd (out of file descriptors?)") }
+        guard wakeup.isValid else { throw MQTTError("cannot create the MQTT publisher's eventfd (out of file descriptors?)") }
         let thread = NIOThreadPool(numberOfThreads: 1)
         thread.start()
         defer {
@@ -249,7 +247,7 @@ public final class MQTTPublisher: Service, CustomStringConvertible {
         }
         let wakeup = self.wakeup
         while !isStopping {
-            let alive = (try? await thread.runIfActive { session.step(wakeup: wakeup, timeout: 1000, replies: takeReplies) }) ?? false
+            let alive = (try? await thread.runIfActive { session.step(wakeup: wakeup.fd, timeout: 1000, replies: takeReplies) }) ?? false
             if session.connected, connectedAt == nil {
                 connectedAt = clock.now
                 logger.notice("MQTT: connected to the broker at \(broker) (MQTT \(session.version5 ? "5" : "3.1.1")) as \(settings.clientID); publishing under \(latest.topics.prefix)/\(latest.topics.device)")
@@ -263,7 +261,7 @@ public final class MQTTPublisher: Service, CustomStringConvertible {
         let deadline = clock.now.advanced(by: Self.offlineGrace)
         _ = try? await thread.runIfActive { session.publishOffline() }
         while session.connected, !session.offlineAcknowledged, clock.now < deadline {
-            let alive = (try? await thread.runIfActive { session.step(wakeup: wakeup, timeout: 50, replies: { [] }) }) ?? false
+            let alive = (try? await thread.runIfActive { session.step(wakeup: wakeup.fd, timeout: 50, replies: { [] }) }) ?? false
             if !alive { break }
         }
         _ = try? await thread.runIfActive { session.disconnect() }
@@ -328,7 +326,7 @@ public final class MQTTPublisher: Service, CustomStringConvertible {
         replies.withLock { replies in
             replies += written.map { MQTTReply(topic: topic, payload: $0, correlation: request.correlation) }
         }
-        weatherd_mqtt_wakefd_signal(wakeup)
+        wakeup.signal()
     }
 }
 

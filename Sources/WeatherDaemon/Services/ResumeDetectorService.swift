@@ -52,7 +52,7 @@ struct ResumeDetectorService: Service, CustomStringConvertible {
 /// waiting task ends the wait through an eventfd.
 final class ClockJumps: Sendable {
     private let timer: Int32
-    private let wake: Int32
+    private let wake: WakeFD
     private let thread: NIOThreadPool
     /// Waits begun on the thread (for tests: a wait is under way once this grew).
     let waitsBegun = Atomic<Int>(0)
@@ -61,8 +61,8 @@ final class ClockJumps: Sendable {
     init?() {
         let timer = weatherd_clock_jump_fd()
         guard timer >= 0 else { return nil }
-        let wake = weatherd_wake_fd_make()
-        guard wake >= 0 else {
+        let wake = WakeFD()
+        guard wake.isValid else {
             let saved = errno
             Glibc.close(timer)
             errno = saved
@@ -82,10 +82,10 @@ final class ClockJumps: Sendable {
             let woken = await withTaskCancellationHandler {
                 (try? await thread.runIfActive { () -> Int32 in
                     self.waitsBegun.add(1, ordering: .relaxed)
-                    return weatherd_clock_jump_wait(timer, wake)
+                    return weatherd_clock_jump_wait(timer, wake.fd)
                 }) ?? -1
             } onCancel: {
-                weatherd_wake_fd_write(wake)
+                wake.signal()
             }
             if woken != 0 { return woken > 0 }
         }
@@ -99,6 +99,5 @@ final class ClockJumps: Sendable {
 
     deinit {
         Glibc.close(timer)
-        Glibc.close(wake)
     }
 }
