@@ -51,23 +51,7 @@ elif command -v gpsfake >/dev/null && command -v gpsd >/dev/null; then
     for _ in 1 2 3; do
         setsid gpsfake -q -n -c 1 -P "$gpsd_port" demo/nmea/bu353s4.log >>"$rundir/gpsfake.log" 2>&1 &
         gpsfake_pgid=$!
-        python3 - "$gpsd_port" <<'PY' && break
-import json, socket, sys, time
-deadline = time.monotonic() + 10
-while time.monotonic() < deadline:
-    try:
-        with socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=2) as s, s.makefile("rwb") as f:
-            f.write(b"?DEVICES;\n"); f.flush()
-            for line in f:
-                message = json.loads(line)
-                if message.get("class") == "DEVICES":
-                    if message.get("devices"): sys.exit(0)
-                    break
-    except (OSError, ValueError):
-        pass
-    time.sleep(0.2)
-sys.exit(1)
-PY
+        python3 scripts/gpsd_devices.py "$gpsd_port" 10 && break
         echo "weatherd: gpsfake's gpsd got no device (gpsfake's control-socket race): starting it anew" >&2
         kill -KILL -- "-$gpsfake_pgid" 2>/dev/null || true
         gpsfake_pgid=

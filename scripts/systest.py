@@ -24,7 +24,6 @@ import contextlib
 import fcntl
 import glob
 import hashlib
-import json
 import os
 import re
 import shutil
@@ -36,6 +35,8 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from gpsd_devices import wait_for_device  # scripts/gpsd_devices.py
 
 REPO = Path(__file__).resolve().parent.parent
 SUITE = "bookworm"
@@ -135,18 +136,6 @@ def wait_for_port(port: int, timeout: float, process: subprocess.Popen) -> None:
     raise SetupError(f"nothing answered on 127.0.0.1:{port} within {timeout:g} s")
 
 
-def gpsd_devices(port: int) -> int:
-    """How many devices the gpsd on 127.0.0.1:port reads (its answer to ?DEVICES;)."""
-    with socket.create_connection(("127.0.0.1", port), timeout=2) as s, s.makefile("rwb") as f:
-        f.write(b"?DEVICES;\n")
-        f.flush()
-        for line in f:
-            message = json.loads(line)
-            if message.get("class") == "DEVICES":
-                return len(message.get("devices", []))
-    return 0
-
-
 def start_gpsfake(port: int, log_file: Path) -> subprocess.Popen:
     """gpsfake replaying bu353s4.log, its gpsd on 127.0.0.1:port, once that gpsd reads gpsfake's device.
 
@@ -160,12 +149,8 @@ def start_gpsfake(port: int, log_file: Path) -> subprocess.Popen:
             start_new_session=True)
         try:
             wait_for_port(port, 30, gpsfake)
-            deadline = time.monotonic() + 5
-            while time.monotonic() < deadline:
-                with contextlib.suppress(OSError, ValueError):
-                    if gpsd_devices(port) > 0:
-                        return gpsfake
-                time.sleep(0.1)
+            if wait_for_device(port, 5):
+                return gpsfake
         except BaseException:
             os.killpg(gpsfake.pid, signal.SIGKILL)
             gpsfake.wait(timeout=10)
