@@ -57,7 +57,7 @@ extension ConfigValueType where Value == String {
         string.checked { text in
             let lower = text.lowercased()
             let isHTTP = lower.hasPrefix("http://") || lower.hasPrefix("https://")
-            guard isHTTP, let host = URLComponents(string: text)?.host, !host.isEmpty else {
+            guard isHTTP, let host = URLComponents(string: text)?.rangeOfHost, !host.isEmpty else {
                 return "expected an http:// or https:// url with a host, found \(ConfigText.quoted(text))"
             }
             return nil
