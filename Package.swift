@@ -106,7 +106,8 @@ let package = Package(
                 "WeatherClient",
                 "WeatherCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
+            ],
+            linkerSettings: [.unsafeFlags(["-Xlinker", "--no-export-dynamic"], .when(configuration: .release))]
         ),
         // An offline stand-in for OpenWeatherMap, answering from recorded responses.
         .executableTarget(

@@ -3,7 +3,8 @@ import NIOPosix
 import WeatherCore
 import WeatherWire
 
-/// A connection to weatherd's socket, for `weatherctl` and the tests.
+/// An async connection to weatherd's socket (SwiftNIO), for the tests and any caller that must not
+/// block a thread; `weatherctl` uses the blocking `DaemonSocket`.
 ///
 /// Use it inside `DaemonConnection.with(socketPath:)`, which closes it when the body returns.
 public final class DaemonConnection {
@@ -71,27 +72,17 @@ public final class DaemonConnection {
         do {
             try await send(RPCMessage.request(id: id, method: method, params: params))
         } catch {
-            // A daemon at socket.max_clients sends busy and closes at once, so the request may
-            // find the connection closed: report what the daemon said, if it said anything.
             while let message = try? await receive() {
-                if let refusal = message["error"], message["id"] == .null { throw RemoteError(json: refusal) }
+                if let refusal = ReplyWait.refusal(message) { throw refusal }
             }
             throw error
         }
         while let message = try await receive() {
-            guard message["id"] == .integer(Int64(id)) else {
-                if message["method"] != nil {
-                    onNotification(message)
-                    continue
-                }
-                if let error = message["error"], message["id"] == .null {
-                    throw RemoteError(json: error)  // e.g. busy, sent before closing
-                }
-                continue
+            switch try ReplyWait.classify(message, id: id) {
+            case .reply(let result): return result
+            case .notification(let notification): onNotification(notification)
+            case .other: continue
             }
-            if let error = message["error"] { throw RemoteError(json: error) }
-            guard let result = message["result"] else { throw ProtocolError(message: "a reply without result or error") }
-            return result
         }
         throw ProtocolError(message: "the daemon closed the connection before answering")
     }

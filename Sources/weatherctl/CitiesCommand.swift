@@ -2,7 +2,7 @@ import ArgumentParser
 import WeatherClient
 import WeatherCore
 
-struct CitiesCommand: AsyncParsableCommand, HasGlobalOptions {
+struct CitiesCommand: ParsableCommand, HasGlobalOptions {
     static let configuration = CommandConfiguration(
         commandName: "cities",
         abstract: "List the watched cities, or add or remove one (stored durably by the daemon).",
@@ -21,12 +21,12 @@ struct CitiesCommand: AsyncParsableCommand, HasGlobalOptions {
         }
     }
 
-    func run() async throws {
-        let result = try await options.withConnection { connection in
+    func run() throws {
+        let result = try options.withConnection { connection in
             switch action {
-            case "add"?: try await connection.call("cities.add", ["city": .string(city.joined(separator: " "))])
-            case "remove"?: try await connection.call("cities.remove", ["city": .string(city.joined(separator: " "))])
-            default: try await connection.call("cities")
+            case "add"?: try connection.call("cities.add", ["city": .string(city.joined(separator: " "))])
+            case "remove"?: try connection.call("cities.remove", ["city": .string(city.joined(separator: " "))])
+            default: try connection.call("cities")
             }
         }
         if json {

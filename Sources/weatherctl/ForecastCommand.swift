@@ -2,7 +2,7 @@ import ArgumentParser
 import WeatherClient
 import WeatherCore
 
-struct ForecastCommand: AsyncParsableCommand, HasGlobalOptions {
+struct ForecastCommand: ParsableCommand, HasGlobalOptions {
     static let configuration = CommandConfiguration(
         commandName: "forecast",
         abstract: "Print the 3-hour forecast of a city or a point (it changes neither overlays nor state).",
@@ -40,10 +40,10 @@ struct ForecastCommand: AsyncParsableCommand, HasGlobalOptions {
         return ["lat": .double(lat), "lon": .double(lon)]
     }
 
-    func run() async throws {
+    func run() throws {
         var params = try place()
         if let hours { params["hours"] = .integer(Int64(hours)) }
-        let feature = try await options.withConnection { try await $0.call("forecast", params) }
+        let feature = try options.withConnection { try $0.call("forecast", params) }
         output(json ? feature.serialized : HumanFormat.forecast(feature).joined(separator: "\n"))
     }
 }

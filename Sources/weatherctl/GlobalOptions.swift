@@ -17,8 +17,8 @@ struct GlobalOptions: ParsableArguments {
             ?? "/run/weatherd/weatherd.sock"
     }
 
-    /// Connects, runs `body`, closes.
-    func withConnection<R: Sendable>(_ body: (DaemonConnection) async throws -> R) async throws -> R {
-        try await DaemonConnection.with(socketPath: socketPath, body)
+    /// Connects, runs `body`, closes: a blocking connection, no threads (see `DaemonSocket`).
+    func withConnection<R>(_ body: (DaemonSocket) throws -> R) throws -> R {
+        try DaemonSocket.with(socketPath: socketPath, body)
     }
 }

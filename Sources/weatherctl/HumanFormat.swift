@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import Foundation
 import WeatherCore
 
@@ -9,14 +14,14 @@ enum HumanFormat {
         let units = Units(rawValue: p["units"]?.stringValue ?? "") ?? .metric
         var parts = [place(json)]
         if let t = p["temperature"]?.doubleValue {
-            parts.append(String(format: "%.1f %@", t, temperatureUnit(units)))
+            parts.append("\(fixed(t, 1)) \(temperatureUnit(units))")
         }
         let condition = [p["symbol"]?.stringValue, p["description"]?.stringValue ?? p["condition"]?.stringValue]
             .compactMap { $0 }.joined(separator: " ")
         if !condition.isEmpty { parts.append(condition) }
-        if let h = p["humidity"]?.doubleValue { parts.append(String(format: "humidity %.0f%%", h)) }
+        if let h = p["humidity"]?.doubleValue { parts.append("humidity \(fixed(h, 0))%") }
         if let w = p["wind_speed"]?.doubleValue {
-            parts.append(String(format: "wind %.1f %@", w, units == .imperial ? "mph" : "m/s"))
+            parts.append("wind \(fixed(w, 1)) \(units == .imperial ? "mph" : "m/s")")
         }
         return parts.joined(separator: "  ")
     }
@@ -42,11 +47,11 @@ enum HumanFormat {
             parts.append(at.map { $0.formatted(timeFormat) } ?? (step["at"]?.stringValue ?? "?"))
             parts.append(step["symbol"]?.stringValue ?? " ")
             parts.append(step["temperature"]?.doubleValue.map {
-                String(format: "%6.1f %@", $0, temperatureUnit(units))
+                "\(fixed($0, 1, width: 6)) \(temperatureUnit(units))"
             } ?? "     – \(temperatureUnit(units))")
-            parts.append(step["pop"]?.doubleValue.map { String(format: "precip %3.0f%%", $0 * 100) } ?? "precip    –")
+            parts.append(step["pop"]?.doubleValue.map { "precip \(fixed($0 * 100, 0, width: 3))%" } ?? "precip    –")
             if let w = step["wind_speed"]?.doubleValue {
-                var wind = String(format: "wind %4.1f %@", w, units == .imperial ? "mph" : "m/s")
+                var wind = "wind \(fixed(w, 1, width: 4)) \(units == .imperial ? "mph" : "m/s")"
                 if let deg = step["wind_deg"]?.doubleValue { wind += " " + compassPoint(deg) }
                 parts.append(wind)
             }
@@ -54,6 +59,24 @@ enum HumanFormat {
             lines.append(parts.joined(separator: "  "))
         }
         return lines
+    }
+
+    /// `value` as printf's `%*.*f` writes it: the C library's formatting, in the "C" locale
+    /// (`weatherctl` never calls `setlocale`), without Foundation's `String(format:)`, whose
+    /// format machinery took a tenth of a `weatherctl search` (issue 12).
+    static func fixed(_ value: Double, _ places: Int, width: Int = 0) -> String {
+        var buffer = [CChar](repeating: 0, count: 32)
+        while true {
+            let capacity = buffer.count
+            let count = withVaList([Int32(width), Int32(places), value]) { arguments in
+                buffer.withUnsafeMutableBufferPointer { vsnprintf($0.baseAddress!, capacity, "%*.*f", arguments) }
+            }
+            if count < 0 { return "\(value)" }
+            if Int(count) < capacity {
+                return buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+            }
+            buffer = [CChar](repeating: 0, count: Int(count) + 1)
+        }
     }
 
     /// `K`, `°F` or `°C`.
@@ -79,7 +102,7 @@ enum HumanFormat {
         if let country = p["country"]?.stringValue { place += place.isEmpty ? country : ", \(country)" }
         if place.isEmpty, let position = json["geometry"]?["coordinates"]?.arrayValue,
            position.count == 2, let lon = position[0].doubleValue, let lat = position[1].doubleValue {
-            place = String(format: "%.4f, %.4f", lat, lon)
+            place = "\(fixed(lat, 4)), \(fixed(lon, 4))"
         }
         return place
     }
@@ -91,10 +114,10 @@ enum HumanFormat {
         if let input = json["input"], !input.isNull {
             switch input["kind"]?.stringValue {
             case "text": parts.append("input text \"\(input["city"]?.stringValue ?? "")\"")
-            case "location": parts.append(String(format: "input location %.4f,%.4f", input["lat"]?.doubleValue ?? 0, input["lon"]?.doubleValue ?? 0))
+            case "location": parts.append("input location \(fixed(input["lat"]?.doubleValue ?? 0, 4)),\(fixed(input["lon"]?.doubleValue ?? 0, 4))")
             case "region":
                 let c = input["center"]
-                parts.append(String(format: "input region %.4f,%.4f", c?["lat"]?.doubleValue ?? 0, c?["lon"]?.doubleValue ?? 0))
+                parts.append("input region \(fixed(c?["lat"]?.doubleValue ?? 0, 4)),\(fixed(c?["lon"]?.doubleValue ?? 0, 4))")
             case let kind?: parts.append("input \(kind)")
             case nil: break
             }

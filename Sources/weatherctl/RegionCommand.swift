@@ -2,7 +2,7 @@ import ArgumentParser
 import WeatherClient
 import WeatherCore
 
-struct RegionCommand: AsyncParsableCommand, HasGlobalOptions {
+struct RegionCommand: ParsableCommand, HasGlobalOptions {
     static let configuration = CommandConfiguration(
         commandName: "region",
         abstract: "Send a map region event; its search runs after the debounce and reaches watchers.",
@@ -12,7 +12,7 @@ struct RegionCommand: AsyncParsableCommand, HasGlobalOptions {
     @Argument(parsing: .allUnrecognized, help: "LAT LON of the centre, then optionally --span DLAT DLON.")
     var values: [String] = []
 
-    func run() async throws {
+    func run() throws {
         var numbers: [Double] = []
         var span: [Double]?
         var index = values.startIndex
@@ -36,7 +36,7 @@ struct RegionCommand: AsyncParsableCommand, HasGlobalOptions {
         guard numbers.count == 2 else { throw ValidationError("expected LAT LON") }
         var params: JSONObject = ["center": .object(["lat": .double(numbers[0]), "lon": .double(numbers[1])])]
         if let span { params["span"] = .object(["lat": .double(span[0]), "lon": .double(span[1])]) }
-        let result = try await options.withConnection { try await $0.call("region", params) }
+        let result = try options.withConnection { try $0.call("region", params) }
         output(result["accepted"]?.boolValue == true ? "accepted" : result.serialized)
     }
 }

@@ -2,7 +2,7 @@ import ArgumentParser
 import WeatherClient
 import WeatherCore
 
-struct ReloadCommand: AsyncParsableCommand, HasGlobalOptions {
+struct ReloadCommand: ParsableCommand, HasGlobalOptions {
     static let configuration = CommandConfiguration(
         commandName: "reload",
         abstract: "Make weatherd read its configuration again, and wait until it is in force.",
@@ -15,8 +15,8 @@ struct ReloadCommand: AsyncParsableCommand, HasGlobalOptions {
     @OptionGroup var options: GlobalOptions
     @Flag(help: "Print the protocol object.") var json = false
 
-    func run() async throws {
-        let result = try await options.withConnection { try await $0.call("reload") }
+    func run() throws {
+        let result = try options.withConnection { try $0.call("reload") }
         if json { return printJSON(result) }
         let changed = result["changed"]?.arrayValue?.compactMap(\.stringValue) ?? []
         let restart = result["restart_needed"]?.arrayValue?.compactMap(\.stringValue) ?? []

@@ -2,7 +2,7 @@ import ArgumentParser
 import WeatherClient
 import WeatherCore
 
-struct SearchCommand: AsyncParsableCommand, HasGlobalOptions {
+struct SearchCommand: ParsableCommand, HasGlobalOptions {
     static let configuration = CommandConfiguration(commandName: "search", abstract: "Look up the weather of a city (it becomes the focus of the overlays).")
 
     @OptionGroup var options: GlobalOptions
@@ -13,9 +13,9 @@ struct SearchCommand: AsyncParsableCommand, HasGlobalOptions {
         if city.isEmpty { throw ValidationError("Missing expected argument '<city>'") }
     }
 
-    func run() async throws {
+    func run() throws {
         let name = city.joined(separator: " ")
-        let feature = try await options.withConnection { try await $0.call("search", ["city": .string(name)]) }
+        let feature = try options.withConnection { try $0.call("search", ["city": .string(name)]) }
         output(json ? feature.serialized : HumanFormat.feature(feature))
     }
 }

@@ -3,7 +3,7 @@ import Foundation
 import WeatherClient
 import WeatherCore
 
-struct WatchCommand: AsyncParsableCommand, HasGlobalOptions {
+struct WatchCommand: ParsableCommand, HasGlobalOptions {
     static let configuration = CommandConfiguration(commandName: "watch", abstract: "Print notifications as they arrive, one JSON object per line.")
 
     @OptionGroup var options: GlobalOptions
@@ -11,16 +11,16 @@ struct WatchCommand: AsyncParsableCommand, HasGlobalOptions {
     @Option(help: ArgumentHelp("Comma-separated topics: overlays, state.", valueName: "topics")) var topics: String?
     @Flag(help: "Print only the overlays FeatureCollections.") var geojson = false
 
-    func run() async throws {
+    func run() throws {
         var params: JSONObject = ["replay": .bool(!noReplay)]
         if let topics {
             params["topics"] = .array(topics.split(separator: ",").map { .string($0.trimmingCharacters(in: .whitespaces)) })
         } else if geojson {
             params["topics"] = .array(["overlays"])
         }
-        try await options.withConnection { connection in
-            _ = try await connection.call("watch", params) { emit($0) }
-            while let message = try await connection.receive() { emit(message) }
+        try options.withConnection { connection in
+            _ = try connection.call("watch", params) { emit($0) }
+            while let message = try connection.receive() { emit(message) }
         }
         throw ConnectError(path: options.socketPath, reason: "the daemon closed the connection")
     }

@@ -6,14 +6,11 @@ import WeatherCore
 /// The entry point: runs a subcommand and maps what happened to the spec's exit status.
 @main
 enum Weatherctl {
-    static func main() async {
+    static func main() {
+        unblockSignals()
         do {
             var command = try WeatherctlCommand.parseAsRoot()
-            if var asyncCommand = command as? AsyncParsableCommand {
-                try await asyncCommand.run()
-            } else {
-                try command.run()
-            }
+            try command.run()
         } catch let error as ConnectError {
             fail("weatherctl: \(error)", status: 69)  // EX_UNAVAILABLE
         } catch let error as RemoteError {
@@ -35,6 +32,16 @@ enum Weatherctl {
             }
             fail("weatherctl: \(error)", status: 1)
         }
+    }
+
+    /// A process starts with the signal mask of the thread that spawned it, and a thread of a
+    /// multithreaded parent often blocks SIGTERM and SIGINT. `weatherctl` waits in plain blocking
+    /// reads (no event loop, no signal handlers), so a blocked SIGTERM would leave `watch` running
+    /// after it was told to stop: it starts with nothing blocked, and the default dispositions end it.
+    private static func unblockSignals() {
+        var none = sigset_t()
+        sigemptyset(&none)
+        sigprocmask(SIG_SETMASK, &none, nil)
     }
 
     static func fail(_ message: String, status: Int32) -> Never {

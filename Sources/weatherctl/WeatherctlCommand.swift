@@ -1,7 +1,7 @@
 import ArgumentParser
 import WeatherCore
 
-struct WeatherctlCommand: AsyncParsableCommand {
+struct WeatherctlCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "weatherctl",
         abstract: "Talk to weatherd: search cities, watch overlays and state, manage watched cities.",

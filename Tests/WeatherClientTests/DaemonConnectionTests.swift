@@ -213,19 +213,19 @@ import WeatherCore
     }
 }
 
-private func parseLine(_ line: String) throws -> JSONValue {
+func parseLine(_ line: String) throws -> JSONValue {
     try JSONValue.parse(Array(line.utf8))
 }
 
 /// A reply line (with its newline) with `result` to the request `line`.
-private func replyLine(to line: String?, result: JSONValue) throws -> String {
+func replyLine(to line: String?, result: JSONValue) throws -> String {
     guard let line else { throw ServerError(message: "the client sent no request") }
     let request = try parseLine(line)
     return RPCMessage.result(id: request["id"] ?? .null, result).serialized + "\n"
 }
 
 /// Leaves a socket file at `path` that nobody listens on (a daemon killed with SIGKILL leaves one).
-private func leaveStaleSocketFile(at path: String) throws {
+func leaveStaleSocketFile(at path: String) throws {
     let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
     guard fd >= 0 else { throw ServerError.errno("socket") }
     defer { close(fd) }

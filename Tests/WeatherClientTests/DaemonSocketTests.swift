@@ -1,0 +1,166 @@
+import Foundation
+import Testing
+import WeatherClient
+import WeatherCore
+@testable import TestSupport
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `DaemonSocket`: weatherctl's blocking client, against the same scripted stand-in for weatherd
+/// as `DaemonConnection`. Its reply rules are `DaemonConnection`'s (`ReplyWait`); these tests hold
+/// what is its own: reading lines from a plain socket, the end of the connection, connecting.
+/// Each client part runs on a thread of its own (`onThread`): a blocking read must not hold a
+/// cooperative thread.
+@Suite struct DaemonSocketTests {
+    @Test func callsSendRequestLinesWithTheNextIDAndReturnTheirResults() async throws {
+        let server = try ScriptedServer { client in
+            var lines: [String] = []
+            for n in 0..<2 {
+                let line = try client.readLine()
+                lines.append(line ?? "")
+                try client.write(try replyLine(to: line, result: .object(["n": .integer(Int64(n))])))
+            }
+            return lines
+        }
+
+        let results = try await onThread {
+            try DaemonSocket.with(socketPath: server.path) { socket in
+                [try socket.call("search", ["city": "Oslo"]), try socket.call("state")]
+            }
+        }
+
+        #expect(results == [.object(["n": .integer(0)]), .object(["n": .integer(1)])])
+        let requests = try await server.finished().map(parseLine)
+        #expect(requests.map { $0["id"] } == [.integer(1), .integer(2)])
+        #expect(requests[0]["method"] == "search" && requests[0]["params"]?["city"] == "Oslo")
+        #expect(requests[1]["method"] == "state")
+    }
+
+    @Test func notificationsBeforeTheReplyArePassedOnAndEmptyAndCRLFLinesAreRead() async throws {
+        let server = try ScriptedServer { client in
+            let line = try client.readLine()
+            try client.write("\n\r\n")
+            try client.write(RPCMessage.notification(method: "state", params: .object([:])) + "\r\n")
+            try client.write(try replyLine(to: line, result: .string("ok")))
+            return []
+        }
+
+        let (result, notified) = try await onThread {
+            try DaemonSocket.with(socketPath: server.path) { socket in
+                var notified: [String] = []
+                let result = try socket.call("watch") { notified.append($0["method"]?.stringValue ?? "?") }
+                return (result, notified)
+            }
+        }
+
+        #expect(result == .string("ok"))
+        #expect(notified == ["state"])
+        _ = try await server.finished()
+    }
+
+    @Test func aLastLineWithoutItsNewlineStillCountsThenReceiveIsNil() async throws {
+        let server = try ScriptedServer { client in
+            try client.write("{\"jsonrpc\":\"2.0\",\"method\":\"state\",\"params\":{}}\n{\"jsonrpc\":\"2.0\",\"method\":\"overlays\",\"params\":{}}")
+            return []
+        }
+
+        let received = try await onThread {
+            try DaemonSocket.with(socketPath: server.path) { socket in
+                [try socket.receive(), try socket.receive(), try socket.receive()]
+            }
+        }
+
+        #expect(received.map { $0?["method"] } == [.string("state"), .string("overlays"), nil])
+        _ = try await server.finished()
+    }
+
+    @Test func aDaemonThatClosesBeforeAnsweringIsAProtocolError() async throws {
+        let server = try ScriptedServer { client in [try client.readLine() ?? ""] }
+
+        let error = try await onThread {
+            Result { try DaemonSocket.with(socketPath: server.path) { try $0.call("state") } }
+        }
+
+        #expect((error.failure as? ProtocolError)?.message == "the daemon closed the connection before answering")
+        _ = try await server.finished()
+    }
+
+    @Test func aBusyRefusalBeforeTheCloseIsARemoteError() async throws {
+        let server = try ScriptedServer { client in
+            try client.write(RPCMessage.error(id: .null, WeatherError(.busy, "busy: 1 clients connected; try again later")).serialized + "\n")
+            return []
+        }
+
+        let error = try await onThread {
+            Result { try DaemonSocket.with(socketPath: server.path) { try $0.call("state") } }
+        }
+
+        #expect((error.failure as? RemoteError)?.name == "busy", "\(error)")
+        _ = try await server.finished()
+    }
+
+    @Test func aLineOverTheLimitIsAProtocolError() async throws {
+        let server = try ScriptedServer { client in
+            _ = try client.readLine()
+            try client.write(String(repeating: " ", count: DaemonConnection.maxLineBytes + 2) + "\n")
+            return []
+        }
+
+        let error = try await onThread {
+            Result { try DaemonSocket.with(socketPath: server.path) { try $0.call("state") } }
+        }
+
+        #expect((error.failure as? ProtocolError)?.message == "the daemon sent a line over \(DaemonConnection.maxLineBytes) bytes")
+        _ = try await server.finished()
+    }
+
+    @Test func aLineThatIsNotJSONIsAProtocolError() async throws {
+        let server = try ScriptedServer { client in
+            _ = try client.readLine()
+            try client.write("HTTP/1.1 400 Bad Request\r\n")
+            return []
+        }
+
+        let error = try await onThread {
+            Result { try DaemonSocket.with(socketPath: server.path) { try $0.call("state") } }
+        }
+
+        #expect(error.failure is ProtocolError, "\(error)")
+        _ = try await server.finished()
+    }
+
+    @Test func aMissingOrDeadSocketIsAConnectError() async throws {
+        let missing = "/tmp/weatherd-test-\(getpid())-\(UInt64.random(in: 0...UInt64.max)).sock"
+        let stale = missing + ".stale"
+        try leaveStaleSocketFile(at: stale)
+        defer { unlink(stale) }
+
+        let errors = try await onThread {
+            [missing, stale].map { path in Result { try DaemonSocket.with(socketPath: path) { _ in } } }
+        }
+
+        let connectErrors = errors.map { $0.failure as? ConnectError }
+        #expect(connectErrors[0]?.description == "cannot connect to \(missing): No such file or directory (is weatherd running?)")
+        #expect(connectErrors[1]?.reason == "Connection refused")
+    }
+
+    @Test func aConnectionLostIsAConnectionFailure() {
+        #expect(isConnectionFailure(ConnectionLost(reason: "Connection reset by peer")))
+    }
+}
+
+/// Runs `work` on a thread of its own and returns its result.
+private func onThread<R: Sendable>(_ work: @escaping @Sendable () throws -> R) async throws -> R {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread.detachNewThread { continuation.resume(with: Result { try work() }) }
+    }
+}
+
+extension Result {
+    fileprivate var failure: Failure? {
+        if case .failure(let error) = self { return error }
+        return nil
+    }
+}
