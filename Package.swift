@@ -98,7 +98,8 @@ let package = Package(
                 "WeatherDaemon",
                 "WeatherCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
+            ],
+            linkerSettings: [.unsafeFlags(["-Xlinker", "--no-export-dynamic"], .when(configuration: .release))]
         ),
         .executableTarget(
             name: "weatherctl",
