@@ -1,6 +1,17 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+// The release link of the two binaries an operator runs (issue 12): lld with packed relative
+// relocations (DT_RELR, glibc 2.36 as in Debian 12: 2 MB of relocation records become 18 KB that
+// the loader reads at every start) and no symbols exported to the dynamic symbol table (nothing
+// links against an executable; the loader resolved thousands of them at start, and the runtime's
+// dladdr scanned them all). weatherd's idle RSS: 30 MB instead of 35.
+let releaseLink: [LinkerSetting] = [
+    .unsafeFlags(
+        ["-use-ld=lld", "-Xlinker", "--no-export-dynamic", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"],
+        .when(configuration: .release)),
+]
+
 let package = Package(
     name: "weatherd",
     platforms: [.macOS(.v15)],
@@ -99,7 +110,7 @@ let package = Package(
                 "WeatherCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            linkerSettings: [.unsafeFlags(["-Xlinker", "--no-export-dynamic"], .when(configuration: .release))]
+            linkerSettings: releaseLink
         ),
         .executableTarget(
             name: "weatherctl",
@@ -108,7 +119,7 @@ let package = Package(
                 "WeatherCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            linkerSettings: [.unsafeFlags(["-Xlinker", "--no-export-dynamic"], .when(configuration: .release))]
+            linkerSettings: releaseLink
         ),
         // An offline stand-in for OpenWeatherMap, answering from recorded responses.
         .executableTarget(
