@@ -115,6 +115,31 @@ struct ClientSessionTests {
         #expect(await h.location.waitingLocates == 0)
     }
 
+    @Test("at most 16 requests of a client run at once: the 17th is read and waits until one of them ends")
+    func requestsInFlight() async throws {
+        let h = try SessionHarness()
+        let limit = ClientSession.maxRequestsInFlight
+        // The first locate gives up after a second; the others wait an hour for a fix.
+        let inputs = ScriptedInputs(
+            [request(1, "locate", #"{"timeout":1}"#)] + (2...limit + 2).map { request($0, "locate") }, end: false)
+        let writes = ScriptedWrites()
+        let session = ClientSession(handler: h.handler)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await session.run(inputs, write: writes.write) }
+            try await inputs.read.wait(for: "\(limit + 1) messages read") { $0 == limit + 1 ? () : nil }
+            await untilCancelled { [clock = h.engine.clock] in await clock.waitForSleepers(limit) }
+            #expect(await h.location.waitingLocates == limit)
+            #expect(inputs.read.value == limit + 1, "the next message is not read while \(limit) requests run")
+            h.engine.clock.advance(by: .seconds(1))
+            try await inputs.read.wait(for: "the next message read once the first locate ended") { $0 == limit + 2 ? () : nil }
+            try await writes.lines.wait(for: "the reply to the locate that timed out") { $0.isEmpty ? nil : () }
+            session.hangUp()
+            try await group.waitForAll()
+        }
+        #expect(writes.ids.compactMap(\.intValue) == [1], "only the locate that timed out has its reply")
+        #expect(await h.location.waitingLocates == 0)
+    }
+
     @Test("a hang-up while requests run cancels them and ends the session at once")
     func hangUpWhileRunning() async throws {
         let h = try SessionHarness()

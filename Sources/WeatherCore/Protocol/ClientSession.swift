@@ -1,3 +1,5 @@
+import Synchronization
+
 /// What a transport hands its client session.
 public enum ClientInput: Sendable {
     /// One message: a JSON-RPC request, notification or batch.
@@ -79,8 +81,11 @@ public final class ClientSession: Sendable {
     /// Reads and admits requests until the inputs end, a refusal, or cancellation; then waits for
     /// the requests still running.
     private func read<Inputs: AsyncSequence & Sendable>(_ inputs: Inputs) async where Inputs.Element == ClientInput {
-        await withTaskGroup(of: Void.self) { requests in
-            var inFlight = 0
+        // A discarding group: a request's task and its memory go as soon as it is done. (A task
+        // group keeps each finished child until it is collected; a watcher kept its `watch`
+        // request, about 12 KB, for as long as it stayed connected.)
+        let slots = RequestSlots(limit: Self.maxRequestsInFlight)
+        await withDiscardingTaskGroup { requests in
             do {
                 for try await input in inputs {
                     let line: [UInt8]
@@ -91,22 +96,48 @@ public final class ClientSession: Sendable {
                     case .message(let message):
                         line = message
                     }
-                    guard await outbox.waitForRoom() else { return }
-                    if inFlight >= Self.maxRequestsInFlight {
-                        await requests.next()
-                        inFlight -= 1
-                    }
+                    guard await outbox.waitForRoom(), await slots.take() else { return }
                     let admitted = Wakeup()
                     let access = access()
                     requests.addTask { [handler, outbox] in
                         await handler.handle(line: line, outbox: outbox, access: access, admitted: admitted.wake)
+                        slots.give()
                     }
-                    inFlight += 1
                     guard await admitted.wait() else { return }
                 }
             } catch {
                 // The transport failed to read: the client sends no more.
             }
         }
+    }
+}
+
+/// At most `limit` requests of one client run at once: the reader takes a slot before it starts
+/// one (waiting while all are taken), and the request gives it back when it is done.
+private final class RequestSlots: Sendable {
+    private let limit: Int
+    private let taken = Mutex(0)
+    private let freed = Wakeup()
+
+    init(limit: Int) {
+        self.limit = limit
+    }
+
+    /// Takes a slot, waiting while all `limit` are taken; false when the task is cancelled.
+    func take() async -> Bool {
+        while true {
+            let got = taken.withLock { taken in
+                guard taken < limit else { return false }
+                taken += 1
+                return true
+            }
+            if got { return true }
+            guard await freed.wait() else { return false }
+        }
+    }
+
+    func give() {
+        taken.withLock { $0 -= 1 }
+        freed.wake()
     }
 }
