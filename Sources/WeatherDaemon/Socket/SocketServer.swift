@@ -130,14 +130,17 @@ public final class SocketServer: Service {
         let session = ClientSession(handler: handler)
         // A client that goes away ends its session at once, even while nothing is being written.
         connection.channel.closeFuture.whenComplete { _ in session.hangUp() }
-        do {
-            try await connection.executeThenClose { inbound, outbound in
-                await session.run(inbound.map(ClientInput.init)) { line in
-                    try await outbound.write(ByteBuffer(string: line + "\n"))
+        // The session runs on the connection's event loop: no thread hop per request.
+        await withTaskExecutorPreference(EventLoopTaskExecutor(connection.channel.eventLoop)) {
+            do {
+                try await connection.executeThenClose { inbound, outbound in
+                    await session.run(inbound.map(ClientInput.init)) { line in
+                        try await outbound.write(ByteBuffer(string: line + "\n"))
+                    }
                 }
+            } catch {
+                logger.debug("client connection ended: \(error)")
             }
-        } catch {
-            logger.debug("client connection ended: \(error)")
         }
     }
 }
