@@ -27,6 +27,12 @@ struct JSONParserTests {
         #expect(value == .string("q\" b\\ s/ \u{08}\u{0C}\n\r\t éA"))
     }
 
+    @Test("runs of UTF-8 text between escapes are kept whole")
+    func escapesBetweenText() throws {
+        #expect(try parse(#""São\nPaulo \u2601 東京\t""#) == .string("São\nPaulo ☁ 東京\t"))
+        #expect(try parse(#""\"""#) == .string("\""))
+    }
+
     @Test("a surrogate pair escape is one scalar outside the BMP")
     func surrogatePair() throws {
         #expect(try parse(#""\ud83d\ude00""#) == .string("😀"))

@@ -6,6 +6,8 @@ public struct JSONObject: Sendable, Hashable, ExpressibleByDictionaryLiteral {
     public init() {}
 
     public init(dictionaryLiteral elements: (String, JSONValue)...) {
+        keys.reserveCapacity(elements.count)
+        storage.reserveCapacity(elements.count)
         for (key, value) in elements { self[key] = value }
     }
 

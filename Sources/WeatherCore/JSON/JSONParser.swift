@@ -153,26 +153,32 @@ struct JSONParser {
 
     private mutating func parseString() throws(JSONParseError) -> String {
         index += 1  // the opening quote
-        var scalars = String.UnicodeScalarView()
+        // Most strings have no escape: they are one run of bytes, validated and copied once.
+        // Only a string with an escape is built up, run by run.
+        var built: String?
         var runStart = index
-        func flush(_ end: Int, into scalars: inout String.UnicodeScalarView) throws(JSONParseError) {
-            guard runStart < end else { return }
+        func run(_ end: Int) throws(JSONParseError) -> String {
             guard let run = String(validating: bytes[runStart..<end], as: UTF8.self) else {
                 throw JSONParseError(offset: runStart, reason: "invalid UTF-8")
             }
-            scalars.append(contentsOf: run.unicodeScalars)
+            return run
         }
         while index < bytes.count {
             let byte = bytes[index]
             switch byte {
             case UInt8(ascii: "\""):
-                try flush(index, into: &scalars)
+                let last = try run(index)
                 index += 1
-                return String(scalars)
+                guard var text = built else { return last }
+                text += last
+                return text
             case UInt8(ascii: "\\"):
-                try flush(index, into: &scalars)
+                var text = built ?? ""
+                built = nil
+                text += try run(index)
                 index += 1
-                scalars.append(try parseEscape())
+                text.unicodeScalars.append(try parseEscape())
+                built = text
                 runStart = index
             case 0..<0x20:
                 throw fail("control character in string")
