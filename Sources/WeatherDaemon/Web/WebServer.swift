@@ -180,17 +180,20 @@ public final class WebServer: Service {
         }
         let session = ClientSession(handler: handler, access: { [settings] in settings.live.withLock(\.readOnly) ? .readOnly : .web })
         channel.channel.closeFuture.whenComplete { _ in session.hangUp() }
-        do {
-            try await channel.executeThenClose { inbound, outbound in
-                let inputs = WebSocketConnection.Inputs(inbound: inbound, outbound: outbound, closing: closing)
-                await session.run(inputs) { line in
-                    guard !closing.isSet else { throw WebSocketClosed() }
-                    try await outbound.write(WebSocketFrame(fin: true, opcode: .text, data: ByteBuffer(string: line)))
+        // As on the Unix socket, the session runs on its connection's event loop.
+        await withTaskExecutorPreference(EventLoopTaskExecutor(channel.channel.eventLoop)) {
+            do {
+                try await channel.executeThenClose { inbound, outbound in
+                    let inputs = WebSocketConnection.Inputs(inbound: inbound, outbound: outbound, closing: closing)
+                    await session.run(inputs) { line in
+                        guard !closing.isSet else { throw WebSocketClosed() }
+                        try await outbound.write(WebSocketFrame(fin: true, opcode: .text, data: ByteBuffer(string: line)))
+                    }
+                    await WebSocketConnection.close(outbound, .normalClosure, closing: closing)
                 }
-                await WebSocketConnection.close(outbound, .normalClosure, closing: closing)
+            } catch {
+                logger.debug("WebSocket client ended: \(error)")
             }
-        } catch {
-            logger.debug("WebSocket client ended: \(error)")
         }
     }
 
