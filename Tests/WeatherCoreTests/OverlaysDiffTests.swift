@@ -229,4 +229,23 @@ struct OverlaysDiffTests {
         let first = lines[0].utf8.withContiguousStorageIfAvailable { $0.baseAddress }
         #expect(lines.allSatisfy { $0.utf8.withContiguousStorageIfAvailable { $0.baseAddress } == first })
     }
+
+    @Test("a collection made after an encoded one reuses the texts of the features that did not change, and writes the same lines as one made alone")
+    func reusedFeatureTexts() throws {
+        let features = (1...30).map { WeatherFeature(observation: sampleObservation("P\($0)", id: $0), source: .around) }
+        let first = OverlaysEdition(Overlays(seq: 1, focus: nil, features: features))
+        _ = first.fullLine  // encoded, as a watcher's writer does
+        var changed = features
+        changed[3].stale = true
+        changed.remove(at: 7)
+        changed.append(WeatherFeature(observation: sampleObservation("New", id: 99), source: .around))
+        let next = Overlays(seq: 2, focus: nil, features: changed)
+
+        let reusing = OverlaysEdition(next, after: first)
+        let alone = OverlaysEdition(next)
+
+        #expect(reusing.fullLine == alone.fullLine)
+        #expect(reusing.fullLine == RPCMessage.notification(method: "overlays", params: next.json))
+        #expect(reusing.line(after: first.overlays) == alone.line(after: first.overlays))
+    }
 }

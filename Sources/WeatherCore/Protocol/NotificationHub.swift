@@ -60,8 +60,8 @@ public final class NotificationHub: ChangePublisher {
     /// Each watcher's writer makes the line when it takes the change out (the full collection, or
     /// for a diff watcher the diff from the last collection it got), encoded once for all watchers.
     public func publish(overlays: Overlays) {
-        let edition = OverlaysEdition(overlays)
         storage.withLock { storage in
+            let edition = OverlaysEdition(overlays, after: storage.latestOverlays)
             storage.latestOverlays = edition
             for subscriber in storage.subscribers.values where subscriber.topics.contains(.overlays) {
                 subscriber.outbox.offer(overlays: edition)

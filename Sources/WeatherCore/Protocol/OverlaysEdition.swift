@@ -16,12 +16,32 @@ public final class OverlaysEdition: Sendable {
         /// The line for a watcher whose last collection had this `seq`: a diff, or the full line
         /// when that is not longer.
         var fromBase: [Int: String] = [:]
+        /// The texts of the collection published before this one, by feature id, for the features
+        /// that did not change (most of them: a search changes the focus and one feature): taken
+        /// when this edition is made, if that one was encoded, and dropped once this one is.
+        var earlier: [String: (feature: WeatherFeature, text: String)]?
     }
 
-    private let encoded = Mutex(Encoded())
+    private let encoded: Mutex<Encoded>
 
-    public init(_ overlays: Overlays) {
+    /// - Parameter previous: the collection published before, whose feature texts this one reuses
+    ///   for features that are the same.
+    public init(_ overlays: Overlays, after previous: OverlaysEdition? = nil) {
         self.overlays = overlays
+        encoded = Mutex(Encoded(earlier: previous?.featureTexts()))
+    }
+
+    /// The feature texts by id, if they were encoded.
+    private func featureTexts() -> [String: (feature: WeatherFeature, text: String)]? {
+        encoded.withLock { encoded in
+            guard let texts = encoded.features else { return nil }
+            var byID: [String: (feature: WeatherFeature, text: String)] = [:]
+            byID.reserveCapacity(texts.count)
+            for (feature, text) in zip(overlays.features, texts) where byID[feature.id] == nil {
+                byID[feature.id] = (feature, text)
+            }
+            return byID
+        }
     }
 
     /// The `overlays` notification: the whole collection.
@@ -46,8 +66,13 @@ public final class OverlaysEdition: Sendable {
 
     private static func full(of overlays: Overlays, _ encoded: inout Encoded) -> String {
         if let full = encoded.full { return full }
-        let texts = encoded.features ?? overlays.features.map(\.json.serialized)
+        let earlier = encoded.earlier
+        let texts = encoded.features ?? overlays.features.map { feature in
+            if let same = earlier?[feature.id], same.feature == feature { return same.text }
+            return feature.json.serialized
+        }
         encoded.features = texts
+        encoded.earlier = nil
         // The same text as RPCMessage.notification(method: "overlays", params: overlays.json).
         var line = #"{"jsonrpc":"2.0","method":"overlays","params":{"type":"FeatureCollection","seq":"#
         line += String(overlays.seq)
