@@ -2,7 +2,7 @@
 import PackageDescription
 
 // The release link of the two binaries an operator runs (issue 12): lld with packed relative
-// relocations (DT_RELR, glibc 2.36 as in Debian 12: 2 MB of relocation records become 18 KB that
+// relocations (DT_RELR, glibc 2.36 as in Debian 12: 2 MB of relocation records become 40 KB that
 // the loader reads at every start) and no symbols exported to the dynamic symbol table (nothing
 // links against an executable; the loader resolved thousands of them at start, and the runtime's
 // dladdr scanned them all). weatherd's idle RSS: 30 MB instead of 35.
