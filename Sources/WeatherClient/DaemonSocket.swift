@@ -14,8 +14,9 @@ import WeatherCore
 /// `DaemonConnection` is the async form, for callers that must not block a thread.
 public final class DaemonSocket {
     private let fd: Int32
-    /// Bytes read and not yet returned as lines.
+    /// Bytes read; those before `start` were returned as lines (dropped before the next read).
     private var buffer: [UInt8] = []
+    private var start = 0
     /// How far `buffer` has been searched for a newline.
     private var scanned = 0
     private var closedByDaemon = false
@@ -116,22 +117,26 @@ public final class DaemonSocket {
         while true {
             if let newline = buffer[scanned...].firstIndex(of: UInt8(ascii: "\n")) {
                 var end = newline
-                if end > 0, buffer[end - 1] == UInt8(ascii: "\r") { end -= 1 }
-                let line = buffer[..<end]
-                buffer.removeSubrange(...newline)
-                scanned = 0
+                if end > start, buffer[end - 1] == UInt8(ascii: "\r") { end -= 1 }
+                let line = buffer[start..<end]
+                start = newline + 1
+                scanned = start
                 return try bounded(line)
             }
             scanned = buffer.count
-            if buffer.count > DaemonConnection.maxLineBytes + 1 { return try bounded(buffer[...]) }
+            if buffer.count - start > DaemonConnection.maxLineBytes + 1 { return try bounded(buffer[start...]) }
             if closedByDaemon {
-                guard !buffer.isEmpty else { return nil }
-                var line = buffer[...]
+                guard start < buffer.count else { return nil }
+                var line = buffer[start...]
                 if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
-                buffer.removeAll()
-                scanned = 0
+                start = buffer.count
+                scanned = start
                 return try bounded(line)
             }
+            // The lines before `start` are done with: drop them, then read more.
+            buffer.removeSubrange(..<start)
+            scanned -= start
+            start = 0
             try fill()
         }
     }
