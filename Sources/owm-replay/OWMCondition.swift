@@ -1,3 +1,5 @@
+import WeatherCore
+
 /// An OpenWeatherMap weather condition (its `weather[0]`: `id`, `main`, `description`, the icon's
 /// code without the day/night letter), the ones the synthesized answers use.
 struct OWMCondition {
@@ -11,7 +13,7 @@ struct OWMCondition {
 
     /// A cloud cover in percent that fits the condition (none for a clear sky, 11–24 % for few
     /// clouds, and so on up to overcast), drawn from `random`.
-    func cloudCover(_ random: inout SplitMix) -> Int {
+    func cloudCover(_ random: inout SplitMix64) -> Int {
         switch id {
         case 800: 0
         case 801: 11 + Int(random.next() % 14)

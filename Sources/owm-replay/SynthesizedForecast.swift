@@ -29,32 +29,32 @@ enum SynthesizedForecast {
         let basePressure = current["main"]?["pressure"]?.doubleValue ?? 1013
         let baseWind = current["wind"]?["speed"]?.doubleValue ?? 3
         let baseDeg = current["wind"]?["deg"]?.doubleValue ?? 200
-        var placeRandom = SplitMix(seed: hash(place))
-        let phase = placeRandom.next(in: 0...(2 * .pi))
+        var placeRandom = SplitMix64(seed: hash(place))
+        let phase = placeRandom.double(0, 2 * .pi)
 
         let first = (Int(now.timeIntervalSince1970) / stepSeconds + 1) * stepSeconds
         var list: [JSONValue] = []
         for index in 0..<steps {
             let dt = first + index * stepSeconds
             let slot = dt / stepSeconds
-            var random = SplitMix(seed: hash("\(place)@\(slot)"))
+            var random = SplitMix64(seed: hash("\(place)@\(slot)"))
             let solarSeconds = ((dt + Int(longitude / 15 * 3600)) % 86400 + 86400) % 86400
             let solarHour = Double(solarSeconds) / 3600
             let daytime = (6 * 3600..<18 * 3600).contains(solarSeconds)
             let daily = -3.5 * cos((solarHour - 3) / 24 * 2 * .pi)  // coldest at 3 h, warmest at 15 h solar
             let drift = 2.5 * sin(Double(slot) / 13 + phase)
-            let temp = baseTemp + daily + drift + random.next(in: -0.8...0.8)
-            let wind = max(0.2, baseWind + 1.5 * sin(Double(slot) / 7 + phase) + random.next(in: -0.7...0.7))
-            let windDeg = (Int(baseDeg + 40 * sin(Double(slot) / 11 + phase) + random.next(in: -15...15)) % 360 + 360) % 360
-            let humidity = min(100, max(20, baseHumidity - daily * 3 + random.next(in: -6...6)))
-            let pressure = basePressure + 4 * sin(Double(slot) / 17 + phase) + random.next(in: -1...1)
+            let temp = baseTemp + daily + drift + random.double(-0.8, 0.8)
+            let wind = max(0.2, baseWind + 1.5 * sin(Double(slot) / 7 + phase) + random.double(-0.7, 0.7))
+            let windDeg = (Int(baseDeg + 40 * sin(Double(slot) / 11 + phase) + random.double(-15, 15)) % 360 + 360) % 360
+            let humidity = min(100, max(20, baseHumidity - daily * 3 + random.double(-6, 6)))
+            let pressure = basePressure + 4 * sin(Double(slot) / 17 + phase) + random.double(-1, 1)
             // Conditions come and go in spells: a slow wave through clear, cloudy and wet, with noise.
-            let spell = (sin(Double(slot) / 5 + 2 * phase) + 1) / 2 + random.next(in: -0.2...0.2)
+            let spell = (sin(Double(slot) / 5 + 2 * phase) + 1) / 2 + random.double(-0.2, 0.2)
             var condition = conditions[min(conditions.count - 1, max(0, Int(spell * Double(conditions.count))))]
             if temp < 1, condition.wet { condition = .lightSnow }
             let clouds = condition.cloudCover(&random)
-            let pop = condition.wet ? random.next(in: 0.35...1) : condition.id >= 803 ? random.next(in: 0...0.3) : 0
-            let spread = random.next(in: 0...0.6)
+            let pop = condition.wet ? random.double(0.35, 1) : condition.id >= 803 ? random.double(0, 0.3) : 0
+            let spread = random.double(0, 0.6)
 
             var step: JSONObject = [
                 "dt": .integer(Int64(dt)),
@@ -81,9 +81,9 @@ enum SynthesizedForecast {
                 "pop": .rounded(pop),
             ]
             if condition.main == "Snow" {
-                step["snow"] = .object(["3h": .rounded(random.next(in: 0.1...2))])
+                step["snow"] = .object(["3h": .rounded(random.double(0.1, 2))])
             } else if condition.wet {
-                step["rain"] = .object(["3h": .rounded(random.next(in: 0.1...3.5))])
+                step["rain"] = .object(["3h": .rounded(random.double(0.1, 3.5))])
             }
             step["sys"] = .object(["pod": .string(daytime ? "d" : "n")])
             step["dt_txt"] = .string(dateText(dt))

@@ -12,16 +12,16 @@ enum SynthesizedWeather {
 
     /// The body for the point, recorded in metric units (convert it with `RecordedWeather.body(in:)`).
     static func weather(latitude: Double, longitude: Double, now: Date = Date()) -> RecordedWeather {
-        var random = SplitMix(seed: pointHash(latitude, longitude))
-        let temp = 28 - 0.5 * abs(latitude) + random.next(in: -3...3)
+        var random = SplitMix64(seed: pointHash(latitude, longitude))
+        let temp = 28 - 0.5 * abs(latitude) + random.double(-3, 3)
         var condition = conditions[Int(random.next() % UInt64(conditions.count))]
         if temp < 1, condition.wet { condition = .lightSnow }
         let clouds = condition.cloudCover(&random)
         let humidity = 45 + Int(random.next() % 50)
         let pressure = 1000 + Int(random.next() % 30)
-        let wind = random.next(in: 0.5...12)
+        let wind = random.double(0.5, 12)
         let windDeg = Int(random.next() % 360)
-        let spread = random.next(in: 0.5...3)
+        let spread = random.double(0.5, 3)
 
         let dt = Int(now.timeIntervalSince1970)
         let offset = Int((longitude / 15).rounded()) * 3600
@@ -58,7 +58,7 @@ enum SynthesizedWeather {
             "clouds": .object(["all": .integer(Int64(clouds))]),
         ]
         if condition.main == "Rain" || condition.main == "Drizzle" {
-            body["rain"] = .object(["1h": .rounded(random.next(in: 0.1...2.5))])
+            body["rain"] = .object(["1h": .rounded(random.double(0.1, 2.5))])
         }
         body["dt"] = .integer(Int64(dt))
         body["sys"] = .object([
@@ -76,24 +76,5 @@ enum SynthesizedWeather {
     private static func pointHash(_ latitude: Double, _ longitude: Double) -> UInt64 {
         let key = "\(Int((latitude * 100).rounded())),\(Int((longitude * 100).rounded()))"
         return key.utf8.reduce(0xcbf2_9ce4_8422_2325) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 }
-    }
-}
-
-/// A tiny deterministic generator (SplitMix64), shared by the synthesized weather and forecasts.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9e37_79b9_7f4a_7c15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
-        z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
-        return z ^ (z >> 31)
-    }
-
-    mutating func next(in range: ClosedRange<Double>) -> Double {
-        let unit = Double(next() >> 11) / Double(1 << 53)
-        return range.lowerBound + unit * (range.upperBound - range.lowerBound)
     }
 }

@@ -1,5 +1,4 @@
 import Testing
-@testable import TestSupport
 @testable import WeatherCore
 
 /// `LookupKey.normalize`: the byte-wise path for ASCII names gives what the character-wise one does.

@@ -1,6 +1,7 @@
 import Foundation
 @testable import TestSupport
 import Testing
+import WeatherCore
 
 /// The knobs of the reliability suites, read once from the environment:
 ///
