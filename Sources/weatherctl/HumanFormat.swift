@@ -21,7 +21,7 @@ enum HumanFormat {
         if !condition.isEmpty { parts.append(condition) }
         if let h = p["humidity"]?.doubleValue { parts.append("humidity \(fixed(h, 0))%") }
         if let w = p["wind_speed"]?.doubleValue {
-            parts.append("wind \(fixed(w, 1)) \(units == .imperial ? "mph" : "m/s")")
+            parts.append("wind \(fixed(w, 1)) \(speedUnit(units))")
         }
         return parts.joined(separator: "  ")
     }
@@ -51,7 +51,7 @@ enum HumanFormat {
             } ?? "     – \(temperatureUnit(units))")
             parts.append(step["pop"]?.doubleValue.map { "precip \(fixed($0 * 100, 0, width: 3))%" } ?? "precip    –")
             if let w = step["wind_speed"]?.doubleValue {
-                var wind = "wind \(fixed(w, 1, width: 4)) \(units == .imperial ? "mph" : "m/s")"
+                var wind = "wind \(fixed(w, 1, width: 4)) \(speedUnit(units))"
                 if let deg = step["wind_deg"]?.doubleValue { wind += " " + compassPoint(deg) }
                 parts.append(wind)
             }
@@ -77,6 +77,11 @@ enum HumanFormat {
             }
             buffer = [CChar](repeating: 0, count: Int(count) + 1)
         }
+    }
+
+    /// `mph` or `m/s`.
+    private static func speedUnit(_ units: Units) -> String {
+        units == .imperial ? "mph" : "m/s"
     }
 
     /// `K`, `°F` or `°C`.
