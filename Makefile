@@ -8,7 +8,7 @@ DESTDIR ?=
 SYSCONFDIR ?= /etc
 UNITDIR ?= $(PREFIX)/lib/systemd/system
 
-.PHONY: run test browser-test bench soak build install deb systest deps test-deps deb-deps systest-deps clean
+.PHONY: run test browser-test bench order-files soak build install deb systest deps test-deps deb-deps systest-deps clean
 
 ## run: install what is missing, build, and serve in the foreground (offline demo without OWM_API_KEY)
 run: deps build
@@ -37,6 +37,13 @@ bench: deps
 	scripts/bench-region.py --bin-dir "$$($(SWIFT) build $(SWIFT_FLAGS) $(RELEASE_FLAGS) --show-bin-path)"
 	python="$$(scripts/browser-venv.sh)" && \
 	"$$python" scripts/bench-map.py --bin-dir "$$($(SWIFT) build $(SWIFT_FLAGS) $(RELEASE_FLAGS) --show-bin-path)"
+
+## order-files: regenerate packaging/order/ (the symbol ordering files of the release link: the code that runs
+##              laid out together) by running release binaries through a workload under valgrind; see
+##              scripts/order-files.py
+order-files: deps
+	scripts/install-deps.sh order
+	scripts/order-files.py --swift "$(SWIFT)"
 
 ## soak: the reliability suites (Tests/IntegrationTests/Reliability) at SCALE times their iterations, default 20;
 ##       prints the seed; make soak SCALE=50 SEED=N replays a run. Not part of make test.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian packages weatherd needs to build, run and test, if any is missing.
-# Usage: scripts/install-deps.sh [build|test|bench|browser|deb|systest]
+# Usage: scripts/install-deps.sh [build|test|bench|order|browser|deb|systest]
 set -euo pipefail
 
 packages=(libcurl4-openssl-dev libgps-dev libmosquitto-dev pkg-config gpsd gpsd-clients libjs-leaflet)
@@ -8,6 +8,7 @@ case "${1:-build}" in
     test) packages+=(socat gdal-bin mosquitto mosquitto-clients) ;;  # mosquitto: the MQTT tests' broker
     # scripts/bench-daemon.py: socat is the floor of weatherctl; cc builds the C floor of the socket.
     bench) packages+=(socat gcc) ;;
+    order) packages+=(valgrind binutils) ;;  # scripts/order-files.py: callgrind, strip
     # scripts/browser-test.sh: Chromium and its driver, Leaflet for the map page, a venv for Selenium,
     # and a colour emoji font so screenshots show the weather symbols.
     browser) packages+=(chromium chromium-driver libjs-leaflet python3 python3-venv fonts-noto-color-emoji) ;;
