@@ -55,12 +55,15 @@ private final class ScriptedInputs: AsyncSequence, Sendable {
     func makeAsyncIterator() -> AsyncIterator { AsyncIterator(source: self) }
 }
 
-/// What the client received; with `stalled`, a client that never reads: a write waits until cancelled.
+/// What the client received; with `stalled`, a client that never reads: a write waits until the
+/// connection closes (`close`, which then fails it, as a closed NIO channel fails its waiting
+/// writes) or until cancelled.
 private final class ScriptedWrites: Sendable {
     let lines = Observed<[String]>([])
     let attempts = Observed(0)
     private let stalled: Bool
     private let failing: Bool
+    private let closed = Wakeup()
 
     init(stalled: Bool = false, failing: Bool = false) {
         self.stalled = stalled
@@ -69,10 +72,18 @@ private final class ScriptedWrites: Sendable {
 
     struct Gone: Error {}
 
+    /// The connection closed: a stalled write fails.
+    func close() {
+        closed.wake()
+    }
+
     func write(_ line: String) async throws {
         attempts.update { $0 += 1 }
         if failing { throw Gone() }
-        if stalled { try await Task.sleep(for: .seconds(86_400)) }
+        if stalled {
+            _ = await closed.wait()
+            throw Gone()
+        }
         lines.update { $0.append(line) }
     }
 
@@ -107,6 +118,8 @@ struct ClientSessionTests {
             group.addTask { await session.run(inputs, write: writes.write) }
             // Replies pile up behind the first write, which never completes.
             try await inputs.read.wait(for: "the session to read 65 messages") { $0 >= Outbox.maxQueuedReplies + 1 ? () : nil }
+            // The connection closes: the transport fails the stalled write and hangs up.
+            writes.close()
             session.hangUp()
             try await group.waitForAll()
         }

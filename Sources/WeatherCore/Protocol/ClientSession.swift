@@ -22,6 +22,10 @@ public enum ClientInput: Sendable {
 ///   subscription) is released at once, when any of these happens: the transport reports the
 ///   connection closed (`hangUp`), a write fails, the client half-closes and every reply is
 ///   written, or the task running it is cancelled (shutdown). Every wait inside ends with it.
+///
+/// A session is two tasks: the one that runs it writes, and one child reads and admits (and runs
+/// the requests as its children). A connection that only watches keeps those two (issue 12: it
+/// kept four, a writer and a hang-up waiter beside them; a watcher costs 3 KB less since).
 public final class ClientSession: Sendable {
     /// Requests of one client in progress at once; more wait (and the client is not read).
     public static let maxRequestsInFlight = 16
@@ -29,7 +33,6 @@ public final class ClientSession: Sendable {
     private let handler: RequestHandler
     private let access: @Sendable () -> ClientAccess
     private let outbox = Outbox()
-    private let hangup = Wakeup()
 
     /// - Parameter access: what the client may do, read for each request (so a reload applies at once).
     public init(handler: RequestHandler, access: @escaping @Sendable () -> ClientAccess = { .full }) {
@@ -40,7 +43,9 @@ public final class ClientSession: Sendable {
     /// The transport saw the connection close: the session ends at once, whatever it was doing.
     /// Safe to call from any thread, before or during `run`, any number of times.
     public func hangUp() {
-        hangup.wake()
+        // Ends the writer's wait for lines; a write in progress fails, as a closed connection's
+        // writes do (see `run`). The writer ending cancels the rest.
+        outbox.close()
     }
 
     /// Serves the client until the session ends (see the type's description).
@@ -48,33 +53,25 @@ public final class ClientSession: Sendable {
     ///   - inputs: the client's messages as the transport frames them; their end means the client
     ///     sends no more (its replies are still written).
     ///   - write: writes one line (a reply or a notification) to the client; throws when it is gone.
+    ///     Once the transport has seen the connection close (it then calls `hangUp`), a write in
+    ///     progress or a later one must end with an error, as `NIOAsyncChannel`'s writer does: its
+    ///     waiting writes fail when the channel becomes inactive.
     public func run<Inputs: AsyncSequence & Sendable>(
         _ inputs: Inputs, write: @escaping @Sendable (String) async throws -> Void
     ) async where Inputs.Element == ClientInput {
-        await withTaskGroup(of: Bool.self) { parts in
-            parts.addTask { [outbox] in
-                try? await outbox.drain(write)
-                return true
-            }
-            parts.addTask {
+        await withDiscardingTaskGroup { reader in
+            reader.addTask {
                 await self.read(inputs)
                 self.outbox.finish()
-                return false
             }
-            parts.addTask { [hangup] in
-                _ = await hangup.wait()
-                return true
-            }
-            // The writer is done (all written, or the client is gone) or the client hung up: the
-            // rest stops now. The reader ending alone only means the client sends no more.
-            while let over = await parts.next() {
-                if over {
-                    outbox.close()
-                    parts.cancelAll()
-                }
-            }
+            // The writer, in this task. It is done when all is written after the client stopped
+            // sending, when a write fails (the client is gone), at a hang-up (`close`), or when the
+            // task is cancelled; then the rest stops. The reader ending alone only means the client
+            // sends no more.
+            try? await outbox.drain(write)
+            outbox.close()
+            reader.cancelAll()
         }
-        outbox.close()
         handler.disconnected(outbox)
     }
 
