@@ -71,6 +71,33 @@ struct RequestHandlerMethodTests {
         #expect(await p.engine.engine.currentState.input == .text(city: "London"))
     }
 
+    @Test("a search's reply is the text of RPCMessage.result, whatever the id, first and from the kept feature text",
+          arguments: [#""req \"7\"""#, "7", "1.50", "-0", "null", #""ünï""#])
+    func searchReplyText(id: String) async throws {
+        let p = try Protocol()
+        let outbox = Outbox()
+        var replies: [String] = []
+        for _ in 0..<3 {
+            await p.handler.handle(line: Array(#"{"jsonrpc":"2.0","id":\#(id),"method":"search","params":{"city":"London"}}"#.utf8), outbox: outbox)
+            replies.append(try #require(outbox.next()))
+        }
+        let feature = try #require(try JSONValue.parse(Array(replies[0].utf8))["result"])
+        let expected = RPCMessage.result(id: try JSONValue.parse(Array(id.utf8)), feature).serialized
+        #expect(replies == [expected, expected, expected])
+        #expect(feature.serialized == OpenWeatherMapResponseTests.specLondonFeature)
+    }
+
+    @Test("a batch of searches is the array of their replies' texts")
+    func searchBatchText() async throws {
+        let p = try Protocol()
+        let outbox = Outbox()
+        let line = "[" + request(1, "search", #"{"city":"London"}"#) + "," + request(2, "version") + "]"
+        await p.handler.handle(line: Array(line.utf8), outbox: outbox)
+        let reply = try #require(outbox.next())
+        #expect(reply == (try JSONValue.parse(Array(reply.utf8))).serialized)
+        #expect(try JSONValue.parse(Array(reply.utf8)).arrayValue?.count == 2)
+    }
+
     @Test("search for an unknown city is error -32001 with data.name not_found")
     func searchNotFound() async throws {
         let p = try Protocol()

@@ -9,6 +9,16 @@ public enum RPCMessage {
         .object(["jsonrpc": "2.0", "id": id, "result": result])
     }
 
+    /// The text of `result(id:_:)` for a result whose JSON text is `text`.
+    public static func result(id: JSONValue, text: String) -> String {
+        var line = #"{"jsonrpc":"2.0","id":"#
+        id.write(to: &line)
+        line += #","result":"#
+        line += text
+        line += "}"
+        return line
+    }
+
     public static func error(id: JSONValue, _ error: WeatherError) -> JSONValue {
         .object(["jsonrpc": "2.0", "id": id, "error": error.json])
     }

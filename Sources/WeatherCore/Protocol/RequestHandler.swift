@@ -1,3 +1,4 @@
+import Synchronization
 import Logging
 
 /// Answers the socket protocol: one handler serves all connections; each connection brings its
@@ -9,6 +10,7 @@ public struct RequestHandler: Sendable {
     private let hub: NotificationHub
     private let reloads: ReloadRequests?
     private let logger: Logger
+    private let featureTexts = FeatureTexts()
 
     /// - Parameter reloads: where the `reload` method sends its requests; nil: `reload` is -32601.
     public init(
@@ -29,8 +31,17 @@ public struct RequestHandler: Sendable {
         case unwatch
     }
 
+    /// What a request succeeded with: a value, or a feature, written from the text of the same
+    /// feature when it was written before (a cached search answers with the same feature each time:
+    /// encoding it was a fifth of a cached search's CPU).
+    fileprivate enum Answer: Sendable {
+        case value(JSONValue)
+        case feature(WeatherFeature)
+    }
+
     private struct Outcome: Sendable {
-        var reply: JSONValue?
+        /// The reply's JSON text.
+        var reply: String?
         var effect: Effect?
     }
 
@@ -51,7 +62,7 @@ public struct RequestHandler: Sendable {
         }
         guard case .array(let batch) = json else {
             let outcome = await process(json, access: access, admitted: admitted)
-            if let reply = outcome.reply { outbox.send(reply: reply.serialized) }
+            if let reply = outcome.reply { outbox.send(reply: reply) }
             if let effect = outcome.effect { apply(effect, to: outbox) }
             return
         }
@@ -71,7 +82,8 @@ public struct RequestHandler: Sendable {
             return outcomes.compactMap { $0 }
         }
         let replies = outcomes.compactMap(\.reply)
-        if !replies.isEmpty { outbox.send(reply: JSONValue.array(replies).serialized) }
+        // The same text as JSONValue.array(replies).serialized.
+        if !replies.isEmpty { outbox.send(reply: "[" + replies.joined(separator: ",") + "]") }
         for effect in outcomes.compactMap(\.effect) { apply(effect, to: outbox) }
     }
 
@@ -92,20 +104,20 @@ public struct RequestHandler: Sendable {
     private func process(_ message: JSONValue, access: ClientAccess, admitted: @escaping @Sendable () -> Void) async -> Outcome {
         defer { admitted() }
         guard let object = message.objectValue else {
-            return Outcome(reply: RPCMessage.error(id: .null, WeatherError(.invalidRequest, "invalid request: expected a JSON-RPC request object")))
+            return Outcome(reply: Self.errorText(id: .null, WeatherError(.invalidRequest, "invalid request: expected a JSON-RPC request object")))
         }
         let id = object["id"]
         let replyID: JSONValue
         switch id {
         case nil, .null?, .string?, .integer?, .double?, .numberText?: replyID = id ?? .null
         default:
-            return Outcome(reply: RPCMessage.error(id: .null, WeatherError(.invalidRequest, "invalid request: id must be a string, a number or null")))
+            return Outcome(reply: Self.errorText(id: .null, WeatherError(.invalidRequest, "invalid request: id must be a string, a number or null")))
         }
         guard object["jsonrpc"] == "2.0" else {
-            return Outcome(reply: RPCMessage.error(id: replyID, WeatherError(.invalidRequest, #"invalid request: "jsonrpc" must be "2.0""#)))
+            return Outcome(reply: Self.errorText(id: replyID, WeatherError(.invalidRequest, #"invalid request: "jsonrpc" must be "2.0""#)))
         }
         guard let method = object["method"]?.stringValue else {
-            return Outcome(reply: RPCMessage.error(id: replyID, WeatherError(.invalidRequest, #"invalid request: "method" must be a string"#)))
+            return Outcome(reply: Self.errorText(id: replyID, WeatherError(.invalidRequest, #"invalid request: "method" must be a string"#)))
         }
         let params: JSONObject
         switch object["params"] {
@@ -124,21 +136,26 @@ public struct RequestHandler: Sendable {
     }
 
     /// A request without `id` is a notification: it is carried out but gets no reply.
-    private func respond(_ id: JSONValue?, _ result: Result<JSONValue, WeatherError>) -> Outcome {
+    private func respond(_ id: JSONValue?, _ result: Result<Answer, WeatherError>) -> Outcome {
         guard let id else { return Outcome() }
         switch result {
-        case .success(let value): return Outcome(reply: RPCMessage.result(id: id, value))
-        case .failure(let error): return Outcome(reply: RPCMessage.error(id: id, error))
+        case .success(.value(let value)): return Outcome(reply: RPCMessage.result(id: id, value).serialized)
+        case .success(.feature(let feature)): return Outcome(reply: RPCMessage.result(id: id, text: featureTexts.text(of: feature)))
+        case .failure(let error): return Outcome(reply: Self.errorText(id: id, error))
         }
     }
 
-    private func call(_ method: String, _ params: JSONObject, admitted: @escaping @Sendable () -> Void) async -> (Result<JSONValue, WeatherError>, Effect?) {
+    private static func errorText(id: JSONValue, _ error: WeatherError) -> String {
+        RPCMessage.error(id: id, error).serialized
+    }
+
+    private func call(_ method: String, _ params: JSONObject, admitted: @escaping @Sendable () -> Void) async -> (Result<Answer, WeatherError>, Effect?) {
         do {
             switch method {
             case "search":
                 let p = try Params(params, allowed: ["city"])
                 let city = try p.city()
-                return (.success(try await engine.search(city: city, admitted: admitted).json), nil)
+                return (.success(.feature(try await engine.search(city: city, admitted: admitted))), nil)
             case "locate":
                 let timeout = try Params(params, allowed: ["timeout"]).seconds("timeout", in: 0.001...3600)
                 return (.success(try await location.locate(timeout: timeout, admitted: admitted).json), nil)
@@ -211,6 +228,30 @@ public struct RequestHandler: Sendable {
 
     private static func citiesResult(_ cities: [String]) -> JSONValue {
         .object(["cities": .array(cities.map(JSONValue.string))])
+    }
+}
+
+extension Result where Success == RequestHandler.Answer {
+    /// A request that succeeded with `value`.
+    fileprivate static func success(_ value: JSONValue) -> Self { .success(.value(value)) }
+}
+
+/// The JSON text of recently answered features, by id: the text of a feature that is the same as
+/// the one written before is not made again.
+private final class FeatureTexts: Sendable {
+    /// Features kept; when full, all are dropped (a search's city is cached upstream for minutes,
+    /// so a busy daemon keeps the texts of the cities asked for now).
+    static let capacity = 256
+    private let texts = Mutex<[String: (feature: WeatherFeature, text: String)]>([:])
+
+    func text(of feature: WeatherFeature) -> String {
+        if let kept = texts.withLock({ $0[feature.id] }), kept.feature == feature { return kept.text }
+        let text = feature.json.serialized
+        texts.withLock { texts in
+            if texts.count >= Self.capacity { texts.removeAll(keepingCapacity: true) }
+            texts[feature.id] = (feature, text)
+        }
+        return text
     }
 }
 
