@@ -248,4 +248,31 @@ struct OverlaysDiffTests {
         #expect(reusing.fullLine == RPCMessage.notification(method: "overlays", params: next.json))
         #expect(reusing.line(after: first.overlays) == alone.line(after: first.overlays))
     }
+
+    @Test("a collection takes the texts of features written lately (a search's reply) and writes the same lines as one made alone; a feature that changed since is written anew")
+    func keptFeatureTexts() throws {
+        let features = (1...30).map { WeatherFeature(observation: sampleObservation("P\($0)", id: $0), source: .around) }
+        let texts = FeatureTexts()
+        var changed = features[5]
+        _ = texts.text(of: features[4])
+        _ = texts.text(of: changed)
+        changed.stale = true   // the same id, another feature: its kept text is not its text
+        var published = features
+        published[5] = changed
+        let overlays = Overlays(seq: 1, focus: changed.coordinate, features: published)
+        #expect(OverlaysEdition(overlays, texts: texts).fullLine == OverlaysEdition(overlays).fullLine)
+        #expect(OverlaysEdition(overlays, texts: texts).fullLine == RPCMessage.notification(method: "overlays", params: overlays.json))
+        #expect(texts.text(of: changed) == changed.json.serialized)
+    }
+
+    @Test("kept feature texts stay right when more features than they keep are written")
+    func featureTextsCapacity() throws {
+        let texts = FeatureTexts()
+        let features = (1...(FeatureTexts.capacity * 2 + 7)).map {
+            WeatherFeature(observation: sampleObservation("P\($0)", id: $0), source: .around)
+        }
+        for _ in 0..<2 {
+            for feature in features { #expect(texts.text(of: feature) == feature.json.serialized) }
+        }
+    }
 }

@@ -39,6 +39,8 @@ public final class NotificationHub: ChangePublisher {
     }
 
     private let storage = Mutex(Storage())
+    /// The texts of the features written lately, for replies and notifications alike.
+    let featureTexts = FeatureTexts()
 
     public init() {}
 
@@ -61,7 +63,7 @@ public final class NotificationHub: ChangePublisher {
     /// for a diff watcher the diff from the last collection it got), encoded once for all watchers.
     public func publish(overlays: Overlays) {
         storage.withLock { storage in
-            let edition = OverlaysEdition(overlays, after: storage.latestOverlays)
+            let edition = OverlaysEdition(overlays, after: storage.latestOverlays, texts: featureTexts)
             storage.latestOverlays = edition
             for subscriber in storage.subscribers.values where subscriber.topics.contains(.overlays) {
                 subscriber.outbox.offer(overlays: edition)

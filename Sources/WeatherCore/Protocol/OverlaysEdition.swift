@@ -23,11 +23,16 @@ public final class OverlaysEdition: Sendable {
     }
 
     private let encoded: Mutex<Encoded>
+    private let texts: FeatureTexts?
 
-    /// - Parameter previous: the collection published before, whose feature texts this one reuses
-    ///   for features that are the same.
-    public init(_ overlays: Overlays, after previous: OverlaysEdition? = nil) {
+    /// - Parameters:
+    ///   - previous: the collection published before, whose feature texts this one reuses for
+    ///     features that are the same.
+    ///   - texts: the texts of features written lately (a search's reply carries the feature that
+    ///     becomes the focus), for the other features.
+    init(_ overlays: Overlays, after previous: OverlaysEdition? = nil, texts: FeatureTexts? = nil) {
         self.overlays = overlays
+        self.texts = texts
         encoded = Mutex(Encoded(earlier: previous?.featureTexts()))
     }
 
@@ -46,7 +51,7 @@ public final class OverlaysEdition: Sendable {
 
     /// The `overlays` notification: the whole collection.
     public var fullLine: String {
-        encoded.withLock { Self.full(of: overlays, &$0) }
+        encoded.withLock { Self.full(of: overlays, &$0, texts: texts) }
     }
 
     /// What a diff watcher whose last collection was `base` gets: the `overlays.diff` notification
@@ -56,7 +61,7 @@ public final class OverlaysEdition: Sendable {
         guard let base, base.seq < overlays.seq else { return fullLine }
         return encoded.withLock { encoded in
             if let line = encoded.fromBase[base.seq] { return line }
-            let full = Self.full(of: overlays, &encoded)
+            let full = Self.full(of: overlays, &encoded, texts: texts)
             let diff = Self.diff(from: base, to: overlays, texts: encoded.features ?? [])
             let line = diff.utf8.count < full.utf8.count ? diff : full
             encoded.fromBase[base.seq] = line
@@ -64,12 +69,12 @@ public final class OverlaysEdition: Sendable {
         }
     }
 
-    private static func full(of overlays: Overlays, _ encoded: inout Encoded) -> String {
+    private static func full(of overlays: Overlays, _ encoded: inout Encoded, texts kept: FeatureTexts?) -> String {
         if let full = encoded.full { return full }
         let earlier = encoded.earlier
         let texts = encoded.features ?? overlays.features.map { feature in
             if let same = earlier?[feature.id], same.feature == feature { return same.text }
-            return feature.json.serialized
+            return kept?.text(of: feature) ?? feature.json.serialized
         }
         encoded.features = texts
         encoded.earlier = nil

@@ -1,4 +1,3 @@
-import Synchronization
 import Logging
 
 /// Answers the socket protocol: one handler serves all connections; each connection brings its
@@ -10,7 +9,6 @@ public struct RequestHandler: Sendable {
     private let hub: NotificationHub
     private let reloads: ReloadRequests?
     private let logger: Logger
-    private let featureTexts = FeatureTexts()
 
     /// - Parameter reloads: where the `reload` method sends its requests; nil: `reload` is -32601.
     public init(
@@ -32,8 +30,8 @@ public struct RequestHandler: Sendable {
     }
 
     /// What a request succeeded with: a value, or a feature, written from the text of the same
-    /// feature when it was written before (a cached search answers with the same feature each time:
-    /// encoding it was a fifth of a cached search's CPU).
+    /// feature when it was written before (`FeatureTexts`: a cached search answers with the same
+    /// feature each time; encoding it was a fifth of a cached search's CPU).
     fileprivate enum Answer: Sendable {
         case value(JSONValue)
         case feature(WeatherFeature)
@@ -140,7 +138,7 @@ public struct RequestHandler: Sendable {
         guard let id else { return Outcome() }
         switch result {
         case .success(.value(let value)): return Outcome(reply: RPCMessage.result(id: id, value).serialized)
-        case .success(.feature(let feature)): return Outcome(reply: RPCMessage.result(id: id, text: featureTexts.text(of: feature)))
+        case .success(.feature(let feature)): return Outcome(reply: RPCMessage.result(id: id, text: hub.featureTexts.text(of: feature)))
         case .failure(let error): return Outcome(reply: Self.errorText(id: id, error))
         }
     }
@@ -234,25 +232,6 @@ public struct RequestHandler: Sendable {
 extension Result where Success == RequestHandler.Answer {
     /// A request that succeeded with `value`.
     fileprivate static func success(_ value: JSONValue) -> Self { .success(.value(value)) }
-}
-
-/// The JSON text of recently answered features, by id: the text of a feature that is the same as
-/// the one written before is not made again.
-private final class FeatureTexts: Sendable {
-    /// Features kept; when full, all are dropped (a search's city is cached upstream for minutes,
-    /// so a busy daemon keeps the texts of the cities asked for now).
-    static let capacity = 256
-    private let texts = Mutex<[String: (feature: WeatherFeature, text: String)]>([:])
-
-    func text(of feature: WeatherFeature) -> String {
-        if let kept = texts.withLock({ $0[feature.id] }), kept.feature == feature { return kept.text }
-        let text = feature.json.serialized
-        texts.withLock { texts in
-            if texts.count >= Self.capacity { texts.removeAll(keepingCapacity: true) }
-            texts[feature.id] = (feature, text)
-        }
-        return text
-    }
 }
 
 /// Named params of one request, checked.

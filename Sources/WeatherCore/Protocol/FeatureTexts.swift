@@ -1,0 +1,23 @@
+import Synchronization
+
+/// The JSON text of recently written features, by id: the text of a feature that is the same as
+/// one written before is not made again. One for the daemon, in its `NotificationHub`: a search's
+/// reply and the overlays notification that follows it carry the same feature, and a cached
+/// search answers the same feature each time.
+final class FeatureTexts: Sendable {
+    /// Features kept; when full, all are dropped (a searched city is cached upstream for minutes,
+    /// so a busy daemon keeps the texts of the cities asked for now).
+    static let capacity = 256
+    private let texts = Mutex<[String: (feature: WeatherFeature, text: String)]>([:])
+
+    /// `feature.json.serialized`, kept.
+    func text(of feature: WeatherFeature) -> String {
+        if let kept = texts.withLock({ $0[feature.id] }), kept.feature == feature { return kept.text }
+        let text = feature.json.serialized
+        texts.withLock { texts in
+            if texts.count >= Self.capacity { texts.removeAll(keepingCapacity: true) }
+            texts[feature.id] = (feature, text)
+        }
+        return text
+    }
+}
