@@ -235,7 +235,7 @@ extension Result where Success == RequestHandler.Answer {
 }
 
 /// Named params of one request, checked.
-private struct Params {
+struct Params {
     let object: JSONObject
 
     init(_ object: JSONObject, allowed: Set<String>) throws(WeatherError) {
@@ -250,11 +250,45 @@ private struct Params {
         guard let raw = object["city"]?.stringValue else {
             throw .invalidParams("invalid params: \"city\" must be a string")
         }
-        let city = raw.split(whereSeparator: \.isWhitespace).joined(separator: " ")
-        guard !city.isEmpty, city.count <= 200, !city.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+        guard let city = Self.asciiCity(raw) ?? Self.unicodeCity(raw) else {
             throw .invalidParams("invalid params: \"city\" must be a city name (1 to 200 characters)")
         }
         return city
+    }
+
+    /// The city of `raw`: runs of white space collapsed to one space, the ends trimmed; nil unless
+    /// it then has 1 to 200 characters and no control character.
+    static func unicodeCity(_ raw: String) -> String? {
+        let city = raw.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        guard !city.isEmpty, city.count <= 200, !city.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            return nil
+        }
+        return city
+    }
+
+    /// `unicodeCity` for ASCII text, byte by byte: `.some(nil)` is a name it refuses, nil text that
+    /// is not ASCII. In ASCII, white space (`Character.isWhitespace`) is tab, line feed, vertical
+    /// tab, form feed, carriage return and space; the other bytes below 0x20 and 0x7F are control
+    /// characters; every other byte is one character.
+    static func asciiCity(_ raw: String) -> String?? {
+        var out: [UInt8] = []
+        out.reserveCapacity(raw.utf8.count)
+        var space = false
+        for byte in raw.utf8 {
+            switch byte {
+            case 0x80...: return nil
+            case 0x09...0x0D, 0x20: space = !out.isEmpty
+            case 0x00..<0x20, 0x7F: return .some(nil)
+            default:
+                if space {
+                    out.append(0x20)
+                    space = false
+                }
+                out.append(byte)
+            }
+        }
+        guard !out.isEmpty, out.count <= 200 else { return .some(nil) }
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// A place: `city`, or `lat` and `lon` (one or the other).
