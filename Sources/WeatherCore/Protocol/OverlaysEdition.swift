@@ -33,10 +33,7 @@ public final class OverlaysEdition: Sendable {
     init(_ overlays: Overlays, after previous: OverlaysEdition? = nil, texts: FeatureTexts? = nil) {
         self.overlays = overlays
         self.texts = texts
-        // `texts` keeps every feature of a collection this small that was written lately (the
-        // collection before included): the texts by id of the one before are not worth building.
-        let kept = texts != nil && overlays.features.count <= FeatureTexts.capacity / 2
-        encoded = Mutex(Encoded(earlier: kept ? nil : previous?.featureTexts()))
+        encoded = Mutex(Encoded(earlier: previous?.featureTexts()))
     }
 
     /// The feature texts by id, if they were encoded.
