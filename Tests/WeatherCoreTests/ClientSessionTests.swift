@@ -24,18 +24,37 @@ private struct SessionHarness {
     }
 }
 
+/// The connection the test plays: when it closes, the client's inputs end, a stalled write fails
+/// and the session is told (`hangUp`), as the NIO transports do.
+private final class ScriptedConnection: Sendable {
+    let closed = Observed(false)
+
+    func close(_ session: ClientSession) {
+        closed.update { $0 = true }
+        session.hangUp()
+    }
+
+    /// Until closed (true), or cancelled (false).
+    func waitClosed() async -> Bool {
+        (try? await closed.wait(for: "the connection to close", timeout: .seconds(86_400)) { $0 ? () : nil }) != nil
+    }
+}
+
 /// A client's messages: what was queued, handed out as the session reads them, with a count of
-/// how many it has read; without `end`, the client keeps the connection open after them.
+/// how many it has read; without `end`, the client keeps the connection open after them (until
+/// it closes).
 private final class ScriptedInputs: AsyncSequence, Sendable {
     typealias Element = ClientInput
 
     let read = Observed(0)
     private let inputs: Mutex<[ClientInput]>
     private let end: Bool
+    private let connection: ScriptedConnection
 
-    init(_ inputs: [ClientInput], end: Bool) {
+    init(_ inputs: [ClientInput], end: Bool, connection: ScriptedConnection) {
         self.inputs = Mutex(inputs)
         self.end = end
+        self.connection = connection
     }
 
     struct AsyncIterator: AsyncIteratorProtocol {
@@ -47,7 +66,7 @@ private final class ScriptedInputs: AsyncSequence, Sendable {
                 return input
             }
             guard !source.end else { return nil }
-            try await Task.sleep(for: .seconds(86_400))  // an open connection: until cancelled
+            _ = await source.connection.waitClosed()  // an open connection: until it closes or cancelled
             return nil
         }
     }
@@ -56,32 +75,29 @@ private final class ScriptedInputs: AsyncSequence, Sendable {
 }
 
 /// What the client received; with `stalled`, a client that never reads: a write waits until the
-/// connection closes (`close`, which then fails it, as a closed NIO channel fails its waiting
-/// writes) or until cancelled.
+/// connection closes (then it fails, as a closed NIO channel fails its waiting writes) or until
+/// cancelled; with `failing`, the first write finds the connection gone.
 private final class ScriptedWrites: Sendable {
     let lines = Observed<[String]>([])
     let attempts = Observed(0)
-    private let stalled: Bool
-    private let failing: Bool
-    private let closed = Wakeup()
+    let stalled: Bool
+    let failing: Bool
+    private let connection: ScriptedConnection
 
-    init(stalled: Bool = false, failing: Bool = false) {
+    init(stalled: Bool = false, failing: Bool = false, connection: ScriptedConnection) {
         self.stalled = stalled
         self.failing = failing
+        self.connection = connection
     }
 
     struct Gone: Error {}
 
-    /// The connection closed: a stalled write fails.
-    func close() {
-        closed.wake()
-    }
-
+    /// A write by a task (`ClientSession.run(_:write:)`, as the WebSocket writes).
     func write(_ line: String) async throws {
         attempts.update { $0 += 1 }
         if failing { throw Gone() }
         if stalled {
-            _ = await closed.wait()
+            _ = await connection.waitClosed()
             throw Gone()
         }
         lines.update { $0.append(line) }
@@ -92,124 +108,196 @@ private final class ScriptedWrites: Sendable {
     }
 }
 
+/// Writes from whatever thread tells it there are lines (`ClientSession.run(_:writer:)`, as the
+/// Unix socket writes from its event loop). Stalled, it takes nothing, as an unwritable channel;
+/// failing, the connection closes at its first line, as NIO closes a channel whose write fails.
+private final class ScriptedLineWriter: LineWriter {
+    let writes: ScriptedWrites
+    let connection: ScriptedConnection
+    let session: ClientSession
+    private let taking = Mutex(())
+
+    init(writes: ScriptedWrites, connection: ScriptedConnection, session: ClientSession) {
+        self.writes = writes
+        self.connection = connection
+        self.session = session
+    }
+
+    func linesReady(in outbox: Outbox) {
+        guard !writes.stalled || connection.closed.value else { return }
+        let failed = taking.withLock { _ -> Bool in
+            while true {
+                switch outbox.take() {
+                case .line(let line):
+                    writes.attempts.update { $0 += 1 }
+                    if writes.failing { return true }
+                    writes.lines.update { $0.append(line) }
+                case .none:
+                    return false
+                case .finished:
+                    outbox.confirmWritten()
+                    return false
+                }
+            }
+        }
+        if failed { connection.close(session) }
+    }
+}
+
+/// How the session's lines are written: by a task (the WebSocket) or by the transport's thread
+/// (the Unix socket).
+enum Writing: String, CaseIterable, CustomTestStringConvertible {
+    case byTask, byTransport
+    var testDescription: String { rawValue }
+}
+
+/// One client connection, as the test scripts it.
+private struct Scripted {
+    let connection = ScriptedConnection()
+    let inputs: ScriptedInputs
+    let writes: ScriptedWrites
+    let session: ClientSession
+    let writing: Writing
+
+    init(_ h: SessionHarness, _ writing: Writing, _ inputs: [ClientInput], end: Bool, stalled: Bool = false, failing: Bool = false) {
+        self.inputs = ScriptedInputs(inputs, end: end, connection: connection)
+        self.writes = ScriptedWrites(stalled: stalled, failing: failing, connection: connection)
+        self.session = ClientSession(handler: h.handler)
+        self.writing = writing
+    }
+
+    func run() async {
+        switch writing {
+        case .byTask: await session.run(inputs, write: writes.write)
+        case .byTransport: await session.run(inputs, writer: ScriptedLineWriter(writes: writes, connection: connection, session: session))
+        }
+    }
+
+    /// The connection closes: the client is gone.
+    func close() {
+        connection.close(session)
+    }
+}
+
 private func request(_ id: Int, _ method: String, _ params: String = "{}") -> ClientInput {
     .message(Array(#"{"jsonrpc":"2.0","id":\#(id),"method":"\#(method)","params":\#(params)}"#.utf8))
 }
 
 @Suite("ClientSession: one model per connection that cannot wedge", .timeLimit(.minutes(1)))
 struct ClientSessionTests {
-    @Test("every reply is written, and the session ends once a half-closed client has them all")
-    func halfClose() async throws {
+    @Test("every reply is written, and the session ends once a half-closed client has them all", arguments: Writing.allCases)
+    func halfClose(_ writing: Writing) async throws {
         let h = try SessionHarness()
-        let inputs = ScriptedInputs([request(1, "version"), request(2, "search", #"{"city":"London"}"#), request(3, "state")], end: true)
-        let writes = ScriptedWrites()
-        await ClientSession(handler: h.handler).run(inputs, write: writes.write)
-        #expect(writes.ids.compactMap(\.intValue).sorted() == [1, 2, 3])
+        let c = Scripted(h, writing, [request(1, "version"), request(2, "search", #"{"city":"London"}"#), request(3, "state")], end: true)
+        await c.run()
+        #expect(c.writes.ids.compactMap(\.intValue).sorted() == [1, 2, 3])
     }
 
-    @Test("a client that floods without reading is no longer read once 64 replies wait, and its hang-up releases everything")
-    func floodAndClose() async throws {
+    @Test("a client that floods without reading is no longer read once 64 replies wait, and its hang-up releases everything", arguments: Writing.allCases)
+    func floodAndClose(_ writing: Writing) async throws {
         let h = try SessionHarness()
-        let inputs = ScriptedInputs(
-            [request(0, "watch")] + (1...1000).map { request($0, "version") } + [request(1001, "locate")], end: false)
-        let writes = ScriptedWrites(stalled: true)
-        let session = ClientSession(handler: h.handler)
+        let c = Scripted(
+            h, writing, [request(0, "watch")] + (1...1000).map { request($0, "version") } + [request(1001, "locate")], end: false, stalled: true)
         try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { await session.run(inputs, write: writes.write) }
+            group.addTask { await c.run() }
             // Replies pile up behind the first write, which never completes.
-            try await inputs.read.wait(for: "the session to read 65 messages") { $0 >= Outbox.maxQueuedReplies + 1 ? () : nil }
-            // The connection closes: the transport fails the stalled write and hangs up.
-            writes.close()
-            session.hangUp()
+            try await c.inputs.read.wait(for: "the session to read 65 messages") { $0 >= Outbox.maxQueuedReplies + 1 ? () : nil }
+            c.close()
             try await group.waitForAll()
         }
-        #expect(inputs.read.value <= Outbox.maxQueuedReplies + 2, "read \(inputs.read.value) messages with the replies unread")
+        #expect(c.inputs.read.value <= Outbox.maxQueuedReplies + 2, "read \(c.inputs.read.value) messages with the replies unread")
         #expect(h.hub.watcherCount == 0)
         #expect(await h.location.waitingLocates == 0)
     }
 
-    @Test("at most 16 requests of a client run at once: the 17th is read and waits until one of them ends")
-    func requestsInFlight() async throws {
+    @Test("at most 16 requests of a client run at once: the 17th is read and waits until one of them ends", arguments: Writing.allCases)
+    func requestsInFlight(_ writing: Writing) async throws {
         let h = try SessionHarness()
         let limit = ClientSession.maxRequestsInFlight
         // The first locate gives up after a second; the others wait an hour for a fix.
-        let inputs = ScriptedInputs(
-            [request(1, "locate", #"{"timeout":1}"#)] + (2...limit + 2).map { request($0, "locate") }, end: false)
-        let writes = ScriptedWrites()
-        let session = ClientSession(handler: h.handler)
+        let c = Scripted(h, writing, [request(1, "locate", #"{"timeout":1}"#)] + (2...limit + 2).map { request($0, "locate") }, end: false)
         try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { await session.run(inputs, write: writes.write) }
-            try await inputs.read.wait(for: "\(limit + 1) messages read") { $0 == limit + 1 ? () : nil }
+            group.addTask { await c.run() }
+            try await c.inputs.read.wait(for: "\(limit + 1) messages read") { $0 == limit + 1 ? () : nil }
             await untilCancelled { [clock = h.engine.clock] in await clock.waitForSleepers(limit) }
             #expect(await h.location.waitingLocates == limit)
-            #expect(inputs.read.value == limit + 1, "the next message is not read while \(limit) requests run")
+            #expect(c.inputs.read.value == limit + 1, "the next message is not read while \(limit) requests run")
             h.engine.clock.advance(by: .seconds(1))
-            try await inputs.read.wait(for: "the next message read once the first locate ended") { $0 == limit + 2 ? () : nil }
-            try await writes.lines.wait(for: "the reply to the locate that timed out") { $0.isEmpty ? nil : () }
-            session.hangUp()
+            try await c.inputs.read.wait(for: "the next message read once the first locate ended") { $0 == limit + 2 ? () : nil }
+            try await c.writes.lines.wait(for: "the reply to the locate that timed out") { $0.isEmpty ? nil : () }
+            c.close()
             try await group.waitForAll()
         }
-        #expect(writes.ids.compactMap(\.intValue) == [1], "only the locate that timed out has its reply")
+        #expect(c.writes.ids.compactMap(\.intValue) == [1], "only the locate that timed out has its reply")
         #expect(await h.location.waitingLocates == 0)
     }
 
-    @Test("a hang-up while requests run cancels them and ends the session at once")
-    func hangUpWhileRunning() async throws {
+    @Test("a hang-up while requests run cancels them and ends the session at once", arguments: Writing.allCases)
+    func hangUpWhileRunning(_ writing: Writing) async throws {
         let h = try SessionHarness()
-        let inputs = ScriptedInputs([request(1, "watch"), request(2, "locate"), request(3, "locate")], end: false)
-        let writes = ScriptedWrites()
-        let session = ClientSession(handler: h.handler)
+        let c = Scripted(h, writing, [request(1, "watch"), request(2, "locate"), request(3, "locate")], end: false)
         try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { await session.run(inputs, write: writes.write) }
-            try await inputs.read.wait(for: "both locates to be read") { $0 == 3 ? () : nil }
+            group.addTask { await c.run() }
+            try await c.inputs.read.wait(for: "both locates to be read") { $0 == 3 ? () : nil }
             await untilCancelled { [clock = h.engine.clock] in await clock.waitForSleepers(2) }
-            session.hangUp()
+            c.close()
             try await group.waitForAll()
         }
         #expect(await h.location.waitingLocates == 0)
         #expect(h.hub.watcherCount == 0)
     }
 
-    @Test("cancelling the session (shutdown) ends it while its writes stall and its reads wait for room")
-    func cancelWhileStalled() async throws {
+    @Test("a hang-up after the client's last request ends the requests still running", arguments: Writing.allCases)
+    func hangUpAfterHalfClose(_ writing: Writing) async throws {
         let h = try SessionHarness()
-        let inputs = ScriptedInputs((1...200).map { request($0, "version") } + [request(201, "locate")], end: false)
-        let writes = ScriptedWrites(stalled: true)
-        let session = ClientSession(handler: h.handler)
-        let run = Task { await session.run(inputs, write: writes.write) }
-        try await inputs.read.wait(for: "the session to stop reading") { $0 >= Outbox.maxQueuedReplies + 1 ? () : nil }
+        let c = Scripted(h, writing, [request(1, "version"), request(2, "locate")], end: true)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await c.run() }
+            await untilCancelled { [clock = h.engine.clock] in await clock.waitForSleepers(1) }
+            try await c.writes.lines.wait(for: "the reply to version") { $0.isEmpty ? nil : () }
+            c.close()
+            try await group.waitForAll()
+        }
+        #expect(c.writes.ids.compactMap(\.intValue) == [1])
+        #expect(await h.location.waitingLocates == 0)
+    }
+
+    @Test("cancelling the session (shutdown) ends it while its writes stall and its reads wait for room", arguments: Writing.allCases)
+    func cancelWhileStalled(_ writing: Writing) async throws {
+        let h = try SessionHarness()
+        let c = Scripted(h, writing, (1...200).map { request($0, "version") } + [request(201, "locate")], end: false, stalled: true)
+        let run = Task { await c.run() }
+        try await c.inputs.read.wait(for: "the session to stop reading") { $0 >= Outbox.maxQueuedReplies + 1 ? () : nil }
         run.cancel()
         await run.value
-        #expect(inputs.read.value < 200)
+        #expect(c.inputs.read.value < 200)
     }
 
-    @Test("a client that is gone (a write fails) ends the session though it never closed its side")
-    func failedWrite() async throws {
+    @Test("a client that is gone (a write fails) ends the session though it never closed its side", arguments: Writing.allCases)
+    func failedWrite(_ writing: Writing) async throws {
         let h = try SessionHarness()
-        let inputs = ScriptedInputs([request(1, "watch"), request(2, "locate")], end: false)
-        let writes = ScriptedWrites(failing: true)
-        await ClientSession(handler: h.handler).run(inputs, write: writes.write)
-        #expect(writes.attempts.value == 1)
+        let c = Scripted(h, writing, [request(1, "watch"), request(2, "locate")], end: false, failing: true)
+        await c.run()
+        #expect(c.writes.attempts.value == 1)
         #expect(h.hub.watcherCount == 0)
         #expect(await h.location.waitingLocates == 0)
     }
 
-    @Test("a refused line gets its reply after the replies before it; nothing after it is read")
-    func refuse() async throws {
+    @Test("a refused line gets its reply after the replies before it; nothing after it is read", arguments: Writing.allCases)
+    func refuse(_ writing: Writing) async throws {
         let h = try SessionHarness()
-        let inputs = ScriptedInputs([request(1, "version"), .refuse(reply: "refused"), request(2, "version")], end: false)
-        let writes = ScriptedWrites()
-        await ClientSession(handler: h.handler).run(inputs, write: writes.write)
-        #expect(writes.lines.value.count == 2)
-        #expect(writes.lines.value.last == "refused")
-        #expect(inputs.read.value == 2)
+        let c = Scripted(h, writing, [request(1, "version"), .refuse(reply: "refused"), request(2, "version")], end: false)
+        await c.run()
+        #expect(c.writes.lines.value.count == 2)
+        #expect(c.writes.lines.value.last == "refused")
+        #expect(c.inputs.read.value == 2)
     }
 
-    @Test("a hang-up before the session runs ends it at once")
-    func hangUpFirst() async throws {
+    @Test("a hang-up before the session runs ends it at once", arguments: Writing.allCases)
+    func hangUpFirst(_ writing: Writing) async throws {
         let h = try SessionHarness()
-        let session = ClientSession(handler: h.handler)
-        session.hangUp()
-        await session.run(ScriptedInputs([], end: false), write: ScriptedWrites().write)
+        let c = Scripted(h, writing, [], end: false)
+        c.close()
+        await c.run()
     }
 }

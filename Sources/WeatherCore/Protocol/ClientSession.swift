@@ -23,9 +23,12 @@ public enum ClientInput: Sendable {
 ///   connection closed (`hangUp`), a write fails, the client half-closes and every reply is
 ///   written, or the task running it is cancelled (shutdown). Every wait inside ends with it.
 ///
-/// A session is two tasks: the one that runs it writes, and one child reads and admits (and runs
-/// the requests as its children). A connection that only watches keeps those two (issue 12: it
-/// kept four, a writer and a hang-up waiter beside them; a watcher costs 3 KB less since).
+/// Over a transport that writes from its own thread as lines come (`run(_:writer:)`, the Unix
+/// socket), a session is one task: it reads and admits, and runs the requests as its children. A
+/// connection that only watches keeps that one task. Over a transport written by a task
+/// (`run(_:write:)`, the WebSocket), the task running the session writes and a child reads.
+/// (Issue 12: a watcher kept four tasks, a writer and a hang-up waiter beside them; each costs
+/// about 5 KB.)
 public final class ClientSession: Sendable {
     /// Requests of one client in progress at once; more wait (and the client is not read).
     public static let maxRequestsInFlight = 16
@@ -33,6 +36,9 @@ public final class ClientSession: Sendable {
     private let handler: RequestHandler
     private let access: @Sendable () -> ClientAccess
     private let outbox = Outbox()
+    private let slots = RequestSlots(limit: ClientSession.maxRequestsInFlight)
+    /// What the reader waits on while a request enters the stream; a hang-up ends that wait too.
+    private let admission = Mutex<Wakeup?>(nil)
 
     /// - Parameter access: what the client may do, read for each request (so a reload applies at once).
     public init(handler: RequestHandler, access: @escaping @Sendable () -> ClientAccess = { .full }) {
@@ -44,8 +50,29 @@ public final class ClientSession: Sendable {
     /// Safe to call from any thread, before or during `run`, any number of times.
     public func hangUp() {
         // Ends the writer's wait for lines; a write in progress fails, as a closed connection's
-        // writes do (see `run`). The writer ending cancels the rest.
+        // writes do (see `run`). Every wait of the reader ends too (in this order: each checks
+        // the outbox after it is set up), so the session ends even while its inputs have not.
         outbox.close()
+        slots.close()
+        admission.withLock { $0 }?.wake()
+    }
+
+    /// Serves the client until the session ends (see the type's description), in the task that
+    /// calls it, with no other: the transport writes.
+    /// - Parameters:
+    ///   - inputs: the client's messages as the transport frames them; they end when the client
+    ///     sends no more (its replies are still written) and when the connection closes.
+    ///   - writer: told whenever lines wait; it takes them from the outbox and writes them.
+    public func run<Inputs: AsyncSequence & Sendable>(
+        _ inputs: Inputs, writer: some LineWriter
+    ) async where Inputs.Element == ClientInput {
+        outbox.write(whenReady: { [outbox] in writer.linesReady(in: outbox) })
+        await read(inputs)
+        outbox.finish()
+        // Until the last reply is written, the connection closes (`hangUp`) or shutdown.
+        _ = await outbox.allWritten()
+        outbox.close()
+        handler.disconnected(outbox)
     }
 
     /// Serves the client until the session ends (see the type's description).
@@ -81,60 +108,100 @@ public final class ClientSession: Sendable {
         // A discarding group: a request's task and its memory go as soon as it is done. (A task
         // group keeps each finished child until it is collected; a watcher kept its `watch`
         // request, about 12 KB, for as long as it stayed connected.)
-        let slots = RequestSlots(limit: Self.maxRequestsInFlight)
         await withDiscardingTaskGroup { requests in
-            do {
+            reading: do {
                 for try await input in inputs {
                     let line: [UInt8]
                     switch input {
                     case .refuse(let reply):
                         outbox.send(reply: reply)
-                        return
+                        break reading
                     case .message(let message):
                         line = message
                     }
-                    guard await outbox.waitForRoom(), await slots.take() else { return }
+                    guard await outbox.waitForRoom(), await slots.take() else { break reading }
                     let admitted = Wakeup()
+                    admission.withLock { $0 = admitted }
                     let access = access()
-                    requests.addTask { [handler, outbox] in
+                    requests.addTask { [handler, outbox, slots] in
                         await handler.handle(line: line, outbox: outbox, access: access, admitted: admitted.wake)
                         slots.give()
                     }
-                    guard await admitted.wait() else { return }
+                    guard !outbox.isClosed, await admitted.wait(), !outbox.isClosed else { break reading }
                 }
             } catch {
                 // The transport failed to read: the client sends no more.
             }
+            admission.withLock { $0 = nil }
+            // The requests still running finish and their replies are written, unless the client
+            // hangs up (or shutdown) first: then they stop.
+            if await !slots.allFree() { requests.cancelAll() }
         }
     }
 }
 
 /// At most `limit` requests of one client run at once: the reader takes a slot before it starts
 /// one (waiting while all are taken), and the request gives it back when it is done.
+/// A hang-up (`close`) ends every wait on them.
 private final class RequestSlots: Sendable {
+    private struct State {
+        var taken = 0
+        var closed = false
+    }
+
     private let limit: Int
-    private let taken = Mutex(0)
+    private let state = Mutex(State())
     private let freed = Wakeup()
 
     init(limit: Int) {
         self.limit = limit
     }
 
-    /// Takes a slot, waiting while all `limit` are taken; false when the task is cancelled.
+    /// Takes a slot, waiting while all `limit` are taken; false when the client has hung up or
+    /// the task is cancelled.
     func take() async -> Bool {
-        while true {
-            let got = taken.withLock { taken in
-                guard taken < limit else { return false }
-                taken += 1
-                return true
-            }
-            if got { return true }
-            guard await freed.wait() else { return false }
+        await until { state in
+            guard state.taken < limit else { return false }
+            state.taken += 1
+            return true
         }
     }
 
+    /// Waits until every slot is free (true), or the client has hung up or the task is cancelled.
+    func allFree() async -> Bool {
+        await until { $0.taken == 0 }
+    }
+
     func give() {
-        taken.withLock { $0 -= 1 }
+        state.withLock { $0.taken -= 1 }
         freed.wake()
     }
+
+    func close() {
+        state.withLock { $0.closed = true }
+        freed.wake()
+    }
+
+    /// Waits until `ready` holds (true), or until closed or cancelled (false). One task waits at
+    /// a time: the reader.
+    private func until(_ ready: (inout State) -> Bool) async -> Bool {
+        while true {
+            let outcome = state.withLock { state -> Bool? in
+                if state.closed { return false }
+                return ready(&state) ? true : nil
+            }
+            if let outcome { return outcome }
+            guard await freed.wait() else { return false }
+        }
+    }
+}
+
+/// A transport that writes a session's lines itself, from its own thread, as they come (the
+/// Unix socket writes from its event loop; `ClientSession.run(_:writer:)`).
+public protocol LineWriter: Sendable {
+    /// Lines wait in `outbox`, or it has finished; called from any thread. The writer takes them
+    /// with `outbox.take()` (from one thread at a time) until `.none`, and writes them; when it
+    /// gets `.finished` it calls `outbox.confirmWritten()` once what it took before is written.
+    /// Once the connection closes, it calls the session's `hangUp()`.
+    func linesReady(in outbox: Outbox)
 }

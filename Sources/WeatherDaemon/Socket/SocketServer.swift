@@ -72,14 +72,17 @@ public final class SocketServer: Service {
             // read buffer of each connection: 512 bytes to start with, not NIO's 2048 (it still
             // grows for a client that sends more at once). 1.5 KB less per watcher (issue 12).
             .childChannelOption(.recvAllocator, value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 512, maximum: 65536))
-        let initializer: @Sendable (any Channel) -> EventLoopFuture<NIOAsyncChannel<JSONLineFrame, ByteBuffer>> = { channel in
+        let initializer: @Sendable (any Channel) -> EventLoopFuture<Connection> = { channel in
             channel.eventLoop.makeCompletedFuture {
-                try channel.pipeline.syncOperations.addHandler(
-                    ByteToMessageHandler(JSONLineDecoder(maxLength: RPCMessage.maxLineBytes)))
-                return try NIOAsyncChannel<JSONLineFrame, ByteBuffer>(wrappingChannelSynchronously: channel)
+                let writer = SocketLineWriter()
+                try channel.pipeline.syncOperations.addHandlers(
+                    ByteToMessageHandler(JSONLineDecoder(maxLength: RPCMessage.maxLineBytes)), writer)
+                return Connection(
+                    channel: try NIOAsyncChannel(wrappingChannelSynchronously: channel),
+                    output: SocketLineOutput(writer, on: channel.eventLoop))
             }
         }
-        let server: NIOAsyncChannel<NIOAsyncChannel<JSONLineFrame, ByteBuffer>, Never>
+        let server: NIOAsyncChannel<Connection, Never>
         if let inherited = settings.inheritedSocket {
             // Socket activation: systemd owns the socket file; it is neither changed nor removed.
             server = try await bootstrap.bind(inherited, childChannelInitializer: initializer)
@@ -114,7 +117,14 @@ public final class SocketServer: Service {
         logger.info("socket server stopped")
     }
 
-    private func serve(_ connection: NIOAsyncChannel<JSONLineFrame, ByteBuffer>) async {
+    /// A client connection: its requests are read through `channel`, its lines written by `output`.
+    struct Connection: Sendable {
+        var channel: NIOAsyncChannel<JSONLineFrame, Never>
+        var output: SocketLineOutput
+    }
+
+    private func serve(_ connection: Connection) async {
+        let channel = connection.channel.channel
         let active = activeClients.wrappingAdd(1, ordering: .relaxed).newValue
         defer { activeClients.wrappingSubtract(1, ordering: .relaxed) }
         let limit = maxClients.load(ordering: .relaxed)
@@ -122,21 +132,20 @@ public final class SocketServer: Service {
             logger.warning("refusing a client: \(limit) clients connected (socket.max_clients)")
             let busy = RPCMessage.error(
                 id: .null, WeatherError(.busy, "busy: \(limit) clients connected; try again later"))
-            try? await connection.executeThenClose { _, outbound in
-                try await outbound.write(ByteBuffer(string: busy.serialized + "\n"))
+            try? await connection.channel.executeThenClose { _ in
+                try await channel.writeAndFlush(ByteBuffer(string: busy.serialized + "\n"))
             }
             return
         }
         let session = ClientSession(handler: handler)
         // A client that goes away ends its session at once, even while nothing is being written.
-        connection.channel.closeFuture.whenComplete { _ in session.hangUp() }
-        // The session runs on the connection's event loop: no thread hop per request.
-        await withTaskExecutorPreference(EventLoopTaskExecutor(connection.channel.eventLoop)) {
+        channel.closeFuture.whenComplete { _ in session.hangUp() }
+        // The session runs on the connection's event loop: no thread hop per request, and its
+        // lines are written from there as they come.
+        await withTaskExecutorPreference(EventLoopTaskExecutor(channel.eventLoop)) {
             do {
-                try await connection.executeThenClose { inbound, outbound in
-                    await session.run(inbound.map(ClientInput.init)) { line in
-                        try await outbound.write(ByteBuffer(string: line + "\n"))
-                    }
+                try await connection.channel.executeThenClose { inbound in
+                    await session.run(inbound.map(ClientInput.init), writer: connection.output)
                 }
             } catch {
                 logger.debug("client connection ended: \(error)")
