@@ -74,12 +74,10 @@ public final class SocketServer: Service {
             .childChannelOption(.recvAllocator, value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 512, maximum: 65536))
         let initializer: @Sendable (any Channel) -> EventLoopFuture<Connection> = { channel in
             channel.eventLoop.makeCompletedFuture {
-                let writer = SocketLineWriter()
+                let client = SocketClientHandler(eventLoop: channel.eventLoop)
                 try channel.pipeline.syncOperations.addHandlers(
-                    ByteToMessageHandler(JSONLineDecoder(maxLength: RPCMessage.maxLineBytes)), writer)
-                return Connection(
-                    channel: try NIOAsyncChannel(wrappingChannelSynchronously: channel),
-                    output: SocketLineOutput(writer, on: channel.eventLoop))
+                    ByteToMessageHandler(JSONLineDecoder(maxLength: RPCMessage.maxLineBytes)), client)
+                return Connection(channel: channel, inputs: client.inputs, output: SocketLineOutput(client, on: channel.eventLoop))
             }
         }
         let server: NIOAsyncChannel<Connection, Never>
@@ -117,14 +115,17 @@ public final class SocketServer: Service {
         logger.info("socket server stopped")
     }
 
-    /// A client connection: its requests are read through `channel`, its lines written by `output`.
+    /// A client connection: its messages come through `inputs`, its lines are written by `output`
+    /// (both from its `SocketClientHandler`).
     struct Connection: Sendable {
-        var channel: NIOAsyncChannel<JSONLineFrame, Never>
+        var channel: any Channel
+        var inputs: SocketInputs
         var output: SocketLineOutput
     }
 
     private func serve(_ connection: Connection) async {
-        let channel = connection.channel.channel
+        let channel = connection.channel
+        defer { channel.close(promise: nil) }
         let active = activeClients.wrappingAdd(1, ordering: .relaxed).newValue
         defer { activeClients.wrappingSubtract(1, ordering: .relaxed) }
         let limit = maxClients.load(ordering: .relaxed)
@@ -132,9 +133,7 @@ public final class SocketServer: Service {
             logger.warning("refusing a client: \(limit) clients connected (socket.max_clients)")
             let busy = RPCMessage.error(
                 id: .null, WeatherError(.busy, "busy: \(limit) clients connected; try again later"))
-            try? await connection.channel.executeThenClose { _ in
-                try await channel.writeAndFlush(ByteBuffer(string: busy.serialized + "\n"))
-            }
+            try? await channel.writeAndFlush(ByteBuffer(string: busy.serialized + "\n"))
             return
         }
         let session = ClientSession(handler: handler)
@@ -143,13 +142,7 @@ public final class SocketServer: Service {
         // The session runs on the connection's event loop: no thread hop per request, and its
         // lines are written from there as they come.
         await withTaskExecutorPreference(EventLoopTaskExecutor(channel.eventLoop)) {
-            do {
-                try await connection.channel.executeThenClose { inbound in
-                    await session.run(inbound.map(ClientInput.init), writer: connection.output)
-                }
-            } catch {
-                logger.debug("client connection ended: \(error)")
-            }
+            await session.run(connection.inputs, writer: connection.output)
         }
     }
 }

@@ -1,0 +1,256 @@
+import NIOCore
+import Synchronization
+import WeatherCore
+import WeatherWire
+
+/// A Unix socket client's connection as its `ClientSession` sees it, with no task of its own and
+/// no `NIOAsyncChannel` between (issue 12: its generic sequence producer and writer cost a
+/// watcher a task and about 3 KB, and each request a tenth of the daemon's time in generic
+/// metadata lookups):
+///
+/// - its framed lines go to the session through `inputs`; once `maxBuffered` wait there, the
+///   socket is no longer read until the session has taken most of them (the client then waits
+///   in the kernel's socket buffer);
+/// - its lines are taken from the session's outbox while the channel is writable and flushed
+///   together (`output`, told by the outbox as lines come); a client that does not read makes
+///   the channel unwritable, and its lines wait in the outbox, which keeps them bounded.
+final class SocketClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = JSONLineFrame
+    typealias OutboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    /// Reading stops once this many messages wait for the session, and goes on below `resumeBelow`.
+    static let maxBuffered = 16
+    static let resumeBelow = 4
+
+    let inputs: SocketInputs
+    private var context: ChannelHandlerContext?
+    private var outbox: Outbox?
+    /// `pump` is running; a call meanwhile (a writability change during a flush) makes it go round again.
+    private var pumping = false
+    private var again = false
+
+    init(eventLoop: any EventLoop) {
+        inputs = SocketInputs(eventLoop: eventLoop)
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+        inputs.attach(NIOLoopBound(self, eventLoop: context.eventLoop))
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        inputs.end()
+        self.context = nil
+        self.outbox = nil
+    }
+
+    // MARK: Reading
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        inputs.yield(ClientInput(unwrapInboundIn(data)))
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        inputs.end()
+        context.fireChannelInactive()
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        // The client closed its side (remote half-closure is allowed): it sends no more.
+        if case .inputClosed? = event as? ChannelEvent { inputs.end() }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        inputs.end()
+        context.close(promise: nil)
+    }
+
+    /// NIO asks to read more after each read: held back while the session has enough to do.
+    func read(context: ChannelHandlerContext) {
+        if inputs.holdRead() { return }
+        context.read()
+    }
+
+    /// The session took enough: the read held back goes ahead. On the event loop.
+    fileprivate func resumeReading() {
+        context?.read()
+    }
+
+    // MARK: Writing
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable, let outbox { pump(outbox) }
+        context.fireChannelWritabilityChanged()
+    }
+
+    /// Writes what `outbox` holds while the channel takes it. On the event loop only.
+    func pump(_ outbox: Outbox) {
+        guard let context else { return }
+        self.outbox = outbox
+        guard !pumping else {
+            again = true
+            return
+        }
+        pumping = true
+        defer { pumping = false }
+        repeat {
+            again = false
+            var wrote = false
+            taking: while context.channel.isWritable {
+                switch outbox.take() {
+                case .line(let line):
+                    var buffer = context.channel.allocator.buffer(capacity: line.utf8.count + 1)
+                    buffer.writeString(line)
+                    buffer.writeInteger(UInt8(ascii: "\n"))
+                    context.write(wrapOutboundOut(buffer), promise: nil)
+                    wrote = true
+                case .none:
+                    break taking
+                case .finished:
+                    // Writes complete in order: this empty one completes once all before it have.
+                    let written = context.eventLoop.makePromise(of: Void.self)
+                    written.futureResult.whenComplete { _ in outbox.confirmWritten() }
+                    context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(capacity: 0)), promise: written)
+                    return
+                }
+            }
+            if wrote { context.flush() }
+        } while again
+    }
+}
+
+/// A connection's messages, as the session reads them: fed by its `SocketClientHandler` on the
+/// event loop; they end when the client closes its side, when the connection closes, or when
+/// the handler is removed. One task reads them (the session's).
+final class SocketInputs: AsyncSequence, Sendable {
+    typealias Element = ClientInput
+
+    private struct State {
+        var buffered: [ClientInput] = []  // a few at most: no deque needed
+        var waiter: CheckedContinuation<ClientInput?, Never>?
+        var ended = false
+        /// NIO's read request, held back while `maxBuffered` messages wait.
+        var readHeld = false
+    }
+
+    private let eventLoop: any EventLoop
+    private let state = Mutex(State())
+    private let handler = Mutex<NIOLoopBound<SocketClientHandler>?>(nil)
+
+    init(eventLoop: any EventLoop) {
+        self.eventLoop = eventLoop
+    }
+
+    fileprivate func attach(_ handler: NIOLoopBound<SocketClientHandler>) {
+        self.handler.withLock { $0 = handler }
+    }
+
+    /// A message from the client (on the event loop).
+    fileprivate func yield(_ input: ClientInput) {
+        let waiter = state.withLock { state -> CheckedContinuation<ClientInput?, Never>? in
+            guard !state.ended else { return nil }
+            guard let waiter = state.waiter else {
+                state.buffered.append(input)
+                return nil
+            }
+            state.waiter = nil
+            return waiter
+        }
+        waiter?.resume(returning: input)
+    }
+
+    /// The client sends no more: once what was buffered is read, the inputs end.
+    fileprivate func end() {
+        let waiter = state.withLock { state -> CheckedContinuation<ClientInput?, Never>? in
+            state.ended = true
+            state.readHeld = false
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume(returning: nil)
+        handler.withLock { $0 = nil }  // the handler holds these inputs: no cycle once they end
+    }
+
+    /// Whether NIO's next read is held back (the session has enough waiting); it goes ahead once
+    /// the session has taken most of them.
+    fileprivate func holdRead() -> Bool {
+        state.withLock { state in
+            state.readHeld = state.buffered.count >= SocketClientHandler.maxBuffered
+            return state.readHeld
+        }
+    }
+
+    private func next() async -> ClientInput? {
+        let (input, resume) = state.withLock { state -> (ClientInput??, Bool) in
+            guard let input = (state.buffered.isEmpty ? nil : state.buffered.removeFirst()) else {
+                return (state.ended ? .some(nil) : nil, false)
+            }
+            let resume = state.readHeld && state.buffered.count < SocketClientHandler.resumeBelow
+            if resume { state.readHeld = false }
+            return (input, resume)
+        }
+        if resume { resumeReading() }
+        if let input { return input }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<ClientInput?, Never>) in
+                let now = state.withLock { state -> ClientInput?? in
+                    if let input = (state.buffered.isEmpty ? nil : state.buffered.removeFirst()) { return input }
+                    if state.ended || Task.isCancelled { return .some(nil) }
+                    state.waiter = continuation
+                    return nil
+                }
+                if let now { continuation.resume(returning: now) }
+            }
+        } onCancel: {
+            let waiter = state.withLock { state -> CheckedContinuation<ClientInput?, Never>? in
+                defer { state.waiter = nil }
+                return state.waiter
+            }
+            waiter?.resume(returning: nil)
+        }
+    }
+
+    private func resumeReading() {
+        guard let handler = handler.withLock({ $0 }) else { return }
+        if eventLoop.inEventLoop {
+            handler.value.resumeReading()
+        } else {
+            eventLoop.execute { handler.value.resumeReading() }
+        }
+    }
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        let inputs: SocketInputs
+        mutating func next() async -> ClientInput? { await inputs.next() }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(inputs: self) }
+}
+
+/// The `LineWriter` a session is given: tells the connection's `SocketClientHandler` there are
+/// lines, at once on the event loop, or by one scheduled call from another thread (several
+/// notifications before it runs make one).
+final class SocketLineOutput: LineWriter {
+    private let eventLoop: any EventLoop
+    private let handler: NIOLoopBound<SocketClientHandler>
+    private let scheduled = Atomic(false)
+
+    /// Call on `eventLoop`.
+    init(_ handler: SocketClientHandler, on eventLoop: any EventLoop) {
+        self.eventLoop = eventLoop
+        self.handler = NIOLoopBound(handler, eventLoop: eventLoop)
+    }
+
+    func linesReady(in outbox: Outbox) {
+        if eventLoop.inEventLoop {
+            handler.value.pump(outbox)
+        } else if !scheduled.exchange(true, ordering: .acquiringAndReleasing) {
+            eventLoop.execute { [self] in
+                scheduled.store(false, ordering: .releasing)
+                handler.value.pump(outbox)
+            }
+        }
+    }
+}
