@@ -157,7 +157,12 @@ struct JSONParser {
         // Only a string with an escape is built up, run by run.
         var built: String?
         var runStart = index
+        /// The bits of the run's bytes or-ed together: the high bit clear means it is ASCII.
+        var runBits: UInt8 = 0
         func run(_ end: Int) throws(JSONParseError) -> String {
+            // ASCII needs no validation: `String(decoding:)` takes it as it is, without the
+            // generic metadata lookups of `String(validating:)` (3% of a request, issue 12).
+            if runBits & 0x80 == 0 { return String(decoding: bytes[runStart..<end], as: UTF8.self) }
             guard let run = String(validating: bytes[runStart..<end], as: UTF8.self) else {
                 throw JSONParseError(offset: runStart, reason: "invalid UTF-8")
             }
@@ -180,9 +185,11 @@ struct JSONParser {
                 text.unicodeScalars.append(try parseEscape())
                 built = text
                 runStart = index
+                runBits = 0
             case 0..<0x20:
                 throw fail("control character in string")
             default:
+                runBits |= byte
                 index += 1
             }
         }

@@ -49,7 +49,11 @@ public actor SearchEngine {
     private var overlays: Overlays
     private var watched: WatchedCities
     /// The effective watched cities, in order.
-    private var cities: [String]
+    private var cities: [String] {
+        didSet { cityKeys = cities.map(LookupKey.normalize(city:)) }
+    }
+    /// `cities` normalized (the keys of `cityFeatures`), kept rather than made at every change.
+    private var cityKeys: [String]
     /// The last good feature of each watched city, by normalized name.
     private var cityFeatures: [String: WeatherFeature] = [:]
     /// Lookups already counted in `pending` at start for the first round, which has not begun yet.
@@ -84,6 +88,7 @@ public actor SearchEngine {
         self.watched = watched
         let cities = watched.effective
         self.cities = cities
+        self.cityKeys = cities.map(LookupKey.normalize(city:))
         self.reservedForFirstRound = cities.count
         let now = wallClock()
         // At start the first watched-city round is due: running and loading until it settles.
@@ -499,9 +504,7 @@ public actor SearchEngine {
     /// Publishes the overlays as a new change (`seq` + 1). A result of an interactive input is
     /// always a change (the map re-centres on it); a city round only when its features differ.
     private func publishOverlays(focus: Coordinate?, onlyIfChanged: Bool = false) {
-        let interactiveIDs = Set(interactiveFeatures.map(\.id))
-        let watched = Self.uniqueByID(cities.compactMap { cityFeatures[LookupKey.normalize(city: $0)] })
-            .filter { !interactiveIDs.contains($0.id) }
+        let watched = Self.uniqueByID(cityKeys.compactMap { cityFeatures[$0] }, excluding: interactiveFeatures)
         let features = watched + interactiveFeatures
         // A round that changed no feature is no change, even though `focus` would go back to null.
         if onlyIfChanged, overlays.seq > 0, features == overlays.features { return }
@@ -509,8 +512,20 @@ public actor SearchEngine {
         publisher.publish(overlays: overlays)
     }
 
-    private static func uniqueByID(_ features: [WeatherFeature]) -> [WeatherFeature] {
-        var seen = Set<String>()
+    /// `features` without repeated ids (the first is kept) and without those of `excluded`.
+    static func uniqueByID(_ features: [WeatherFeature], excluding excluded: [WeatherFeature] = []) -> [WeatherFeature] {
+        // A few features, as a rule: looking through them is cheaper than hashing their ids
+        // into sets at every change (about a microsecond a search, issue 12).
+        guard features.count + excluded.count > 32 else {
+            var unique: [WeatherFeature] = []
+            unique.reserveCapacity(features.count)
+            for feature in features
+            where !unique.contains(where: { $0.id == feature.id }) && !excluded.contains(where: { $0.id == feature.id }) {
+                unique.append(feature)
+            }
+            return unique
+        }
+        var seen = Set(excluded.map(\.id))
         return features.filter { seen.insert($0.id).inserted }
     }
 }
