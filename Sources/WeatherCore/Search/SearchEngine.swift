@@ -374,6 +374,19 @@ public actor SearchEngine {
     /// cancelled), queued lookups are never sent and leave `pending` at once.
     private func runLookups(_ queries: [LookupQuery], concurrency: Int, for ticket: Ticket?) async -> LookupRun {
         var run = LookupRun(results: Array(repeating: nil, count: queries.count), stillPending: 0)
+        if queries.count == 1 {
+            // One lookup (a search, a locate): the same, in this task. A task group and a child
+            // task for it were 2% of a cached search (issue 12).
+            if Task.isCancelled || ticket.map({ !isCurrent($0) }) == true {
+                lookupsSettled(1)
+                return run
+            }
+            let result = await Self.lookUp(queries[0], with: lookups)
+            run.results[0] = result
+            if case .failure(let error)? = result, error.code == .rateLimited { await refreshBudget() }
+            run.stillPending = 1
+            return run
+        }
         var unsettled = queries.count
         await withTaskGroup(of: (Int, Result<WeatherObservation, WeatherError>?).self) { group in
             var queue = Array(queries.indices)[...]
@@ -390,15 +403,7 @@ public actor SearchEngine {
                     queue.removeFirst()
                     inFlight += 1
                     let query = queries[index]
-                    group.addTask { [lookups] in
-                        do {
-                            return (index, .success(try await lookups.lookup(query)))
-                        } catch let error as WeatherError {
-                            return (index, .failure(error))
-                        } catch {
-                            return (index, nil)
-                        }
-                    }
+                    group.addTask { [lookups] in (index, await Self.lookUp(query, with: lookups)) }
                 }
                 guard let (index, result) = await group.next() else { break }
                 inFlight -= 1
@@ -409,6 +414,20 @@ public actor SearchEngine {
             }
         }
         return run
+    }
+
+    /// One lookup's result; nil when the task was cancelled (its requester went away). Runs where
+    /// it is called from (no hop off the engine for a single lookup).
+    private static func lookUp(
+        _ query: LookupQuery, with lookups: LookupService, isolation: isolated (any Actor)? = #isolation
+    ) async -> Result<WeatherObservation, WeatherError>? {
+        do {
+            return .success(try await lookups.lookup(query))
+        } catch let error as WeatherError {
+            return .failure(error)
+        } catch {
+            return nil
+        }
     }
 
     /// `count` lookups finished, or were dropped before they were sent.

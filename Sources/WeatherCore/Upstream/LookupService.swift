@@ -148,7 +148,7 @@ public actor LookupService {
             let now = clock.now
             if let entry = table.cache[key] {
                 if now < entry.expires {
-                    UpstreamMetrics.lookup("cache")
+                    UpstreamMetrics.lookup(.cache)
                     return entry.answer
                 }
                 table.cache[key] = nil
@@ -156,7 +156,7 @@ public actor LookupService {
             if let flight = table.flights[key] {
                 switch await flight.wait() {
                 case .success(let answer):
-                    UpstreamMetrics.lookup("shared")
+                    UpstreamMetrics.lookup(.shared)
                     return answer
                 case .failure(let error): throw error
                 case .retry: continue
@@ -171,7 +171,7 @@ public actor LookupService {
         fetch: (any WeatherUpstream, LookupQuery) async throws -> Answer
     ) async throws -> Answer {
         try admit(now: now)
-        UpstreamMetrics.lookup("upstream")
+        UpstreamMetrics.lookup(.upstream)
         table.flights[key] = LookupFlight()
         let outcome: LookupFlight<Answer>.Outcome
         var thrown: (any Error)?

@@ -11,11 +11,26 @@ enum UpstreamMetrics {
             .recordNanoseconds(duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
     }
 
+    /// Where a lookup's answer came from.
+    enum LookupResult {
+        case cache, shared, upstream
+    }
+
     /// One lookup and where its answer came from: `cache`, `shared` (an identical lookup in flight)
     /// or `upstream`.
-    static func lookup(_ result: String) {
-        Counter(label: "weatherd_lookups_total", dimensions: [("result", result)]).increment()
+    static func lookup(_ result: LookupResult) {
+        switch result {
+        case .cache: cacheLookups.increment()
+        case .shared: sharedLookups.increment()
+        case .upstream: upstreamLookups.increment()
+        }
     }
+
+    // Made once, at the first lookup (the daemon bootstraps its metrics backend before any):
+    // making a counter looks it up in the registry by name and labels, 1% of a cached search.
+    private static let cacheLookups = Counter(label: "weatherd_lookups_total", dimensions: [("result", "cache")])
+    private static let sharedLookups = Counter(label: "weatherd_lookups_total", dimensions: [("result", "shared")])
+    private static let upstreamLookups = Counter(label: "weatherd_lookups_total", dimensions: [("result", "upstream")])
 }
 
 extension UpstreamError {
