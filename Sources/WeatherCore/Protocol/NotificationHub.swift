@@ -48,42 +48,49 @@ public final class NotificationHub: ChangePublisher {
         RPCMessage.notification(method: "state", params: state.json)
     }
 
+    // Notifications are queued under the lock, in the order they were published, and each
+    // watcher's writer is woken after it: a writer may write at once, on this thread (the Unix
+    // socket's, on its event loop), and nobody else should wait on the hub meanwhile.
+
     public func publish(state: DaemonState) {
-        storage.withLock { storage in
+        let queued = storage.withLock { storage -> [Outbox] in
             storage.latestState = .state(state)
             let watchers = storage.subscribers.values.filter { $0.topics.contains(.state) }
-            guard !watchers.isEmpty, let line = storage.latestState.line() else { return }
-            for subscriber in watchers {
-                subscriber.outbox.offer(.state, line: line)
-            }
+            guard !watchers.isEmpty, let line = storage.latestState.line() else { return [] }
+            return watchers.compactMap { $0.outbox.offerQuietly(.state, line: line) ? $0.outbox : nil }
         }
+        for outbox in queued { outbox.wakeWriter() }
     }
 
     /// Each watcher's writer makes the line when it takes the change out (the full collection, or
     /// for a diff watcher the diff from the last collection it got), encoded once for all watchers.
     public func publish(overlays: Overlays) {
-        storage.withLock { storage in
+        let queued = storage.withLock { storage -> [Outbox] in
             let edition = OverlaysEdition(overlays, after: storage.latestOverlays, texts: featureTexts)
             storage.latestOverlays = edition
-            for subscriber in storage.subscribers.values where subscriber.topics.contains(.overlays) {
-                subscriber.outbox.offer(overlays: edition)
+            return storage.subscribers.values.compactMap { subscriber in
+                subscriber.topics.contains(.overlays) && subscriber.outbox.offerQuietly(overlays: edition) ? subscriber.outbox : nil
             }
         }
+        for outbox in queued { outbox.wakeWriter() }
     }
 
     /// Subscribes `outbox` to `topics`, replacing an earlier subscription. With `replay`, the
     /// current state and overlays are queued at once; nothing published in between is lost. With
     /// `diff`, overlays changes after the first full collection go out as `overlays.diff`.
     public func watch(_ outbox: Outbox, topics: Set<Outbox.Topic>, replay: Bool, diff: Bool = false) {
-        storage.withLock { storage in
-            guard !outbox.isClosed else { return }  // its client is gone
+        let queued = storage.withLock { storage -> Bool in
+            guard !outbox.isClosed else { return false }  // its client is gone
             outbox.dropNotifications()
             outbox.resetOverlays(diff: diff)
             storage.subscribers[ObjectIdentifier(outbox)] = Subscriber(outbox: outbox, topics: topics)
-            guard replay else { return }
-            if topics.contains(.state), let line = storage.latestState.line() { outbox.offer(.state, line: line) }
-            if topics.contains(.overlays), let edition = storage.latestOverlays { outbox.offer(overlays: edition) }
+            guard replay else { return false }
+            var queued = false
+            if topics.contains(.state), let line = storage.latestState.line() { queued = outbox.offerQuietly(.state, line: line) }
+            if topics.contains(.overlays), let edition = storage.latestOverlays { queued = outbox.offerQuietly(overlays: edition) || queued }
+            return queued
         }
+        if queued { outbox.wakeWriter() }
     }
 
     /// Ends `outbox`'s subscription and drops what it had not sent yet.

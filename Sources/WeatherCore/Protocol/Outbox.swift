@@ -96,27 +96,42 @@ public final class Outbox: Sendable {
         if queued { wake() }
     }
 
-    /// Replaces the pending notification of `topic` with `line`. Dropped when the client is gone.
+    /// Replaces the pending notification of `topic` with `line`. Dropped when the client is gone
+    /// or sends no more (`finish`).
     public func offer(_ topic: Topic, line: String) {
-        let queued = storage.withLock { storage in
-            guard storage.phase != .closed else { return false }
-            storage.order += 1
-            storage.latest[topic] = (storage.order, .line(line))
-            return true
-        }
-        if queued { wake() }
+        if queue(topic, .line(line)) { wake() }
     }
 
     /// Replaces the pending overlays notification with `edition`: a full `overlays` line, or for a
     /// diff watcher an `overlays.diff` from the last collection written, made when it is written.
     public func offer(overlays edition: OverlaysEdition) {
-        let queued = storage.withLock { storage in
-            guard storage.phase != .closed else { return false }
+        if queue(.overlays, .overlays(edition)) { wake() }
+    }
+
+    /// `offer` without telling the writer, for a caller that holds a lock (the hub): it calls
+    /// `wakeWriter()` once it has let go, since the writer may write at once, on this thread.
+    /// - Returns: whether it was queued (then the writer must be woken).
+    func offerQuietly(_ topic: Topic, line: String) -> Bool {
+        queue(topic, .line(line))
+    }
+
+    /// `offer(overlays:)` without telling the writer (see `offerQuietly(_:line:)`).
+    func offerQuietly(overlays edition: OverlaysEdition) -> Bool {
+        queue(.overlays, .overlays(edition))
+    }
+
+    /// Tells the writer there is something to take (after `offerQuietly`).
+    func wakeWriter() {
+        wake()
+    }
+
+    private func queue(_ topic: Topic, _ notice: Notice) -> Bool {
+        storage.withLock { storage in
+            guard storage.phase == .open else { return false }
             storage.order += 1
-            storage.latest[.overlays] = (storage.order, .overlays(edition))
+            storage.latest[topic] = (storage.order, notice)
             return true
         }
-        if queued { wake() }
     }
 
     /// A new subscription (`watch`): overlays changes go out as diffs when `diffOverlays`, and the
@@ -209,8 +224,9 @@ public final class Outbox: Sendable {
         case line(String)
         /// Nothing now; the writer is told (`write(whenReady:)`) when there is.
         case none
-        /// Nothing more, ever: everything was taken after `finish` (or the client is gone).
-        /// Once what was taken is written, the writer calls `confirmWritten()`.
+        /// Nothing more, ever: everything was taken after `finish` (or the client is gone); no
+        /// notification is queued after `finish`, and no reply (the session has none left then).
+        /// Once what was taken is written, the writer calls `confirmWritten()` (more calls do no harm).
         case finished
     }
 
