@@ -62,9 +62,10 @@ final class SocketClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
         context.fireUserInboundEventTriggered(event)
     }
 
+    /// The client sends no more; its replies are still written (NIO closes the channel itself
+    /// after an error it cannot go on from). The session's end logs it.
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        inputs.end()
-        context.close(promise: nil)
+        inputs.end(failure: error)
     }
 
     /// NIO asks to read more after each read: held back while the session has enough to do.
@@ -128,11 +129,29 @@ final class SocketInputs: AsyncSequence, Sendable {
     typealias Element = ClientInput
 
     private struct State {
-        var buffered: [ClientInput] = []  // a few at most: no deque needed
+        /// Messages from `head` on wait to be read. One read of the socket may bring many (NIO
+        /// reads up to 4 × 64 KB at a time, before it asks whether to read again).
+        var buffered: [ClientInput] = []
+        var head = 0
         var waiter: CheckedContinuation<ClientInput?, Never>?
         var ended = false
+        /// Why the inputs ended early, if they did: a read failed.
+        var failure: (any Error)?
         /// NIO's read request, held back while `maxBuffered` messages wait.
         var readHeld = false
+
+        var count: Int { buffered.count - head }
+
+        mutating func popFirst() -> ClientInput? {
+            guard head < buffered.count else { return nil }
+            let input = buffered[head]
+            head += 1
+            if head == buffered.count {
+                buffered.removeAll(keepingCapacity: buffered.count <= 64)
+                head = 0
+            }
+            return input
+        }
     }
 
     private let eventLoop: any EventLoop
@@ -161,9 +180,13 @@ final class SocketInputs: AsyncSequence, Sendable {
         waiter?.resume(returning: input)
     }
 
+    /// Why the inputs ended early: a read failed (nil when the client closed, or has not).
+    var failure: (any Error)? { state.withLock { $0.failure } }
+
     /// The client sends no more: once what was buffered is read, the inputs end.
-    fileprivate func end() {
+    fileprivate func end(failure: (any Error)? = nil) {
         let waiter = state.withLock { state -> CheckedContinuation<ClientInput?, Never>? in
+            if !state.ended { state.failure = failure }
             state.ended = true
             state.readHeld = false
             defer { state.waiter = nil }
@@ -177,17 +200,17 @@ final class SocketInputs: AsyncSequence, Sendable {
     /// the session has taken most of them.
     fileprivate func holdRead() -> Bool {
         state.withLock { state in
-            state.readHeld = state.buffered.count >= SocketClientHandler.maxBuffered
+            state.readHeld = state.count >= SocketClientHandler.maxBuffered
             return state.readHeld
         }
     }
 
     private func next() async -> ClientInput? {
         let (input, resume) = state.withLock { state -> (ClientInput??, Bool) in
-            guard let input = (state.buffered.isEmpty ? nil : state.buffered.removeFirst()) else {
+            guard let input = state.popFirst() else {
                 return (state.ended ? .some(nil) : nil, false)
             }
-            let resume = state.readHeld && state.buffered.count < SocketClientHandler.resumeBelow
+            let resume = state.readHeld && state.count < SocketClientHandler.resumeBelow
             if resume { state.readHeld = false }
             return (input, resume)
         }
@@ -196,7 +219,7 @@ final class SocketInputs: AsyncSequence, Sendable {
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<ClientInput?, Never>) in
                 let now = state.withLock { state -> ClientInput?? in
-                    if let input = (state.buffered.isEmpty ? nil : state.buffered.removeFirst()) { return input }
+                    if let input = state.popFirst() { return input }
                     if state.ended || Task.isCancelled { return .some(nil) }
                     state.waiter = continuation
                     return nil

@@ -1,0 +1,113 @@
+import NIOCore
+import NIOEmbedded
+import Testing
+import WeatherCore
+@testable import WeatherDaemon
+import WeatherWire
+
+/// Counts the `read()` requests that reach the socket (the head of the pipeline).
+private final class ReadCounter: ChannelOutboundHandler {
+    typealias OutboundIn = ByteBuffer
+    var reads = 0
+
+    func read(context: ChannelHandlerContext) {
+        reads += 1
+        context.read()
+    }
+}
+
+/// A Unix socket client's handler on an embedded channel: what it writes and when it lets NIO read.
+/// Synchronous: the embedded event loop is the test's thread.
+@Suite("Socket client handler: writes from the outbox, reads held back")
+struct SocketClientHandlerTests {
+    private struct Connection {
+        let channel = EmbeddedChannel()
+        let reads = ReadCounter()
+        let handler: SocketClientHandler
+        let outbox = Outbox()
+
+        init() throws {
+            handler = SocketClientHandler(eventLoop: channel.eventLoop)
+            try channel.pipeline.syncOperations.addHandlers(reads, handler)
+            let output = SocketLineOutput(handler, on: channel.eventLoop)
+            outbox.write(whenReady: { [outbox] in output.linesReady(in: outbox) })
+        }
+
+        /// Everything written so far, as text.
+        func written() throws -> String {
+            var text = ""
+            while let buffer = try channel.readOutbound(as: ByteBuffer.self) { text += String(buffer: buffer) }
+            return text
+        }
+    }
+
+    @Test("lines are written as they come, each with its newline; once the outbox has finished, the last write is confirmed")
+    func writes() throws {
+        let c = try Connection()
+        c.outbox.send(reply: "a")
+        c.outbox.send(reply: "b")
+        #expect(try c.written() == "a\nb\n")
+        c.outbox.finish()
+        // The end: an empty write after the lines (it completes once they have been written).
+        #expect(try c.channel.readOutbound(as: ByteBuffer.self)?.readableBytes == 0)
+        #expect(try c.written() == "")
+        _ = try c.channel.finish()
+    }
+
+    @Test("while the channel is unwritable nothing is taken; once it drains, everything is, and the end after it")
+    func unwritable() throws {
+        let c = try Connection()
+        c.channel.isWritable = false
+        c.outbox.send(reply: "a")
+        c.outbox.offer(.state, line: "s1")
+        c.outbox.offer(.state, line: "s2")
+        c.outbox.finish()
+        #expect(try c.written() == "")
+        c.channel.isWritable = true
+        c.channel.pipeline.fireChannelWritabilityChanged()
+        // The reply, then only the newest state: a client that did not read gets no backlog.
+        #expect(try c.channel.readOutbound(as: ByteBuffer.self).map { String(buffer: $0) } == "a\n")
+        #expect(try c.channel.readOutbound(as: ByteBuffer.self).map { String(buffer: $0) } == "s2\n")
+        #expect(try c.channel.readOutbound(as: ByteBuffer.self)?.readableBytes == 0)
+        _ = try c.channel.finish()
+    }
+
+    @Test("once 16 messages wait for the session, NIO's next read is held back, and goes ahead below 4")
+    func heldRead() async throws {
+        // The session's side (`SocketInputs`) is read from a task: the embedded loop is driven
+        // from this one's thread in between, by synchronous calls only.
+        let c = try Connection()
+        let frames = (0..<20).map { JSONLineFrame.line(ByteBuffer(string: #"{"id":\#($0)}"#)) }
+        for frame in frames { try c.channel.writeInbound(frame) }
+        c.channel.pipeline.read()
+        #expect(c.reads.reads == 0, "read held: 20 messages wait")
+        var iterator = c.handler.inputs.makeAsyncIterator()
+        for _ in 0..<16 { _ = await iterator.next() }
+        #expect(c.reads.reads == 0, "4 still wait")
+        _ = await iterator.next()
+        #expect(c.reads.reads == 1, "below 4: the held read goes ahead")
+        c.channel.pipeline.read()
+        #expect(c.reads.reads == 2, "3 waiting: not held")
+        _ = try c.channel.finish()
+    }
+
+    @Test("the inputs end after what was read when the client closes its side, and at once when the connection closes")
+    func ends() async throws {
+        let c = try Connection()
+        try c.channel.writeInbound(JSONLineFrame.line(ByteBuffer(string: "x")))
+        c.channel.pipeline.fireUserInboundEventTriggered(ChannelEvent.inputClosed)
+        var iterator = c.handler.inputs.makeAsyncIterator()
+        guard case .message(let bytes)? = await iterator.next() else {
+            Issue.record("the message read before the half-close is lost")
+            return
+        }
+        #expect(bytes == Array("x".utf8))
+        #expect(await iterator.next() == nil)
+        #expect(c.handler.inputs.failure == nil)
+
+        let d = try Connection()
+        _ = try d.channel.finish()
+        var other = d.handler.inputs.makeAsyncIterator()
+        #expect(await other.next() == nil)
+    }
+}
