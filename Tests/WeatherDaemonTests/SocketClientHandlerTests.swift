@@ -1,7 +1,7 @@
 import NIOCore
 import NIOEmbedded
 import Testing
-import WeatherCore
+@testable import WeatherCore
 @testable import WeatherDaemon
 import WeatherWire
 
@@ -59,8 +59,8 @@ struct SocketClientHandlerTests {
         let c = try Connection()
         c.channel.isWritable = false
         c.outbox.send(reply: "a")
-        c.outbox.offer(.state, line: "s1")
-        c.outbox.offer(.state, line: "s2")
+        // As the hub offers them: queued, then the writer told.
+        for line in ["s1", "s2"] where c.outbox.offerQuietly(.state, line: line) { c.outbox.wakeWriter() }
         c.outbox.finish()
         #expect(try c.written() == "")
         c.channel.isWritable = true

@@ -96,26 +96,18 @@ public final class Outbox: Sendable {
         if queued { wake() }
     }
 
-    /// Replaces the pending notification of `topic` with `line`. Dropped when the client is gone
-    /// or sends no more (`finish`).
-    public func offer(_ topic: Topic, line: String) {
-        if queue(topic, .line(line)) { wake() }
-    }
-
-    /// Replaces the pending overlays notification with `edition`: a full `overlays` line, or for a
-    /// diff watcher an `overlays.diff` from the last collection written, made when it is written.
-    public func offer(overlays edition: OverlaysEdition) {
-        if queue(.overlays, .overlays(edition)) { wake() }
-    }
-
-    /// `offer` without telling the writer, for a caller that holds a lock (the hub): it calls
-    /// `wakeWriter()` once it has let go, since the writer may write at once, on this thread.
+    /// Replaces the pending notification of `topic` with `line`, without telling the writer: the
+    /// caller (the hub, which holds its lock) calls `wakeWriter()` once it has let go, since the
+    /// writer may write at once, on this thread. Dropped when the client is gone or sends no more
+    /// (`finish`).
     /// - Returns: whether it was queued (then the writer must be woken).
     func offerQuietly(_ topic: Topic, line: String) -> Bool {
         queue(topic, .line(line))
     }
 
-    /// `offer(overlays:)` without telling the writer (see `offerQuietly(_:line:)`).
+    /// Replaces the pending overlays notification with `edition`, as `offerQuietly(_:line:)`: a
+    /// full `overlays` line, or for a diff watcher an `overlays.diff` from the last collection
+    /// written, made when it is written.
     func offerQuietly(overlays edition: OverlaysEdition) -> Bool {
         queue(.overlays, .overlays(edition))
     }
@@ -269,12 +261,6 @@ public final class Outbox: Sendable {
             }
             return .line(line)
         }
-    }
-
-    /// The next line, if one waits now (tests and `drain`-less callers that look once).
-    func next() -> String? {
-        if case .line(let line) = take() { return line }
-        return nil
     }
 
     /// Writes every queued line with `write` as it comes, until `finish` and the queue is empty,
