@@ -72,9 +72,9 @@ struct LifecycleTests {
         let daemon = try await DaemonProcess.start(DaemonSetup(directory: directory, replay: nil))
         let sent = ContinuousClock.now
         daemon.process.send(SIGINT)
-        let ended = try await daemon.process.waitForExit()
+        let (ended, at) = try await daemon.process.waitForExitTime()
         #expect(ended.exitedNormally && ended.status == 0, "\(ended)")
-        #expect(ended.at - sent < .seconds(1))
+        #expect(at - sent < .seconds(1), "shutdown took \(at - sent)")
         #expect(!FileManager.default.fileExists(atPath: daemon.socketPath))
     }
 }

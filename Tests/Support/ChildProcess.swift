@@ -30,6 +30,12 @@ final class ChildProcess: Sendable {
     let stdout = Observed(CapturedOutput())
     let stderr = Observed(CapturedOutput())
     let termination = Observed<Termination?>(nil)
+    /// When a thread of its own, blocked in waitid(2) from the start, saw the process gone.
+    /// Foundation's `terminationHandler` (`termination`) comes later: Foundation notices an exit
+    /// when a socket the child inherited closes, on one manager thread for every child of the test
+    /// process, which then calls a blocking waitpid(), and runs the handler on a new thread. On a
+    /// saturated machine, or while that thread waits for another child, this took over a second.
+    let exited = Observed<ContinuousClock.Instant?>(nil)
     let pid: Int32
     private let process: Process
 
@@ -51,6 +57,20 @@ final class ChildProcess: Sendable {
             termination.update { $0 = ended }
         }
         try process.run()
+        let pid = process.processIdentifier
+        let exited = self.exited
+        Thread.detachNewThread {
+            // WNOWAIT: waits for the exit without reaping, so Foundation still collects the
+            // status. It returns when the child has ended: with success, or with ECHILD when
+            // Foundation's waitpid, woken by the same exit, reaped it first. Signals are blocked on
+            // this thread so that none ends the wait early with EINTR.
+            var all = sigset_t()
+            sigfillset(&all)
+            pthread_sigmask(SIG_BLOCK, &all, nil)
+            var info = siginfo_t()
+            while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) != 0 && errno == EINTR {}
+            exited.update { $0 = .now }
+        }
         // Each stream is read by a thread of its own with plain blocking reads until end of file.
         // (FileHandle.readabilityHandler lost the end of file now and then when tests started
         // processes in parallel: libdispatch on Linux mixes up sources of reused descriptors.)
@@ -71,7 +91,7 @@ final class ChildProcess: Sendable {
         }
         // Process.run() closed the parent's copies of the pipes' write ends.
         self.process = process
-        self.pid = process.processIdentifier
+        self.pid = pid
     }
 
     deinit {
@@ -92,6 +112,13 @@ final class ChildProcess: Sendable {
     /// Sends `signal` (if the process still runs).
     func send(_ signal: Int32) {
         if termination.value == nil { Glibc.kill(pid, signal) }
+    }
+
+    /// Waits for the process to end; returns how it ended and when the waitid thread saw it end.
+    func waitForExitTime(timeout: Duration = .seconds(10)) async throws -> (Termination, at: ContinuousClock.Instant) {
+        let ended = try await waitForExit(timeout: timeout)
+        let at = try await exited.wait(for: "\(name) (pid \(pid)) seen gone by waitid", timeout: timeout) { $0 }
+        return (ended, at)
     }
 
     /// Waits for the process to end.

@@ -137,8 +137,8 @@ final class DaemonProcess: Sendable {
     func terminate(timeout: Duration = .seconds(10)) async throws -> (status: Int32, elapsed: Duration) {
         let sent = ContinuousClock.now
         process.send(SIGTERM)
-        let ended = try await process.waitForExit(timeout: timeout)
-        return (ended.exitedNormally ? ended.status : 128 + ended.status, ended.at - sent)
+        let (ended, at) = try await process.waitForExitTime(timeout: timeout)
+        return (ended.exitedNormally ? ended.status : 128 + ended.status, at - sent)
     }
 
     /// SIGKILL, then waits for the process to be gone.

@@ -81,7 +81,7 @@ extension DaemonProcess {
     func expectPromptShutdown(sourceLocation: SourceLocation = #_sourceLocation) async throws -> Duration {
         let (status, elapsed) = try await terminate()
         #expect(status == 0, "exit status \(status): \(stderrText)", sourceLocation: sourceLocation)
-        #expect(elapsed < .seconds(1), "shutdown took \(elapsed)", sourceLocation: sourceLocation)
+        #expect(elapsed < .seconds(1), "shutdown took \(elapsed); the daemon's log:\n\(stderrText)", sourceLocation: sourceLocation)
         return elapsed
     }
 }
