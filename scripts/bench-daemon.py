@@ -26,7 +26,7 @@ Starts owm-replay and the release weatherd (from BIN_DIR) and a bare Unix-socket
 Every client timing is taken in this Python process (time.perf_counter_ns), the same way for the
 daemon and for its floor, so the ratio is the figure to compare; absolute values include Python.
 """
-import argparse, json, os, resource, selectors, shutil, socket, statistics, subprocess, sys, tempfile, time
+import argparse, json, os, random, resource, selectors, shutil, socket, statistics, subprocess, sys, tempfile, time
 import urllib.request
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -37,8 +37,8 @@ SEARCHED = ["Paris,FR", "Berlin,DE"]           # alternated: each search changes
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--bin-dir", default=".build/release")
-    p.add_argument("--requests", type=int, default=2000, help="search round trips (after 200 to warm up)")
-    p.add_argument("--events", type=int, default=1000, help="event -> notification samples")
+    p.add_argument("--requests", type=int, default=5000, help="search round trips (after 200 to warm up)")
+    p.add_argument("--events", type=int, default=5000, help="event -> notification samples")
     p.add_argument("--watchers", type=int, default=1000)
     p.add_argument("--fanout-runs", type=int, default=5)
     p.add_argument("--idle-seconds", type=float, default=60.0, help="idle window (after 15 s to settle)")
@@ -79,14 +79,18 @@ def main():
 
         rows = []
         # search
-        d = round_trips(sock, args.requests, lambda i: request("search", {"city": SEARCHED[i % 2]}, i))
-        f = round_trips(echo_sock, args.requests, lambda i: request("search", {"city": SEARCHED[i % 2]}, i))
+        ds = round_trips(sock, args.requests, lambda i: request("search", {"city": SEARCHED[i % 2]}, i))
+        fs = round_trips(echo_sock, args.requests, lambda i: request("search", {"city": SEARCHED[i % 2]}, i))
+        d, f = pct(ds), pct(fs)
         rows.append(("cached search reply p50", d[50], f[50]))
         rows.append(("cached search reply p99", d[99], f[99]))
         # event -> notification
-        d = event_latency(sock, args.events)
+        es = event_latency(sock, args.events)
+        d = pct(es)
         rows.append(("event -> overlays at a watcher p50", d[50], f[50]))
         rows.append(("event -> overlays at a watcher p99", d[99], f[99]))
+        tails = [(name, tick_phase(samples)) for name, samples in
+                 (("event", es), ("floor", fs), ("search", ds))]
         # fan-out
         dm, length, rss = fanout_daemon(reader_bin, sock, args.watchers, args.fanout_runs, daemon.pid)
         fm = fanout_floor(reader_bin, echo_sock, args.watchers, args.fanout_runs, length)
@@ -121,6 +125,12 @@ def main():
         print(f"|{'-' * 74}|{'-' * 14}:|{'-' * 14}:|{'-' * 7}:|")
         for name, value, floor in rows:
             print(f"| {name:<72} | {fmt(value):>12} | {fmt(floor):>12} | {ratio(value, floor):>6} |")
+        hz = kernel_hz()
+        if hz:
+            print(f"\nThe slowest 1% of samples against the kernel's scheduler tick (CONFIG_HZ={hz}, every "
+                  f"{1000 / hz:g} ms): the share that fell in the busiest fifth of the tick's period, "
+                  f"and (in brackets) that share for as many samples drawn at random:")
+            print("  " + "; ".join(f"{name} {share:.0%} ({chance:.0%})" for name, (share, chance) in tails))
     finally:
         for proc in reversed(procs):
             stop(proc)
@@ -245,12 +255,52 @@ class Line:
         self.s.close()
 
 
-def pct(samples_ns):
-    xs = sorted(samples_ns)
+def pct(samples):
+    """Percentiles of (start ns, duration ns) samples."""
+    xs = sorted(d for _, d in samples)
     return {q: ("µs", xs[min(len(xs) - 1, int(len(xs) * q / 100))] / 1000) for q in (50, 90, 99)}
 
 
+def kernel_hz():
+    """CONFIG_HZ of the running kernel (from /proc/config.gz), or None."""
+    try:
+        import gzip
+        with gzip.open("/proc/config.gz", "rt") as f:
+            for line in f:
+                if line.startswith("CONFIG_HZ="):
+                    return int(line.split("=")[1])
+    except OSError:
+        pass
+    return None
+
+
+def tick_phase(samples):
+    """Of the samples above p99, the share whose midpoint falls in the busiest fifth of the
+    scheduler tick's period (the tick fires at a fixed phase of CLOCK_MONOTONIC, the clock of
+    time.perf_counter_ns on Linux); beside it the same share for as many samples drawn at random
+    (what it is when the slow samples are unrelated to the tick: a little over 20%, as the busiest
+    fifth of a few dozen samples is a maximum). None when CONFIG_HZ is not known."""
+    hz = kernel_hz()
+    if not hz:
+        return None
+    period = 1e9 / hz
+
+    def busiest_fifth(chosen):
+        bins = [0] * 10
+        for t, d in chosen:
+            bins[int(((t + d / 2) % period) / period * 10)] += 1
+        return max(bins[i] + bins[(i + 1) % 10] for i in range(10)) / max(1, len(chosen))
+
+    xs = sorted(d for _, d in samples)
+    p99 = xs[int(len(xs) * 0.99)]
+    slow = [(t, d) for t, d in samples if d > p99]
+    draw = random.Random(0)
+    chance = statistics.mean(busiest_fifth(draw.sample(samples, len(slow))) for _ in range(20))
+    return busiest_fifth(slow), chance
+
+
 def round_trips(path, n, make):
+    """(start, duration) in ns of n request/reply round trips, after 200 to warm up."""
     c = Line(path)
     lines = [make(i) for i in range(n + 200)]
     samples = []
@@ -259,9 +309,9 @@ def round_trips(path, n, make):
         c.send(line)
         c.readline()
         if i >= 200:
-            samples.append(time.perf_counter_ns() - t)
+            samples.append((t, time.perf_counter_ns() - t))
     c.close()
-    return pct(samples)
+    return samples
 
 
 def event_latency(sock, n):
@@ -278,9 +328,9 @@ def event_latency(sock, n):
         assert b'"overlays"' in line[:60], line[:80]
         client.readline()    # its reply, not timed
         if i >= 100:
-            samples.append(t1 - t)
+            samples.append((t, t1 - t))
     client.close(); watcher.close()
-    return pct(samples)
+    return samples
 
 
 class FanoutReader:
