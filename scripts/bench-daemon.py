@@ -25,6 +25,11 @@ Starts owm-replay and the release weatherd (from BIN_DIR) and a bare Unix-socket
 
 Every client timing is taken in this Python process (time.perf_counter_ns), the same way for the
 daemon and for its floor, so the ratio is the figure to compare; absolute values include Python.
+
+After the table: of the search, event and floor samples above their p99, the share whose midpoint
+fell in the busiest fifth of the kernel's scheduler tick period (CONFIG_HZ from /proc/config.gz),
+beside that share for as many samples drawn at random. Well above it, the p99 is set by what runs at
+the tick (scripts/bench/event-tail.py shows what), not by the code measured.
 """
 import argparse, json, os, random, resource, selectors, shutil, socket, statistics, subprocess, sys, tempfile, time
 import urllib.request
