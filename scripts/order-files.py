@@ -25,6 +25,7 @@ import http.client
 import json
 import os
 import re
+import select
 import shutil
 import signal
 import socket
@@ -196,6 +197,10 @@ def workload(bindir, tmp, daemon_wrapper, ctl_wrapper):
             subprocess.run(ctl_wrapper + ctl + cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
         watch = subprocess.Popen(ctl_wrapper + ctl + ["watch"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                  env=env)
+        # Its first line, or two minutes (under valgrind); then it is told to stop either way.
+        if not select.select([watch.stdout], [], [], 120)[0]:
+            watch.kill()
+            sys.exit("order-files: weatherctl watch printed nothing in 120 s")
         watch.stdout.readline()
         watch.send_signal(signal.SIGTERM)
         watch.wait(timeout=120)
