@@ -17,7 +17,6 @@ struct CapturedOutput: Sendable {
 struct Termination: Sendable, CustomStringConvertible {
     var status: Int32
     var reason: Process.TerminationReason
-    var at: ContinuousClock.Instant
 
     var exitedNormally: Bool { reason == .exit }
     var description: String { reason == .exit ? "exit status \(status)" : "killed by signal \(status)" }
@@ -53,7 +52,7 @@ final class ChildProcess: Sendable {
         process.standardError = errPipe
         let termination = self.termination
         process.terminationHandler = { process in
-            let ended = Termination(status: process.terminationStatus, reason: process.terminationReason, at: .now)
+            let ended = Termination(status: process.terminationStatus, reason: process.terminationReason)
             termination.update { $0 = ended }
         }
         try process.run()
