@@ -70,9 +70,7 @@ def main():
     tmp = tempfile.mkdtemp(prefix="wd-bench-daemon-")
     procs = []
     try:
-        replay = spawn(procs, [f"{args.bin_dir}/owm-replay", "--port", "0", "--data", os.path.join(ROOT, "demo/owm")],
-                       stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-        base = replay.stdout.readline().strip().split("listening on ")[1]
+        base = start_replay(args.bin_dir, procs)
         echo_sock = os.path.join(tmp, "echo.sock")
         echo = spawn(procs, [echo_bin, echo_sock])
         wait_for(echo_sock, echo)
@@ -94,8 +92,9 @@ def main():
         d = pct(es)
         rows.append(("event -> overlays at a watcher p50", d[50], f[50]))
         rows.append(("event -> overlays at a watcher p99", d[99], f[99]))
-        tails = [(name, tick_phase(samples)) for name, samples in
-                 (("event", es), ("floor", fs), ("search", ds))]
+        hz = kernel_hz()
+        tails = [(name, tick_phase(samples, hz)) for name, samples in
+                 (("event", es), ("floor", fs), ("search", ds))] if hz else []
         # fan-out
         dm, length, rss = fanout_daemon(reader_bin, sock, args.watchers, args.fanout_runs, daemon.pid)
         fm = fanout_floor(reader_bin, echo_sock, args.watchers, args.fanout_runs, length)
@@ -130,7 +129,6 @@ def main():
         print(f"|{'-' * 74}|{'-' * 14}:|{'-' * 14}:|{'-' * 7}:|")
         for name, value, floor in rows:
             print(f"| {name:<72} | {fmt(value):>12} | {fmt(floor):>12} | {ratio(value, floor):>6} |")
-        hz = kernel_hz()
         if hz:
             print(f"\nThe slowest 1% of samples against the kernel's scheduler tick (CONFIG_HZ={hz}, every "
                   f"{1000 / hz:g} ms): the share that fell in the busiest fifth of the tick's period, "
@@ -143,6 +141,13 @@ def main():
 
 
 # --- processes -------------------------------------------------------------------------------------
+
+def start_replay(bin_dir, procs):
+    """owm-replay on a free port, serving demo/owm; returns its base URL."""
+    replay = spawn(procs, [f"{bin_dir}/owm-replay", "--port", "0", "--data", os.path.join(ROOT, "demo/owm")],
+                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    return replay.stdout.readline().strip().split("listening on ")[1]
+
 
 def spawn(procs, argv, **kw):
     proc = subprocess.Popen(argv, **kw)
@@ -279,15 +284,12 @@ def kernel_hz():
     return None
 
 
-def tick_phase(samples):
+def tick_phase(samples, hz):
     """Of the samples above p99, the share whose midpoint falls in the busiest fifth of the
     scheduler tick's period (the tick fires at a fixed phase of CLOCK_MONOTONIC, the clock of
     time.perf_counter_ns on Linux); beside it the same share for as many samples drawn at random
     (what it is when the slow samples are unrelated to the tick: a little over 20%, as the busiest
-    fifth of a few dozen samples is a maximum). None when CONFIG_HZ is not known."""
-    hz = kernel_hz()
-    if not hz:
-        return None
+    fifth of a few dozen samples is a maximum). `hz`: the kernel's CONFIG_HZ (`kernel_hz()`)."""
     period = 1e9 / hz
 
     def busiest_fifth(chosen):

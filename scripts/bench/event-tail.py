@@ -44,9 +44,7 @@ def main():
     tmp = tempfile.mkdtemp(prefix="wd-event-tail-")
     procs = []
     try:
-        replay = bd.spawn(procs, [f"{args.bin_dir}/owm-replay", "--port", "0", "--data", os.path.join(ROOT, "demo/owm")],
-                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-        base = replay.stdout.readline().strip().split("listening on ")[1]
+        base = bd.start_replay(args.bin_dir, procs)
         sock = os.path.join(tmp, "w.sock")
         daemon = bd.start_daemon(args.bin_dir, tmp, base, sock, None, procs)
         bd.warm(sock)
@@ -144,9 +142,10 @@ def report(samples, script, daemon_threads, client_pid):
     if others:
         print("  time of the other threads inside them: " +
               ", ".join(f"{comm} {ns / 1000:.0f} µs" for comm, ns in others.most_common(6)))
-    phase = bd.tick_phase(samples)
-    if phase:
-        print(f"share of them in the busiest fifth of the scheduler tick's period (CONFIG_HZ={bd.kernel_hz()}): "
+    hz = bd.kernel_hz()
+    if hz:
+        phase = bd.tick_phase(samples, hz)
+        print(f"share of them in the busiest fifth of the scheduler tick's period (CONFIG_HZ={hz}): "
               f"{phase[0]:.0%}; for as many samples at random: {phase[1]:.0%}")
 
 
