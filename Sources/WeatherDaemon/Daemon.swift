@@ -42,7 +42,9 @@ public struct Daemon: Sendable {
             transport: transport, baseURL: config.openWeatherMap.baseURL, apiKey: apiKey,
             units: config.openWeatherMap.units, lang: config.openWeatherMap.lang, timeout: config.openWeatherMap.timeout,
             logger: logger)
-        let lookups = LookupService(upstream: upstream, limits: .init(config.openWeatherMap), clock: clock, logger: logger)
+        let lookups = LookupService(
+            upstream: upstream, limits: .init(config),
+            placeStore: FilePlaceStore(directory: config.state.directory, logger: logger), clock: clock, logger: logger)
         let store = FileCityStore(directory: config.state.directory, logger: logger)
         let watched: WatchedCities
         do {

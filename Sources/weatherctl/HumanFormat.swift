@@ -100,11 +100,38 @@ enum HumanFormat {
         return points[index]
     }
 
+    /// `Springfield, Illinois, US`: a place's or a feature's name, state and country where known.
+    private static func label(_ p: JSONValue) -> String {
+        ["name", "state", "country"].compactMap { p[$0]?.stringValue }.filter { !$0.isEmpty }.joined(separator: ", ")
+    }
+
+    /// `Springfield, Illinois, US  39.80, -89.64`: one place of `places`.
+    static func place(listed json: JSONValue) -> String {
+        let lat = json["lat"]?.doubleValue.map { fixed($0, 2) } ?? "?"
+        let lon = json["lon"]?.doubleValue.map { fixed($0, 2) } ?? "?"
+        return "\(label(json))  \(lat), \(lon)"
+    }
+
+    /// `(4 more places named Springfield: weatherctl places Springfield)` when the name `searched`
+    /// matched other places than the feature's; nil when it matched one.
+    static func alternativesHint(_ json: JSONValue, searched: String) -> String? {
+        let p = json["properties"] ?? .null
+        guard let others = p["alternatives"]?.intValue, others > 0 else { return nil }
+        let name = p["name"]?.stringValue ?? searched
+        return "(\(others) more place\(others == 1 ? "" : "s") named \(name): weatherctl places \(shellWord(searched)))"
+    }
+
+    /// `word` as a shell reads it back: quoted when it holds anything but letters, digits and `-._,`.
+    static func shellWord(_ word: String) -> String {
+        let plain = !word.isEmpty && word.unicodeScalars.allSatisfy {
+            $0.properties.isAlphabetic || ("0"..."9").contains($0) || "-._,".unicodeScalars.contains($0)
+        }
+        return plain ? word : "'" + word.replacingOccurrences(of: "'", with: #"'\''"#) + "'"
+    }
+
     /// `Paris, FR`, or the coordinates of a point without a name.
     private static func place(_ json: JSONValue) -> String {
-        let p = json["properties"] ?? .null
-        var place = p["name"]?.stringValue ?? ""
-        if let country = p["country"]?.stringValue { place += place.isEmpty ? country : ", \(country)" }
+        var place = label(json["properties"] ?? .null)
         if place.isEmpty, let position = json["geometry"]?["coordinates"]?.arrayValue,
            position.count == 2, let lon = position[0].doubleValue, let lat = position[1].doubleValue {
             place = "\(fixed(lat, 4)), \(fixed(lon, 4))"

@@ -16,6 +16,11 @@ struct SearchCommand: ParsableCommand, HasGlobalOptions {
     func run() throws {
         let name = city.joined(separator: " ")
         let feature = try options.withConnection { try $0.call("search", ["city": .string(name)]) }
-        output(json ? feature.serialized : HumanFormat.feature(feature))
+        if json {
+            output(feature.serialized)
+        } else {
+            output(([HumanFormat.feature(feature)] + [HumanFormat.alternativesHint(feature, searched: name)].compactMap { $0 })
+                .joined(separator: "\n"))
+        }
     }
 }

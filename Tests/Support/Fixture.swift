@@ -20,6 +20,9 @@ enum Fixture {
     /// `forecast_q_paris.json`: the 5 day / 3 hour forecast of Paris, metric; 2 of its 40 steps.
     static func parisForecast() throws -> [UInt8] { try owm("forecast_q_paris.json") }
 
+    /// The Geocoding API's five places named London, best first.
+    static func londonPlaces() throws -> [UInt8] { try owm("geo_direct_q_london_limit5.json") }
+
     /// The error bodies of `errors.md`, by the HTTP status of their row.
     static func errorBodies() throws -> [Int: String] {
         let text = String(decoding: try owm("errors.md"), as: UTF8.self)

@@ -101,15 +101,16 @@ struct ForecastUpstreamTests {
                                       units: .metric, lang: "de", timeout: .seconds(10), wallClock: { Fixture.fetchedAt })
         service = LookupService(upstream: client, limits: .init(cacheTTL: .seconds(600), requestsPerMinute: 3),
                                 clock: DaemonClock(clock), logger: silentLogger)
+        transport.on("/geo/1.0/direct", .ok(try Fixture.londonPlaces()))
         transport.on("/data/2.5/forecast", .ok(try Fixture.parisForecast()))
         transport.on("/data/2.5/weather", .ok(try Fixture.london()))
     }
 
-    @Test("the URL: /data/2.5/forecast with the query style, units, lang and key of weather lookups")
+    @Test("the URL: /data/2.5/forecast with the point, units, lang and key of weather lookups")
     func url() {
-        #expect(client.url(for: .city("São Paulo"), resource: .forecast) ==
-            "https://api.openweathermap.org/data/2.5/forecast?q=S%C3%A3o%20Paulo&units=metric&lang=de&appid=s3cret-key")
-        #expect(client.redactedURL(for: .coordinate(Coordinate(lat: 1, lon: 2)), resource: .forecast) ==
+        #expect(client.url(for: .forecast(Coordinate(lat: -23.55, lon: -46.63))) ==
+            "https://api.openweathermap.org/data/2.5/forecast?lat=-23.5500&lon=-46.6300&units=metric&lang=de&appid=s3cret-key")
+        #expect(client.redactedURL(for: .forecast(Coordinate(lat: 1, lon: 2))) ==
             "https://api.openweathermap.org/data/2.5/forecast?lat=1.0000&lon=2.0000&units=metric&lang=de&appid=%3Credacted%3E")
     }
 
@@ -129,16 +130,17 @@ struct ForecastUpstreamTests {
 
     @Test("forecasts spend the one request budget, and a 429 on a forecast blocks weather lookups too")
     func budget() async throws {
-        _ = try await service.forecast(.city("Paris"))
-        _ = try await service.lookup(.city("London"))
-        _ = try await service.forecast(.city("Berlin"))
-        await #expect(throws: WeatherError.self) { try await service.lookup(.city("Rome")) }
+        func point(_ n: Double) -> LookupQuery { .coordinate(Coordinate(lat: n, lon: n)) }
+        _ = try await service.forecast(point(1))
+        _ = try await service.lookup(point(2))
+        _ = try await service.forecast(point(3))
+        await #expect(throws: WeatherError.self) { try await service.lookup(point(4)) }
         #expect(transport.requestCount == 3)
 
         clock.advance(by: .seconds(60))
-        transport.on("q=Oslo", .status(429, try Fixture.errorBody(429), headers: ["retry-after": "5"]))
+        transport.on("/data/2.5/forecast", .status(429, try Fixture.errorBody(429), headers: ["retry-after": "5"]))
         do {
-            _ = try await service.forecast(.city("Oslo"))
+            _ = try await service.forecast(point(5))
             Issue.record("expected rate_limited")
         } catch let error as WeatherError {
             #expect(error.code == .rateLimited && error.details["retry_after"] == .integer(5))

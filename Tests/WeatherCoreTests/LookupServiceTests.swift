@@ -18,6 +18,7 @@ private struct Harness {
                                       units: .metric, lang: "en", timeout: .seconds(10), wallClock: { Fixture.fetchedAt })
         service = LookupService(upstream: client, limits: .init(cacheTTL: cacheTTL, requestsPerMinute: requestsPerMinute),
                                 clock: DaemonClock(clock), logger: logger)
+        transport.on("/geo/1.0/direct", .ok(try Fixture.londonPlaces()))
         transport.on("/data/2.5/weather", .ok(try Fixture.london()))
     }
 
@@ -25,10 +26,28 @@ private struct Harness {
         try await service.lookup(.city(city))
     }
 
-    /// Waits until `count` more lookups have started after `base` reads of the clock: a lookup
-    /// reads the clock once as it starts, and joins a flight in flight before it yields the actor.
+    /// The London fixture as a lookup of "London" answers it: named after the first of the five
+    /// places the geocoder gives, with the 4 others counted.
+    static func londonAnswer() throws -> WeatherObservation {
+        var london = try Fixture.fetchedLondonObservation()
+        london.alternatives = 4
+        return london
+    }
+
+    /// The weather at the `n`th of a row of distinct points.
+    func lookup(point n: Int) async throws -> WeatherObservation {
+        try await service.lookup(.coordinate(Coordinate(lat: Double(n), lon: Double(n))))
+    }
+
+    /// Requests for weather (`/data/2.5/weather`) so far, and for places (`/geo/1.0/direct`).
+    var weatherRequests: Int { transport.requests(matching: "/data/2.5/weather") }
+    var placeRequests: Int { transport.requests(matching: "/geo/1.0/direct") }
+
+    /// Waits until `count` more city lookups have started after `base` reads of the clock: a city
+    /// lookup reads the clock twice as it starts (its places from the cache, then its weather), and
+    /// joins a flight in flight before it yields the actor.
     func waitForLookupsStarted(_ count: Int, after base: Int) async {
-        await clock.waitForReads(base + count)
+        await clock.waitForReads(base + 2 * count)
     }
 }
 
@@ -55,7 +74,7 @@ struct LookupCacheTests {
         h.clock.advance(by: .seconds(599))
         let second = try await h.lookup("London")
         #expect(first == second)
-        #expect(h.transport.requestCount == 1)
+        #expect(h.transport.requestCount == 2, "one for the places, one for the weather")
     }
 
     @Test("after cache_ttl the lookup goes upstream again")
@@ -64,7 +83,8 @@ struct LookupCacheTests {
         _ = try await h.lookup("London")
         h.clock.advance(by: .seconds(600))
         _ = try await h.lookup("London")
-        #expect(h.transport.requestCount == 2)
+        #expect(h.weatherRequests == 2)
+        #expect(h.placeRequests == 1, "the places stay for geocode_ttl")
     }
 
     @Test("city keys are case- and space-insensitive: \" london \" is \"London\"")
@@ -75,8 +95,8 @@ struct LookupCacheTests {
         _ = try await h.lookup("LONDON")
         _ = try await h.lookup("New  York , US")
         _ = try await h.lookup("new york,us")
-        #expect(h.transport.requestCount == 2)
-        #expect(LookupQuery.city(" New  York , US ").key == .city("new york,us"))
+        #expect(h.placeRequests == 2)
+        #expect(LookupKey.normalize(city: " New  York , US ") == "new york,us")
     }
 
     @Test("coordinates rounded to 0.01° share a cache entry")
@@ -94,16 +114,41 @@ struct LookupCacheTests {
         let h = try Harness(cacheTTL: .zero)
         _ = try await h.lookup("London")
         _ = try await h.lookup("London")
-        #expect(h.transport.requestCount == 2)
+        #expect(h.weatherRequests == 2)
     }
 
     @Test("a failure is not cached: the next lookup asks again")
     func failuresNotCached() async throws {
         let h = try Harness()
-        h.transport.on("q=Atlantis", .status(404, try Fixture.errorBody(404)))
+        h.transport.on("q=Atlantis", .status(502, "<html>Bad Gateway</html>"))
         _ = await lookupError { try await h.lookup("Atlantis") }
         _ = await lookupError { try await h.lookup("Atlantis") }
         #expect(h.transport.requestCount == 2)
+    }
+
+    @Test("an unknown name is kept unknown for cache_ttl: no request storm for a typo")
+    func unknownNameCachedBriefly() async throws {
+        let h = try Harness(cacheTTL: .seconds(600))
+        h.transport.on("tlantis", .ok(try Fixture.owm("geo_direct_empty.json")))
+        for _ in 0..<3 { #expect(await lookupError { try await h.lookup("atlantis") }?.code == .notFound) }
+        #expect(h.placeRequests == 1)
+        h.clock.advance(by: .seconds(600))
+        #expect(await lookupError { try await h.lookup("Atlantis") }?.code == .notFound)
+        #expect(h.placeRequests == 2)
+        #expect(h.weatherRequests == 0)
+    }
+
+    @Test("a name's places are kept for geocode_ttl, across the weather's cache_ttl")
+    func placesKept() async throws {
+        let h = try Harness(cacheTTL: .seconds(60))
+        _ = try await h.lookup("London")
+        h.clock.advance(by: .seconds(3600))
+        _ = try await h.lookup("London")
+        #expect(h.placeRequests == 1)
+        #expect(h.weatherRequests == 2)
+        h.clock.advance(by: .seconds(30 * 86400))
+        _ = try await h.lookup("London")
+        #expect(h.placeRequests == 2)
     }
 }
 
@@ -112,7 +157,7 @@ struct LookupSingleFlightTests {
     @Test("identical lookups in flight share one upstream request and all get the answer")
     func sharedRequest() async throws {
         let h = try Harness(cacheTTL: .zero)  // no cache: only single flight can share the request
-        let gate = h.transport.on("q=London", .ok(try Fixture.london()), gated: true)
+        let gate = h.transport.on("/data/2.5/weather", .ok(try Fixture.london()), gated: true)
         let n = 8
         let leader = Task { try await h.lookup("London") }
         await h.transport.waitForRequests(1)
@@ -120,16 +165,16 @@ struct LookupSingleFlightTests {
         let followers = (1..<n).map { i in Task { try await h.lookup(i.isMultiple(of: 2) ? "london" : " London ") } }
         await h.waitForLookupsStarted(n - 1, after: base)
         gate.open()
-        let expected = try Fixture.fetchedLondonObservation()
+        let expected = try Harness.londonAnswer()
         #expect(try await leader.value == expected)
         for follower in followers { #expect(try await follower.value == expected) }
-        #expect(h.transport.requestCount == 1)
+        #expect(h.weatherRequests == 1)
     }
 
     @Test("a failure is shared by the waiters too")
     func sharedFailure() async throws {
         let h = try Harness(cacheTTL: .zero)
-        let gate = h.transport.on("q=London", .status(502, "<html>Bad Gateway</html>"), gated: true)
+        let gate = h.transport.on("/data/2.5/weather", .status(502, "<html>Bad Gateway</html>"), gated: true)
         let leader = Task { try await h.lookup("London") }
         await h.transport.waitForRequests(1)
         let base = h.clock.readCount
@@ -140,15 +185,15 @@ struct LookupSingleFlightTests {
             let error = await lookupError { try await task.value }
             #expect(error?.code == .upstreamUnavailable)
         }
-        #expect(h.transport.requestCount == 1)
+        #expect(h.weatherRequests == 1)
     }
 
     @Test("different lookups in flight do not share a request")
     func differentLookups() async throws {
         let h = try Harness(cacheTTL: .zero)
-        let gate = h.transport.on("q=", .ok(try Fixture.london()), gated: true)
-        let a = Task { try await h.lookup("London") }
-        let b = Task { try await h.lookup("Paris") }
+        let gate = h.transport.on("/data/2.5/weather", .ok(try Fixture.london()), gated: true)
+        let a = Task { try await h.lookup(point: 1) }
+        let b = Task { try await h.lookup(point: 2) }
         await h.transport.waitForRequests(2)
         gate.open()
         _ = try await (a.value, b.value)
@@ -158,7 +203,7 @@ struct LookupSingleFlightTests {
     @Test("a waiter that is cancelled stops waiting at once, while the leading lookup goes on")
     func cancelledWaiter() async throws {
         let h = try Harness(cacheTTL: .zero)
-        let gate = h.transport.on("q=London", .ok(try Fixture.london()), gated: true)
+        let gate = h.transport.on("/data/2.5/weather", .ok(try Fixture.london()), gated: true)
         let leader = Task { try await h.lookup("London") }
         await h.transport.waitForRequests(1)
         let base = h.clock.readCount
@@ -167,14 +212,14 @@ struct LookupSingleFlightTests {
         follower.cancel()
         await #expect(throws: CancellationError.self) { try await follower.value }
         gate.open()
-        #expect(try await leader.value == (try Fixture.fetchedLondonObservation()))
-        #expect(h.transport.requestCount == 1)
+        #expect(try await leader.value == (try Harness.londonAnswer()))
+        #expect(h.weatherRequests == 1)
     }
 
     @Test("when the leading lookup is cancelled, a waiter takes the lead")
     func cancelledLeader() async throws {
         let h = try Harness(cacheTTL: .zero)
-        let gate = h.transport.on("q=London", .ok(try Fixture.london()), gated: true)
+        let gate = h.transport.on("/data/2.5/weather", .ok(try Fixture.london()), gated: true)
         let leader = Task { try await h.lookup("London") }
         await h.transport.waitForRequests(1)
         let base = h.clock.readCount
@@ -183,8 +228,8 @@ struct LookupSingleFlightTests {
         leader.cancel()
         gate.open()
         await #expect(throws: CancellationError.self) { try await leader.value }
-        #expect(try await follower.value == (try Fixture.fetchedLondonObservation()))
-        #expect(h.transport.requestCount == 2)
+        #expect(try await follower.value == (try Harness.londonAnswer()))
+        #expect(h.weatherRequests == 2)
     }
 }
 
@@ -193,8 +238,8 @@ struct LookupBudgetTests {
     @Test("with requests_per_minute = 3 the 4th distinct lookup within a minute is rate limited; after 60 s it goes through")
     func budget() async throws {
         let h = try Harness(requestsPerMinute: 3)
-        for city in ["A", "B", "C"] { _ = try await h.lookup(city) }
-        let error = await lookupError { try await h.lookup("D") }
+        for n in 1...3 { _ = try await h.lookup(point: n) }
+        let error = await lookupError { try await h.lookup(point: 4) }
         #expect(error?.code.value == -32003)
         #expect(error?.code == .rateLimited)
         #expect(error?.details["retry_after"] == .integer(60))
@@ -202,30 +247,30 @@ struct LookupBudgetTests {
         #expect(h.transport.requestCount == 3)
 
         h.clock.advance(by: .seconds(60))
-        _ = try await h.lookup("D")
+        _ = try await h.lookup(point: 4)
         #expect(h.transport.requestCount == 4)
     }
 
     @Test("the budget is a sliding minute: a slot frees 60 s after its request")
     func slidingWindow() async throws {
         let h = try Harness(requestsPerMinute: 3)
-        _ = try await h.lookup("A")
+        _ = try await h.lookup(point: 1)
         h.clock.advance(by: .seconds(30))
-        _ = try await h.lookup("B")
-        _ = try await h.lookup("C")
+        _ = try await h.lookup(point: 2)
+        _ = try await h.lookup(point: 3)
         h.clock.advance(by: .seconds(29))
-        #expect(await lookupError { try await h.lookup("D") }?.details["retry_after"] == .integer(1))
+        #expect(await lookupError { try await h.lookup(point: 4) }?.details["retry_after"] == .integer(1))
         h.clock.advance(by: .seconds(1))
-        _ = try await h.lookup("D")
-        #expect(await lookupError { try await h.lookup("E") }?.details["retry_after"] == .integer(30))
+        _ = try await h.lookup(point: 4)
+        #expect(await lookupError { try await h.lookup(point: 5) }?.details["retry_after"] == .integer(30))
         #expect(await h.service.requestsInLastMinute == 3)
     }
 
     @Test("cached answers do not spend the budget")
     func cacheSpendsNothing() async throws {
-        let h = try Harness(requestsPerMinute: 1)
+        let h = try Harness(requestsPerMinute: 2)
         for _ in 0..<5 { _ = try await h.lookup("London") }
-        #expect(h.transport.requestCount == 1)
+        #expect(h.transport.requestCount == 2, "the places and the weather, once each")
     }
 
     @Test("a 429 with Retry-After 5 blocks every lookup for 5 s")
@@ -244,7 +289,7 @@ struct LookupBudgetTests {
         #expect(h.transport.requestCount == 1, "no request while blocked")
 
         h.clock.advance(by: .seconds(1))
-        _ = try await h.lookup("Paris")
+        _ = try await h.lookup(point: 1)
         #expect(h.transport.requestCount == 2)
     }
 
@@ -256,7 +301,7 @@ struct LookupBudgetTests {
         h.clock.advance(by: .seconds(59))
         #expect(await lookupError { try await h.lookup("Paris") }?.details["retry_after"] == .integer(1))
         h.clock.advance(by: .seconds(1))
-        _ = try await h.lookup("Paris")
+        _ = try await h.lookup(point: 1)
         #expect(h.transport.requestCount == 2)
     }
 }

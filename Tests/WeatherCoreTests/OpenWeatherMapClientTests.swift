@@ -20,13 +20,16 @@ struct OpenWeatherMapClientTests {
 
     // MARK: URLs
 
-    @Test("a city URL has q, units, lang and appid, in that order")
-    func cityURL() {
-        #expect(client().url(for: .city("London")) ==
-            "https://api.openweathermap.org/data/2.5/weather?q=London&units=metric&lang=en&appid=\(Self.apiKey)")
+    @Test("a name goes to the Geocoding API: q, limit and appid, never to /data/2.5 as q=")
+    func geocodingURL() {
+        #expect(client().url(for: .places(PlaceQuery("London"), limit: 5)) ==
+            "https://api.openweathermap.org/geo/1.0/direct?q=London&limit=5&appid=\(Self.apiKey)")
+        #expect(client().url(for: .places(PlaceQuery(" Springfield , MO , US "), limit: 10)) ==
+            "https://api.openweathermap.org/geo/1.0/direct?q=Springfield%2CMO%2CUS&limit=5&appid=\(Self.apiKey)",
+            "parts trimmed; at most 5 places, OpenWeatherMap's limit")
     }
 
-    @Test("city names are percent-encoded", arguments: [
+    @Test("names are percent-encoded", arguments: [
         ("São Paulo", "q=S%C3%A3o%20Paulo&"),
         ("New York,US", "q=New%20York%2CUS&"),
         ("a&appid=x", "q=a%26appid%3Dx&"),
@@ -35,43 +38,87 @@ struct OpenWeatherMapClientTests {
         ("Zürich-Oerlikon_~.", "q=Z%C3%BCrich-Oerlikon_~.&"),
     ])
     func percentEncoding(_ city: String, _ expected: String) {
-        let url = client().url(for: .city(city))
+        let url = client().url(for: .places(PlaceQuery(city), limit: 5))
         #expect(url.contains(expected), "\(url)")
         #expect(url.components(separatedBy: "appid=").count == 2, "exactly one appid")
     }
 
-    @Test("a point URL has lat and lon with 4 decimals")
+    @Test("weather and forecast URLs have lat and lon with 4 decimals, units, lang and appid, in that order")
     func pointURL() {
-        #expect(client(units: .imperial).url(for: .coordinate(Coordinate(lat: 51.508529, lon: -0.125740))) ==
+        #expect(client(units: .imperial).url(for: .weather(Coordinate(lat: 51.508529, lon: -0.125740))) ==
             "https://api.openweathermap.org/data/2.5/weather?lat=51.5085&lon=-0.1257&units=imperial&lang=en&appid=\(Self.apiKey)")
-        #expect(client().url(for: .coordinate(Coordinate(lat: 44.34, lon: 10.99))).contains("?lat=44.3400&lon=10.9900&"))
+        #expect(client().url(for: .weather(Coordinate(lat: 44.34, lon: 10.99))).contains("?lat=44.3400&lon=10.9900&"))
+        #expect(client().url(for: .forecast(Coordinate(lat: 1, lon: 2))) ==
+            "https://api.openweathermap.org/data/2.5/forecast?lat=1.0000&lon=2.0000&units=metric&lang=en&appid=\(Self.apiKey)")
     }
 
     @Test("base_url may end with a slash and may have a path")
     func baseURL() {
-        #expect(client(baseURL: "http://127.0.0.1:8080/").url(for: .city("Oslo")).hasPrefix("http://127.0.0.1:8080/data/2.5/weather?q=Oslo&"))
-        #expect(client(baseURL: "http://proxy/owm").url(for: .city("Oslo")).hasPrefix("http://proxy/owm/data/2.5/weather?"))
+        let oslo = OpenWeatherMapClient.Request.places(PlaceQuery("Oslo"), limit: 1)
+        #expect(client(baseURL: "http://127.0.0.1:8080/").url(for: oslo).hasPrefix("http://127.0.0.1:8080/geo/1.0/direct?q=Oslo&"))
+        #expect(client(baseURL: "http://proxy/owm").url(for: .weather(Coordinate(lat: 1, lon: 2))).hasPrefix("http://proxy/owm/data/2.5/weather?"))
     }
 
     @Test("redactedURL never contains the key")
     func redacted() {
         let c = client()
-        for query in [LookupQuery.city("London"), .city("São Paulo"), .coordinate(Coordinate(lat: 1, lon: 2))] {
-            let url = c.redactedURL(for: query)
+        let requests: [OpenWeatherMapClient.Request] = [
+            .places(PlaceQuery("London"), limit: 5), .places(PlaceQuery("São Paulo"), limit: 1),
+            .weather(Coordinate(lat: 1, lon: 2)), .forecast(Coordinate(lat: 1, lon: 2)),
+        ]
+        for request in requests {
+            let url = c.redactedURL(for: request)
             #expect(!url.contains(Self.apiKey))
             #expect(url.hasSuffix("&appid=%3Credacted%3E"))
-            #expect(url.replacingOccurrences(of: "%3Credacted%3E", with: Self.apiKey) == c.url(for: query))
+            #expect(url.replacingOccurrences(of: "%3Credacted%3E", with: Self.apiKey) == c.url(for: request))
         }
     }
 
     @Test("the transport is asked for exactly the request URL, with the configured timeout")
     func fetchesTheURL() async throws {
         let transport = ScriptedTransport()
-        transport.on("q=London", .ok(try Fixture.london()))
+        transport.on("/data/2.5/weather", .ok(try Fixture.london()))
         let c = client(transport)
-        let observation = try await c.fetch(.city("London"))
+        let london = Coordinate(lat: 51.5085, lon: -0.1257)
+        let observation = try await c.fetch(at: london)
         #expect(observation == (try Fixture.fetchedLondonObservation()), "stamped with the time it was fetched")
-        #expect(transport.requestedURLs == [c.url(for: .city("London"))])
+        #expect(transport.requestedURLs == [c.url(for: .weather(london))])
+    }
+
+    // MARK: Geocoding
+
+    @Test("the recorded Geocoding answer is five places named London, best first, with state only where given")
+    func londonPlaces() async throws {
+        let transport = ScriptedTransport()
+        transport.on("/geo/1.0/direct", .ok(try Fixture.londonPlaces()))
+        let places = try await client(transport).places(PlaceQuery("London"), limit: 5)
+        #expect(places.map(\.country) == ["GB", "CA", "US", "US", "US"])
+        #expect(places.map(\.state) == [nil, nil, "OH", "KY", "CA"])
+        #expect(places.first == Place(name: "London", country: "GB", coordinate: Coordinate(lat: 51.5085, lon: -0.1257), provider: "openweathermap"))
+    }
+
+    @Test("an unknown name is no places: [] with 200, 404, or 400 Nothing to geocode")
+    func unknownName() throws {
+        for (status, body) in [(200, String(decoding: try Fixture.owm("geo_direct_empty.json"), as: UTF8.self)),
+                               (404, try Fixture.errorBody(404)), (400, try Fixture.errorBody(400))] {
+            let places = try OpenWeatherMapClient.interpretPlaces(HTTPResponse(status: status, body: Array(body.utf8)))
+            #expect(places.isEmpty)
+        }
+    }
+
+    @Test("geocoding errors are mapped as weather errors are: 401, 429 with Retry-After, 5xx, garbage")
+    func geocodingErrors() throws {
+        func interpret(_ status: Int, _ body: String, headers: [String: String] = [:]) -> Result<[Place], UpstreamError> {
+            Result { () throws(UpstreamError) in
+                try OpenWeatherMapClient.interpretPlaces(HTTPResponse(status: status, headers: headers, body: Array(body.utf8)))
+            }
+        }
+        #expect(interpret(401, try Fixture.errorBody(401)) == .failure(.unauthorized))
+        #expect(interpret(429, try Fixture.errorBody(429), headers: ["retry-after": "7"]) == .failure(.rateLimited(retryAfter: .seconds(7))))
+        #expect(interpret(503, "<html>503</html>") == .failure(.unavailable("OpenWeatherMap answered HTTP 503")))
+        guard case .failure(.unavailable) = interpret(200, "<html>captive portal</html>") else {
+            Issue.record("expected unavailable"); return
+        }
     }
 
     // MARK: Error mapping (errors.md)
@@ -143,9 +190,11 @@ struct OpenWeatherMapClientTests {
     func transportErrors() async {
         let transport = ScriptedTransport()
         transport.on("q=Slow", .failure(HTTPTransportError(.timedOut, "after 10 s")))
-        await #expect(throws: UpstreamError.unavailable("timed out: after 10 s")) { try await client(transport).fetch(.city("Slow")) }
-        transport.on("q=Down", .failure(HTTPTransportError(.connectionFailed, "connection refused")))
-        await #expect(throws: UpstreamError.unavailable("connection failed: connection refused")) { try await client(transport).fetch(.city("Down")) }
+        await #expect(throws: UpstreamError.unavailable("timed out: after 10 s")) { try await client(transport).places(PlaceQuery("Slow"), limit: 1) }
+        transport.on("lat=1.0000", .failure(HTTPTransportError(.connectionFailed, "connection refused")))
+        await #expect(throws: UpstreamError.unavailable("connection failed: connection refused")) {
+            try await client(transport).fetch(at: Coordinate(lat: 1, lon: 2))
+        }
     }
 
     struct LeakyError: Error, Sendable, CustomStringConvertible {
@@ -157,14 +206,14 @@ struct OpenWeatherMapClientTests {
     func foreignErrors() async {
         let transport = ScriptedTransport()
         let c = client(transport)
-        transport.on("q=Leak", .failure(LeakyError(url: c.url(for: .city("Leak")))))
-        await #expect(throws: UpstreamError.unavailable("transport failure")) { try await c.fetch(.city("Leak")) }
+        transport.on("lat=", .failure(LeakyError(url: c.url(for: .weather(Coordinate(lat: 1, lon: 2))))))
+        await #expect(throws: UpstreamError.unavailable("transport failure")) { try await c.fetch(at: Coordinate(lat: 1, lon: 2)) }
     }
 
     @Test("a cancelled transport request is a CancellationError, not unavailable")
     func cancellation() async {
         let transport = ScriptedTransport()
         transport.on("q=Gone", .failure(CancellationError()))
-        await #expect(throws: CancellationError.self) { try await client(transport).fetch(.city("Gone")) }
+        await #expect(throws: CancellationError.self) { try await client(transport).places(PlaceQuery("Gone"), limit: 1) }
     }
 }

@@ -7,7 +7,7 @@ import Testing
 struct OpenWeatherMapResponseTests {
     /// The Feature example of docs/protocol.md ("Feature"), character for character.
     static let specLondonFeature = #"""
-    {"type":"Feature","id":"owm:2643743","geometry":{"type":"Point","coordinates":[-0.1257,51.5085]},"properties":{"name":"London","country":"GB","source":"text","temperature":8.94,"feels_like":7.91,"temp_min":7.38,"temp_max":9.98,"humidity":90,"pressure":997,"wind_speed":2.06,"wind_deg":250,"clouds":100,"condition":"Clouds","description":"overcast clouds","icon":"04n","symbol":"☁","observed_at":"2019-04-28T09:35:55Z","units":"metric","fetched_at":null,"stale":false}}
+    {"type":"Feature","id":"owm:2643743","geometry":{"type":"Point","coordinates":[-0.1257,51.5085]},"properties":{"name":"London","state":null,"country":"GB","source":"text","provider":"openweathermap","alternatives":0,"temperature":8.94,"feels_like":7.91,"temp_min":7.38,"temp_max":9.98,"humidity":90,"pressure":997,"wind_speed":2.06,"wind_deg":250,"clouds":100,"condition":"Clouds","description":"overcast clouds","icon":"04n","symbol":"☁","observed_at":"2019-04-28T09:35:55Z","units":"metric","fetched_at":null,"stale":false}}
     """#
 
     private func decode(_ text: String, units: Units = .metric) -> OpenWeatherMapResponse.Body? {
@@ -39,7 +39,7 @@ struct OpenWeatherMapResponseTests {
         let feature = WeatherFeature(observation: try Fixture.zoccaObservation(), source: .region)
         let expected = try json(#"""
         {"type":"Feature","id":"owm:3163858","geometry":{"type":"Point","coordinates":[10.99,44.34]},
-         "properties":{"name":"Zocca","country":"IT","source":"region",
+         "properties":{"name":"Zocca","state":null,"country":"IT","source":"region","provider":"openweathermap","alternatives":0,
            "temperature":298.48,"feels_like":298.74,"temp_min":297.56,"temp_max":300.05,
            "humidity":64,"pressure":1015,"wind_speed":0.62,"wind_deg":349,"clouds":100,
            "condition":"Rain","description":"moderate rain","icon":"10d","symbol":"🌦",
@@ -73,7 +73,7 @@ struct OpenWeatherMapResponseTests {
     func missingFields() throws {
         let o = try observation(#"{"coord":{"lon":10.99,"lat":44.34},"main":{"temp":20.5},"weather":[{"main":"Rain"}]}"#)
         let properties = try #require(WeatherFeature(observation: o, source: .text).json["properties"]?.objectValue)
-        #expect(properties.keys == ["name", "country", "source", "temperature", "feels_like", "temp_min", "temp_max",
+        #expect(properties.keys == ["name", "state", "country", "source", "provider", "alternatives", "temperature", "feels_like", "temp_min", "temp_max",
                                     "humidity", "pressure", "wind_speed", "wind_deg", "clouds", "condition",
                                     "description", "icon", "symbol", "observed_at", "units", "fetched_at", "stale"])
         #expect(properties["temperature"] == .double(20.5))

@@ -575,7 +575,7 @@ struct RequestHandlerForecastTests {
         let result = try #require(reply["result"], "\(reply.serialized)")
         #expect(result["id"] == "owm:42" && result["properties"]?["source"] == "text")
         #expect(result["properties"]?["forecast"]?.arrayValue?.count == 8)
-        #expect(p.engine.upstream.forecastFetches == [.city("Paris")])
+        #expect(p.engine.upstream.forecastFetches == [.coordinate(try #require(p.engine.upstream.coordinate(of: "Paris")))])
     }
 
     @Test("forecast {lat, lon, hours} asks at the point; hours from 3 to 120")

@@ -20,7 +20,8 @@ public struct WeatherFeature: Sendable, Hashable, JSONRepresentable {
     public var json: JSONValue {
         let o = observation
         var properties: JSONObject = [
-            "name": .string(o.name), "country": .string(o.country), "source": .string(source.rawValue),
+            "name": .string(o.name), "state": .string(o.state), "country": .string(o.country),
+            "source": .string(source.rawValue), "provider": .string(o.provider), "alternatives": .integer(Int64(o.alternatives)),
             "temperature": .number(o.temperature), "feels_like": .number(o.feelsLike),
             "temp_min": .number(o.tempMin), "temp_max": .number(o.tempMax),
             "humidity": .number(o.humidity), "pressure": .number(o.pressure),

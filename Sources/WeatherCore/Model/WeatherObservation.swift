@@ -5,6 +5,8 @@ public struct WeatherObservation: Sendable, Hashable {
     /// OpenWeatherMap's city id; nil (or 0 upstream) when the point has no city.
     public var cityID: Int?
     public var name: String?
+    /// The state or region of the searched place; nil for a point or where the geocoder gave none.
+    public var state: String?
     public var country: String?
     public var coordinate: Coordinate
     public var temperature: Double?
@@ -26,6 +28,10 @@ public struct WeatherObservation: Sendable, Hashable {
     /// When weatherd received this observation from OpenWeatherMap (an answer from the cache keeps
     /// its time); nil when it did not come from there.
     public var fetchedAt: Date?
+    /// Which provider answered: `openweathermap` or `open-meteo`.
+    public var provider = "openweathermap"
+    /// How many other places the searched name matched (0 for coordinates and given places).
+    public var alternatives = 0
 
     public init(
         cityID: Int? = nil, name: String? = nil, country: String? = nil, coordinate: Coordinate,
@@ -58,5 +64,16 @@ public struct WeatherObservation: Sendable, Hashable {
     public var featureID: String {
         if let cityID, cityID != 0 { return "owm:\(cityID)" }
         return "pt:" + String(format: "%.4f,%.4f", coordinate.lat, coordinate.lon)
+    }
+
+    /// This observation under the name of `place` (the place that was searched, not the station that
+    /// answered), with `alternatives` other places of the same name.
+    public func named(after place: Place, alternatives: Int) -> WeatherObservation {
+        var named = self
+        named.name = place.name
+        named.state = place.state
+        named.country = place.country
+        named.alternatives = alternatives
+        return named
     }
 }

@@ -13,8 +13,11 @@ public enum ClientAccess: Sendable, Equatable {
     /// `P/D/state` topics are the subscription; a request gets one reply, nothing after it).
     case broker
 
-    /// The methods a read-only client may not call.
-    public static let changingMethods: Set<String> = ["search", "locate", "region", "forecast", "cities.add", "cities.remove"]
+    /// The methods a read-only client may not call: those that search or change something, and
+    /// `places`, which spends the request budget as a search does.
+    public static let changingMethods: Set<String> = [
+        "search", "locate", "region", "forecast", "places", "cities.add", "cities.remove",
+    ]
     /// The methods only a socket client may call.
     public static let administrativeMethods: Set<String> = ["reload"]
     /// The methods that make a connection a watcher, which one MQTT request is not.

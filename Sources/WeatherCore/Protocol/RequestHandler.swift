@@ -151,9 +151,18 @@ public struct RequestHandler: Sendable {
         do {
             switch method {
             case "search":
-                let p = try Params(params, allowed: ["city"])
+                let p = try Params(params, allowed: ["city", "place"])
+                if let place = try p.place() {
+                    return (.success(.feature(try await engine.search(place: place, admitted: admitted))), nil)
+                }
                 let city = try p.city()
                 return (.success(.feature(try await engine.search(city: city, admitted: admitted))), nil)
+            case "places":
+                let p = try Params(params, allowed: ["name", "limit"])
+                let name = try p.city("name")
+                let limit = try p.integer("limit", in: 1...10) ?? 5
+                let places = try await engine.places(named: name, limit: limit)
+                return (.success(.object(["places": .array(places.map(\.json))])), nil)
             case "locate":
                 let timeout = try Params(params, allowed: ["timeout"]).seconds("timeout", in: 0.001...3600)
                 return (.success(try await location.locate(timeout: timeout, admitted: admitted).json), nil)
@@ -164,7 +173,7 @@ public struct RequestHandler: Sendable {
                 return (.success(.object(["accepted": .bool(true)])), nil)
             case "forecast":
                 let p = try Params(params, allowed: ["city", "lat", "lon", "hours"])
-                let query = try p.place()
+                let query = try p.cityOrPoint()
                 let hours = try p.integer("hours", in: WeatherForecast.hoursRange) ?? WeatherForecast.defaultHours
                 return (.success(try await engine.forecast(query).feature(hours: hours)), nil)
             case "overlays":
@@ -245,15 +254,31 @@ struct Params {
         self.object = object
     }
 
-    /// `city`: a non-empty name of at most 200 characters without control characters.
-    func city() throws(WeatherError) -> String {
-        guard let raw = object["city"]?.stringValue else {
-            throw .invalidParams("invalid params: \"city\" must be a string")
+    /// `city` (or another key holding a name): a non-empty name of at most 200 characters without
+    /// control characters.
+    func city(_ key: String = "city") throws(WeatherError) -> String {
+        guard let raw = object[key]?.stringValue else {
+            throw .invalidParams("invalid params: \"\(key)\" must be a string")
         }
         guard let city = Self.asciiCity(raw) ?? Self.unicodeCity(raw) else {
-            throw .invalidParams("invalid params: \"city\" must be a city name (1 to 200 characters)")
+            throw .invalidParams("invalid params: \"\(key)\" must be a city name (1 to 200 characters)")
         }
         return city
+    }
+
+    /// `place`: a Place object as `places` answers it (`name`, `lat`, `lon`; `state`, `country` and
+    /// `provider` optional); nil when absent. It goes without `city`.
+    func place() throws(WeatherError) -> Place? {
+        guard let value = object["place"], !value.isNull else { return nil }
+        if object["city"] != nil {
+            throw .invalidParams("invalid params: give \"city\" or \"place\", not both")
+        }
+        guard let place = Place(json: value) else {
+            throw .invalidParams(
+                "invalid params: \"place\" must be a place: {\"name\": string, \"lat\": number within [-90, 90], "
+                    + "\"lon\": number within [-180, 180], \"state\"?, \"country\"?, \"provider\"?}")
+        }
+        return place
     }
 
     /// The city of `raw`: runs of white space collapsed to one space, the ends trimmed; nil unless
@@ -291,8 +316,8 @@ struct Params {
         return String(decoding: out, as: UTF8.self)
     }
 
-    /// A place: `city`, or `lat` and `lon` (one or the other).
-    func place() throws(WeatherError) -> LookupQuery {
+    /// Where: `city`, or `lat` and `lon` (one or the other).
+    func cityOrPoint() throws(WeatherError) -> LookupQuery {
         let hasCity = object["city"].map { !$0.isNull } ?? false
         let hasPoint = object["lat"].map { !$0.isNull } ?? false || object["lon"].map { !$0.isNull } ?? false
         switch (hasCity, hasPoint) {

@@ -149,6 +149,22 @@ public actor SearchEngine {
         }
     }
 
+    /// Looks up `place` as given (a place a client picked from `places`) as an interactive text
+    /// input, without geocoding, and returns its feature to the requester.
+    /// - Throws: `WeatherError` from the lookup (also when superseded), or `CancellationError`.
+    public func search(place: Place, admitted: @Sendable () -> Void = {}) async throws -> WeatherFeature {
+        try await lookUpInteractive(.text(city: place.label), query: .place(place), admitted: admitted) {
+            WeatherFeature(observation: $0, source: .text)
+        }
+    }
+
+    /// The places `name` names, best first, at most `limit` (empty when unknown), through the same
+    /// lookups as the stream. Not an input of the stream: neither the overlays nor the state change.
+    /// - Throws: `WeatherError` from the geocoder, or `CancellationError`.
+    public nonisolated func places(named name: String, limit: Int) async throws -> [Place] {
+        try await lookups.places(named: name, limit: limit)
+    }
+
     /// Looks up the weather at an accepted gpsd fix as an interactive location input.
     public func locate(_ fix: GPSFix) async throws -> WeatherFeature {
         try await lookUpInteractive(.location(fix.coordinate), query: .coordinate(fix.coordinate), admitted: {}) {

@@ -1,5 +1,6 @@
 /// Identifies lookups that share one answer.
 public enum LookupKey: Sendable, Hashable {
+    /// The places of a name, normalized (``normalize(city:)``).
     case city(String)
     /// Latitude and longitude in hundredths of a degree.
     case point(lat: Int, lon: Int)
@@ -48,9 +49,10 @@ public enum LookupKey: Sendable, Hashable {
     }
 }
 
-/// What a lookup asks for: the current weather or the forecast. Each kind has its own cache and
-/// lookups in flight, so a weather answer never stands in for a forecast.
+/// What a lookup asks for: the places of a name, the current weather or the forecast. Each kind has
+/// its own cache and lookups in flight, so a weather answer never stands in for a forecast.
 public enum LookupKind: String, Sendable, Hashable {
+    case places
     case weather
     case forecast
 }

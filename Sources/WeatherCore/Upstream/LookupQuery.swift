@@ -1,20 +1,24 @@
-/// What the daemon asks OpenWeatherMap for: the weather at a named city or at a point.
+/// What the search stream asks for: the weather (or forecast) of a named city, of a place a client
+/// picked, or at a point.
 public enum LookupQuery: Sendable, Hashable, CustomStringConvertible {
+    /// A name, resolved to places by a geocoder first; the first place is looked up.
     case city(String)
+    /// A place as given (from `places`): looked up by its coordinates, without geocoding.
+    case place(Place)
     case coordinate(Coordinate)
-
-    /// The cache and single-flight key: city names case- and space-insensitive, points to 0.01°.
-    public var key: LookupKey {
-        switch self {
-        case .city(let name): .city(LookupKey.normalize(city: name))
-        case .coordinate(let c): .point(lat: Int((c.lat * 100).rounded()), lon: Int((c.lon * 100).rounded()))
-        }
-    }
 
     public var description: String {
         switch self {
         case .city(let name): "city \(name)"
+        case .place(let place): "place \(place.label) (\(place.coordinate))"
         case .coordinate(let c): "point \(c)"
         }
+    }
+}
+
+extension Coordinate {
+    /// The cache and single-flight key of the weather at this point: rounded to 0.01°.
+    public var lookupKey: LookupKey {
+        .point(lat: Int((lat * 100).rounded()), lon: Int((lon * 100).rounded()))
     }
 }

@@ -8,20 +8,27 @@ import Logging
 /// `forecast` request goes through one `LookupService`, so the budget and the cache are shared by
 /// all of them. Weather and forecasts are cached and shared apart (each kind has its own table).
 public actor LookupService {
-    /// The limits an operator sets (`openweathermap.cache_ttl`, `requests_per_minute`).
+    /// The limits an operator sets (`cache_ttl`, `geocode_ttl`, `requests_per_minute`).
     public struct Limits: Sendable, Equatable {
         public var cacheTTL: Duration
+        /// How long the places of a name that was found are kept.
+        public var geocodeTTL: Duration
         public var requestsPerMinute: Int
 
-        public init(cacheTTL: Duration, requestsPerMinute: Int) {
+        public init(cacheTTL: Duration, geocodeTTL: Duration = .seconds(30 * 86400), requestsPerMinute: Int) {
             self.cacheTTL = cacheTTL
+            self.geocodeTTL = geocodeTTL
             self.requestsPerMinute = requestsPerMinute
         }
 
-        /// The limits of the `[openweathermap]` table.
-        public init(_ config: OpenWeatherMapConfig) {
-            self.init(cacheTTL: config.cacheTTL, requestsPerMinute: config.requestsPerMinute)
+        /// The limits of the configuration.
+        public init(_ config: DaemonConfig) {
+            self.init(cacheTTL: config.openWeatherMap.cacheTTL, requestsPerMinute: config.openWeatherMap.requestsPerMinute)
         }
+
+        /// How long a name no geocoder knows stays unknown: briefly (no request storm for a typo),
+        /// the weather's `cache_ttl`, and never longer than a found name's places.
+        var notFoundTTL: Duration { min(cacheTTL, geocodeTTL) }
     }
 
     private struct CacheEntry<Answer> {
@@ -51,11 +58,14 @@ public actor LookupService {
     }
 
     private let upstream: any WeatherUpstream
+    private let placeStore: (any PlaceStore)?
     private let clock: DaemonClock
     private let logger: Logger
     private var limits: Limits
     private let weather = Table<WeatherObservation>()
     private let forecasts = Table<WeatherForecast>()
+    /// The places of each name (by ``LookupKey/normalize(city:)``); an unknown name's empty list too.
+    private let places = Table<[Place]>()
     /// When each request of the last minute was sent, oldest first.
     private var sent: [DaemonClock.Instant] = []
     private var blockedUntil: DaemonClock.Instant?
@@ -70,15 +80,31 @@ public actor LookupService {
     static let budgetWindow = Duration.seconds(60)
     static let defaultRetryAfter = Duration.seconds(60)
 
+    /// The places a name's geocoding gives, at most: more than a client may ask for (`places`
+    /// takes a limit of 1 to 10); OpenWeatherMap gives 5 at most.
+    public static let placesPerName = 10
+
+    /// - Parameter placeStore: where the places of found names are kept across restarts; its
+    ///   entries are loaded here.
     public init(
-        upstream: any WeatherUpstream, limits: Limits, clock: DaemonClock, wallClock: @escaping @Sendable () -> Date = Date.init,
-        logger: Logger
+        upstream: any WeatherUpstream, limits: Limits, placeStore: (any PlaceStore)? = nil, clock: DaemonClock,
+        wallClock: @escaping @Sendable () -> Date = Date.init, logger: Logger
     ) {
         self.wallClock = wallClock
         self.upstream = upstream
+        self.placeStore = placeStore
         self.limits = limits
         self.clock = clock
         self.logger = logger
+        if let placeStore {
+            let now = clock.now
+            let wallNow = wallClock()
+            for entry in placeStore.load().prefix(Self.maxCacheEntries) {
+                let left = entry.expires.timeIntervalSince(wallNow)
+                guard left > 0 else { continue }
+                places.cache[.city(entry.name)] = CacheEntry(answer: entry.places, expires: now.advanced(by: .seconds(left)))
+            }
+        }
     }
 
     /// Applies new limits (configuration reload); cached answers stay.
@@ -92,9 +118,11 @@ public actor LookupService {
         let now = clock.now
         weather.age(by: suspended, now: now)
         forecasts.age(by: suspended, now: now)
+        places.age(by: suspended, now: now)
     }
 
-    /// Forgets every cached answer (after the units or the language changed).
+    /// Forgets every cached weather answer and forecast (after the units or the language changed);
+    /// the places of names stay.
     public func clearCache() {
         weather.cache.removeAll()
         forecasts.cache.removeAll()
@@ -120,29 +148,82 @@ public actor LookupService {
         return sent.count
     }
 
-    /// The weather for `query`: from the cache, from an identical lookup in flight, or upstream.
+    /// The weather for `query`: from the cache, from an identical lookup in flight, or upstream. A
+    /// name is resolved to places first (``places(named:limit:)``) and its first place looked up by
+    /// its coordinates; the observation is named after that place.
     /// - Throws: `WeatherError` (not_found, unauthorized, rate_limited, upstream_unavailable) or
     ///   `CancellationError`.
     public func lookup(_ query: LookupQuery) async throws -> WeatherObservation {
-        try await answer(query, kind: .weather, table: weather) { upstream, query in try await upstream.fetch(query) }
+        let (coordinate, place, alternatives) = try await resolve(query)
+        let observation = try await answer(coordinate.lookupKey, kind: .weather, table: weather, ttl: limits.cacheTTL) {
+            try await $0.fetch(at: coordinate)
+        } failure: { error in
+            weatherError(for: error, asked: place.map { "weather at \($0.label)" } ?? "weather at \(coordinate)", kind: .weather)
+        }
+        return place.map { observation.named(after: $0, alternatives: alternatives) } ?? observation
     }
 
-    /// The 5 day / 3 hour forecast for `query`, like `lookup`: cached, shared in flight, within the
-    /// same request budget.
+    /// The forecast for `query`, like `lookup`: cached, shared in flight, within the same request
+    /// budget.
     /// - Throws: `WeatherError` or `CancellationError`, as `lookup`.
     public func forecast(_ query: LookupQuery) async throws -> WeatherForecast {
-        try await answer(query, kind: .forecast, table: forecasts) { upstream, query in
-            try await upstream.fetchForecast(query)
+        let (coordinate, place, alternatives) = try await resolve(query)
+        var forecast = try await answer(coordinate.lookupKey, kind: .forecast, table: forecasts, ttl: limits.cacheTTL) {
+            try await $0.fetchForecast(at: coordinate)
+        } failure: { error in
+            weatherError(for: error, asked: place.map { "forecast at \($0.label)" } ?? "forecast at \(coordinate)", kind: .forecast)
+        }
+        if let place { forecast.place = forecast.place.named(after: place, alternatives: alternatives) }
+        return forecast
+    }
+
+    /// The places `name` (`Name`, `Name, CC` or `Name, ST, CC`) names, best first, at most `limit`;
+    /// empty when no geocoder knows it. Cached per normalized name for `geocode_ttl` (an unknown name
+    /// for `cache_ttl`), shared in flight, within the request budget.
+    /// - Throws: `WeatherError` (unauthorized, rate_limited, upstream_unavailable) or `CancellationError`.
+    public func places(named name: String, limit: Int = placesPerName) async throws -> [Place] {
+        Array(try await geocode(name).prefix(max(limit, 0)))
+    }
+
+    /// Where `query` is looked up, the place it is named after, and how many other places its name
+    /// matched.
+    private func resolve(_ query: LookupQuery) async throws -> (Coordinate, Place?, Int) {
+        switch query {
+        case .coordinate(let coordinate):
+            return (coordinate, nil, 0)
+        case .place(let place):
+            return (place.coordinate, place, 0)
+        case .city(let name):
+            let found = try await geocode(name)
+            guard let first = found.first else { throw WeatherError.notFound(name) }
+            return (first.coordinate, first, found.count - 1)
         }
     }
 
-    /// The answer of `kind` for `query` from `table`'s cache, from an identical lookup in flight,
-    /// or from `fetch` (within the budget).
+    private func geocode(_ name: String) async throws -> [Place] {
+        let key = LookupKey.normalize(city: name)
+        let query = PlaceQuery(name)
+        let found = try await answer(.city(key), kind: .places, table: places, ttl: { [limits] in $0.isEmpty ? limits.notFoundTTL : limits.geocodeTTL }) {
+            try await $0.places(query, limit: Self.placesPerName)
+        } failure: { error in
+            weatherError(for: error, asked: "places named \(name)", kind: .places)
+        }
+        return found
+    }
+
+    /// The answer of `kind` for `key` from `table`'s cache, from an identical lookup in flight, or
+    /// from `fetch` (within the budget).
     private func answer<Answer: Sendable>(
-        _ query: LookupQuery, kind: LookupKind, table: Table<Answer>,
-        fetch: (any WeatherUpstream, LookupQuery) async throws -> Answer
+        _ key: LookupKey, kind: LookupKind, table: Table<Answer>, ttl: Duration,
+        fetch: (any WeatherUpstream) async throws -> Answer, failure: (UpstreamError) -> WeatherError
     ) async throws -> Answer {
-        let key = query.key
+        try await answer(key, kind: kind, table: table, ttl: { _ in ttl }, fetch: fetch, failure: failure)
+    }
+
+    private func answer<Answer: Sendable>(
+        _ key: LookupKey, kind: LookupKind, table: Table<Answer>, ttl: (Answer) -> Duration,
+        fetch: (any WeatherUpstream) async throws -> Answer, failure: (UpstreamError) -> WeatherError
+    ) async throws -> Answer {
         while true {
             try Task.checkCancellation()
             let now = clock.now
@@ -162,13 +243,13 @@ public actor LookupService {
                 case .retry: continue
                 }
             }
-            return try await lead(query, key: key, kind: kind, table: table, now: now, fetch: fetch)
+            return try await lead(key, kind: kind, table: table, ttl: ttl, now: now, fetch: fetch, failure: failure)
         }
     }
 
     private func lead<Answer: Sendable>(
-        _ query: LookupQuery, key: LookupKey, kind: LookupKind, table: Table<Answer>, now: DaemonClock.Instant,
-        fetch: (any WeatherUpstream, LookupQuery) async throws -> Answer
+        _ key: LookupKey, kind: LookupKind, table: Table<Answer>, ttl: (Answer) -> Duration, now: DaemonClock.Instant,
+        fetch: (any WeatherUpstream) async throws -> Answer, failure: (UpstreamError) -> WeatherError
     ) async throws -> Answer {
         try admit(now: now)
         UpstreamMetrics.lookup(.upstream)
@@ -176,11 +257,12 @@ public actor LookupService {
         let outcome: LookupFlight<Answer>.Outcome
         var thrown: (any Error)?
         do {
-            let answer = try await fetch(upstream, query)
+            let answer = try await fetch(upstream)
             outcome = .success(answer)
-            store(answer, for: key, in: table)
+            store(answer, for: key, in: table, ttl: ttl(answer))
+            if kind == .places { savePlaces() }
         } catch let error as UpstreamError {
-            let weatherError = weatherError(for: error, query: query, kind: kind)
+            let weatherError = failure(error)
             outcome = .failure(weatherError)
             thrown = weatherError
         } catch {
@@ -191,6 +273,27 @@ public actor LookupService {
         if let thrown { throw thrown }
         guard case .success(let answer) = outcome else { preconditionFailure() }
         return answer
+    }
+
+    /// Keeps the places of every found name in the place store (not the unknown names: they are
+    /// kept briefly, in memory only).
+    private func savePlaces() {
+        guard let placeStore else { return }
+        let now = clock.now
+        let wallNow = wallClock()
+        var entries: [PlaceCacheEntry] = []
+        for (key, entry) in places.cache {
+            guard case .city(let name) = key, !entry.answer.isEmpty, now < entry.expires else { continue }
+            let left = now.duration(to: entry.expires)
+            let seconds = Double(left.components.seconds) + Double(left.components.attoseconds) * 1e-18
+            entries.append(PlaceCacheEntry(name: name, places: entry.answer, expires: wallNow.addingTimeInterval(seconds)))
+        }
+        entries.sort { $0.name < $1.name }
+        do {
+            try placeStore.save(entries)
+        } catch {
+            logger.warning("cannot keep the places of \(entries.count) names for the next start: \(error)")
+        }
     }
 
     /// Counts one request against the budget, or throws rate_limited.
@@ -222,8 +325,8 @@ public actor LookupService {
         }
     }
 
-    private func store<Answer>(_ answer: Answer, for key: LookupKey, in table: Table<Answer>) {
-        guard limits.cacheTTL > .zero else { return }
+    private func store<Answer>(_ answer: Answer, for key: LookupKey, in table: Table<Answer>, ttl: Duration) {
+        guard ttl > .zero else { return }
         let now = clock.now
         if table.cache.count >= Self.maxCacheEntries {
             table.cache = table.cache.filter { now < $0.value.expires }
@@ -232,16 +335,15 @@ public actor LookupService {
                 table.cache[oldest] = nil
             }
         }
-        table.cache[key] = CacheEntry(answer: answer, expires: now.advanced(by: limits.cacheTTL))
+        table.cache[key] = CacheEntry(answer: answer, expires: now.advanced(by: ttl))
     }
 
-    private func weatherError(for error: UpstreamError, query: LookupQuery, kind: LookupKind) -> WeatherError {
+    /// The error a client sees for `error`, the answer to what was `asked` (`weather at London, GB`);
+    /// a 429 starts a block.
+    private func weatherError(for error: UpstreamError, asked: String, kind: LookupKind) -> WeatherError {
         switch error {
         case .notFound:
-            switch query {
-            case .city(let name): return .notFound(name)
-            case .coordinate(let c): return WeatherError(.notFound, "no \(kind == .forecast ? "forecast" : "weather") known at \(c)")
-            }
+            return WeatherError(.notFound, "no \(asked)")
         case .unauthorized:
             logger.error("OpenWeatherMap rejected the API key (HTTP 401); check the key's source and that it is active")
             return WeatherError(.unauthorized, "OpenWeatherMap rejected the API key")
@@ -255,7 +357,7 @@ public actor LookupService {
                 .rateLimited, "OpenWeatherMap rate limit reached; retry in \(wait.secondsRoundedUp) s",
                 details: ["retry_after": .integer(Int64(wait.secondsRoundedUp))])
         case .unavailable(let message):
-            logger.warning("OpenWeatherMap \(kind == .forecast ? "forecast" : "lookup") of \(query) failed: \(message)")
+            logger.warning("OpenWeatherMap lookup of \(asked) failed: \(message)")
             return WeatherError(.upstreamUnavailable, "OpenWeatherMap is unavailable: \(message)")
         }
     }
@@ -265,7 +367,7 @@ extension LookupService: Reconfigurable {
     /// New limits apply at once (cached answers stay); after a change that makes fetched weather
     /// wrong (units, language, provider) every cached answer is dropped.
     public func apply(_ change: ConfigChange) {
-        update(limits: Limits(change.new.openWeatherMap))
+        update(limits: Limits(change.new))
         if change.invalidatesWeather { clearCache() }
     }
 }

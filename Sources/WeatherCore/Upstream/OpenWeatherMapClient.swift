@@ -56,35 +56,61 @@ public struct OpenWeatherMapClient: WeatherUpstream {
         box.value.withLock { $0 = endpoint }
     }
 
-    /// The two APIs asked, by their path under `{base_url}/data/2.5/` (also the `endpoint` label of
-    /// the request metrics).
+    /// The APIs asked: the current weather and the forecast under `{base_url}/data/2.5/`, and the
+    /// Geocoding API at `{base_url}/geo/1.0/direct`. The raw value is the `endpoint` label of the
+    /// request metrics.
     public enum Resource: String, Sendable {
         case weather
         case forecast
+        case geocoding
     }
 
+    /// What one request asks for.
+    enum Request: Sendable {
+        case weather(Coordinate)
+        case forecast(Coordinate)
+        case places(PlaceQuery, limit: Int)
+
+        var resource: Resource {
+            switch self {
+            case .weather: .weather
+            case .forecast: .forecast
+            case .places: .geocoding
+            }
+        }
+    }
+
+    /// The most places the Geocoding API gives for one name.
+    public static let maxPlaces = 5
+
     /// The request URL. It carries the API key: log `redactedURL` instead.
-    public func url(for query: LookupQuery, resource: Resource = .weather) -> String {
+    func url(for request: Request) -> String {
         let endpoint = self.endpoint
-        return Self.url(for: query, resource: resource, endpoint: endpoint, key: endpoint.apiKey.revealed)
+        return Self.url(for: request, endpoint: endpoint, key: endpoint.apiKey.revealed)
     }
 
     /// The request URL with the key replaced by `<redacted>`, for logs.
-    public func redactedURL(for query: LookupQuery, resource: Resource = .weather) -> String {
-        Self.url(for: query, resource: resource, endpoint: endpoint, key: "<redacted>")
+    func redactedURL(for request: Request) -> String {
+        Self.url(for: request, endpoint: endpoint, key: "<redacted>")
     }
 
-    private static func url(for query: LookupQuery, resource: Resource, endpoint: Endpoint, key: String) -> String {
+    /// Weather and forecasts are asked by `lat`/`lon` only; a name goes to the Geocoding API first
+    /// (OpenWeatherMap's `q=` on `/data/2.5/*` is deprecated, and answers one arbitrary place).
+    private static func url(for request: Request, endpoint: Endpoint, key: String) -> String {
         var items: [(String, String)]
-        switch query {
-        case .city(let name):
-            items = [("q", name)]
-        case .coordinate(let c):
+        let path: String
+        switch request {
+        case .weather(let c), .forecast(let c):
+            path = "/data/2.5/\(request.resource.rawValue)"
             items = [("lat", String(format: "%.4f", c.lat)), ("lon", String(format: "%.4f", c.lon))]
+            items += [("units", endpoint.units.rawValue), ("lang", endpoint.lang)]
+        case .places(let query, let limit):
+            path = "/geo/1.0/direct"
+            items = [("q", query.description), ("limit", String(min(max(limit, 1), maxPlaces)))]
         }
-        items += [("units", endpoint.units.rawValue), ("lang", endpoint.lang), ("appid", key)]
+        items.append(("appid", key))
         let queryString = items.map { "\($0)=\(Self.percentEncode($1))" }.joined(separator: "&")
-        return "\(endpoint.baseURL)/data/2.5/\(resource.rawValue)?\(queryString)"
+        return endpoint.baseURL + path + "?" + queryString
     }
 
     /// Percent-encodes everything but RFC 3986 unreserved characters.
@@ -103,32 +129,35 @@ public struct OpenWeatherMapClient: WeatherUpstream {
         return out
     }
 
-    public func fetch(_ query: LookupQuery) async throws -> WeatherObservation {
-        var observation = try await request(query, resource: .weather, interpret: Self.interpret)
+    public func places(_ query: PlaceQuery, limit: Int) async throws -> [Place] {
+        try await request(.places(query, limit: limit)) { response, _ throws(UpstreamError) in
+            try Self.interpretPlaces(response)
+        }
+    }
+
+    public func fetch(at coordinate: Coordinate) async throws -> WeatherObservation {
+        var observation = try await request(.weather(coordinate), interpret: Self.interpret)
         observation.fetchedAt = wallClock()
         return observation
     }
 
-    public func fetchForecast(_ query: LookupQuery) async throws -> WeatherForecast {
-        var forecast = try await request(query, resource: .forecast, interpret: Self.interpretForecast)
+    public func fetchForecast(at coordinate: Coordinate) async throws -> WeatherForecast {
+        var forecast = try await request(.forecast(coordinate), interpret: Self.interpretForecast)
         forecast.place.fetchedAt = wallClock()
         return forecast
     }
 
-    /// One GET of `resource`, counted in the metrics under its name, its response interpreted.
+    /// One GET, counted in the metrics under its resource's name, its response interpreted.
     private func request<Answer>(
-        _ query: LookupQuery, resource: Resource,
-        interpret: (HTTPResponse, Units) throws(UpstreamError) -> Answer
+        _ request: Request, interpret: (HTTPResponse, Units) throws(UpstreamError) -> Answer
     ) async throws -> Answer {
         let endpoint = self.endpoint
-        let label = resource.rawValue
+        let label = request.resource.rawValue
         let response: HTTPResponse
         let started = ContinuousClock.now
         do {
-            response = try await transport.get(
-                Self.url(for: query, resource: resource, endpoint: endpoint, key: endpoint.apiKey.revealed),
-                timeout: endpoint.timeout)
-            logger?.debug("GET \(Self.url(for: query, resource: resource, endpoint: endpoint, key: "<redacted>")) -> \(response.status) in \(started.duration(to: .now).formatted(.units(allowed: [.milliseconds])))")
+            response = try await transport.get(Self.url(for: request, endpoint: endpoint, key: endpoint.apiKey.revealed), timeout: endpoint.timeout)
+            logger?.debug("GET \(Self.url(for: request, endpoint: endpoint, key: "<redacted>")) -> \(response.status) in \(started.duration(to: .now).formatted(.units(allowed: [.milliseconds])))")
         } catch let error as HTTPTransportError {
             UpstreamMetrics.request(endpoint: label, outcome: "unavailable", duration: started.duration(to: .now))
             throw UpstreamError.unavailable(error.description)
@@ -145,6 +174,22 @@ public struct OpenWeatherMapClient: WeatherUpstream {
         } catch {
             UpstreamMetrics.request(endpoint: label, outcome: error.metricOutcome, duration: started.duration(to: .now))
             throw error
+        }
+    }
+
+    /// Maps a Geocoding API response to its places (empty for an unknown name) or to the error the
+    /// spec names for it.
+    public static func interpretPlaces(_ response: HTTPResponse) throws(UpstreamError) -> [Place] {
+        let body: (answer: [Place]?, code: Int?, message: String?)? =
+            switch OpenWeatherMapGeocodingResponse.decode(response.body) {
+            case .places(let places)?: (places, nil, nil)
+            case .error(let code, let message)?: (nil, code, message)
+            case nil: nil
+            }
+        do {
+            return try interpret(response, body: body, what: "places")
+        } catch .notFound {
+            return []  // "Nothing to geocode" and the like: no place of that name
         }
     }
 

@@ -5,8 +5,8 @@ import WeatherCore
 @testable import TestSupport
 
 /// An in-memory `WeatherUpstream` (a small cousin of WeatherCoreTests' `ScriptedUpstream`): a city
-/// it was given answers with its observation, any other city is not found, and a coordinate
-/// answers with a station at that very place.
+/// it was given is a place at its observation's coordinate, which answers with that observation; any
+/// other name is not found, and any other coordinate answers with a station at that very place.
 final class MemoryUpstream: WeatherUpstream, Sendable {
     private let cities: [String: WeatherObservation]
 
@@ -15,16 +15,16 @@ final class MemoryUpstream: WeatherUpstream, Sendable {
         self.cities = Dictionary(uniqueKeysWithValues: cities.map { ($0.key.lowercased(), $0.value) })
     }
 
-    func fetch(_ query: LookupQuery) async throws -> WeatherObservation {
-        switch query {
-        case .city(let name):
-            guard let observation = cities[name.trimmingCharacters(in: .whitespaces).lowercased()] else {
-                throw UpstreamError.notFound(message: "city not found")
-            }
-            return observation
-        case .coordinate(let coordinate):
-            return sampleObservation("Somewhere", id: 1, lat: coordinate.lat, lon: coordinate.lon)
-        }
+    func places(_ query: PlaceQuery, limit: Int) async throws -> [Place] {
+        guard let observation = cities[query.description.lowercased()] ?? cities[query.name.lowercased()] else { return [] }
+        return [Place(
+            name: observation.name ?? query.name, country: observation.country, coordinate: observation.coordinate,
+            provider: "openweathermap")]
+    }
+
+    func fetch(at coordinate: Coordinate) async throws -> WeatherObservation {
+        cities.values.first { $0.coordinate == coordinate }
+            ?? sampleObservation("Somewhere", id: 1, lat: coordinate.lat, lon: coordinate.lon)
     }
 }
 

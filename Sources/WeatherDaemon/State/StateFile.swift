@@ -1,0 +1,104 @@
+import Foundation
+import Logging
+import WeatherCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One JSON file of weatherd's in `state.directory`, written atomically: each write goes to a new
+/// file beside the old one, is flushed to disk, renamed over the old one and the directory flushed,
+/// so a crash (even SIGKILL or power loss) leaves either the old or the new contents, never a torn
+/// file. A file that cannot be read back is moved aside for the operator, never fatal.
+struct StateFile: Sendable {
+    let directory: String
+    let name: String
+    /// The wall-clock time that names a corrupt file moved aside.
+    let now: @Sendable () -> Date
+
+    var path: String { directory + "/" + name }
+    /// Where a write goes before it is renamed over `path`.
+    var temporaryPath: String { path + ".tmp" }
+
+    /// What `read` found.
+    enum Contents {
+        case absent
+        case json(JSONValue)
+        /// Not JSON: moved to the path given.
+        case setAside(String)
+    }
+
+    /// Reads the file. A temporary file a crash left before its rename is removed (`path` holds the
+    /// last complete contents); text that is not JSON is moved to `NAME.corrupt-UNIXTIME`.
+    /// - Throws: `StoreError` when the file is there but cannot be read.
+    func read(logger: Logger) throws -> Contents {
+        if unlink(temporaryPath) == 0 {
+            logger.notice("removed \(temporaryPath), left by a save that did not finish; \(path) holds the last complete one")
+        }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            if FileManager.default.fileExists(atPath: path) {
+                throw StoreError(message: "cannot read \(path)")
+            }
+            return .absent
+        }
+        guard let json = try? JSONValue.parse(data) else { return .setAside(setAside()) }
+        return .json(json)
+    }
+
+    /// Moves the file to `NAME.corrupt-UNIXTIME` (with `.2`, `.3`… after it when a file of that
+    /// second is already there) and returns that path.
+    @discardableResult
+    func setAside() -> String {
+        let base = path + ".corrupt-\(Int(now().timeIntervalSince1970))"
+        var aside = base
+        var n = 1
+        while access(aside, F_OK) == 0 {
+            n += 1
+            aside = base + ".\(n)"
+        }
+        rename(path, aside)
+        return aside
+    }
+
+    /// Replaces the file's contents with `json` and a newline, atomically and durably.
+    func write(_ json: JSONValue) throws {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let temporary = temporaryPath
+        let bytes = Array((json.serialized + "\n").utf8)
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw StoreError.errno("cannot create \(temporary)") }
+        var written = 0
+        while written < bytes.count {
+            let n = bytes[written...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                let error = StoreError.errno("cannot write \(temporary)")
+                close(fd)
+                throw error
+            }
+            written += n
+        }
+        guard fsync(fd) == 0 else {
+            let error = StoreError.errno("cannot flush \(temporary)")
+            close(fd)
+            throw error
+        }
+        close(fd)
+        guard rename(temporary, path) == 0 else { throw StoreError.errno("cannot replace \(path)") }
+        let dir = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if dir >= 0 {
+            fsync(dir)
+            close(dir)
+        }
+    }
+}
+
+/// The city list could not be read or stored.
+public struct StoreError: Error, CustomStringConvertible {
+    public var message: String
+    public var description: String { message }
+
+    static func errno(_ what: String) -> StoreError {
+        StoreError(message: "\(what): \(String(cString: strerror(Glibc.errno)))")
+    }
+}

@@ -1,0 +1,33 @@
+import ArgumentParser
+import WeatherClient
+import WeatherCore
+
+struct PlacesCommand: ParsableCommand, HasGlobalOptions {
+    static let configuration = CommandConfiguration(
+        commandName: "places",
+        abstract: "List the places a name matches, best first (searching none of them).")
+
+    @OptionGroup var options: GlobalOptions
+    @Argument(help: "The name, e.g. Springfield or \"Springfield, MO, US\".") var name: [String]
+    @Option(help: "How many places at most, 1 to 10 (default 5).") var limit: Int?
+    @Flag(help: "Print the protocol object.") var json = false
+
+    func validate() throws {
+        if name.isEmpty { throw ValidationError("Missing expected argument '<name>'") }
+        if let limit, !(1...10).contains(limit) { throw ValidationError("--limit must be from 1 to 10") }
+    }
+
+    func run() throws {
+        var params: JSONObject = ["name": .string(name.joined(separator: " "))]
+        if let limit { params["limit"] = .integer(Int64(limit)) }
+        let result = try options.withConnection { try $0.call("places", params) }
+        if json {
+            output(result.serialized)
+        } else {
+            let places = result["places"]?.arrayValue ?? []
+            // Like `search`, a name that matches nothing fails (exit status 1); `--json` prints the empty list.
+            if places.isEmpty { Weatherctl.fail("weatherctl: no place named \(name.joined(separator: " "))", status: 1) }
+            output(places.map(HumanFormat.place(listed:)).joined(separator: "\n"))
+        }
+    }
+}
