@@ -130,3 +130,38 @@ import WeatherCore
         #expect(try store().load() == CityChanges(added: ["Zocca"]))
     }
 }
+
+/// `FilePlaceStore`: the places of found names in `<state.directory>/places.json`.
+@Suite struct FilePlaceStoreTests {
+    let directory: TemporaryDirectory
+
+    init() throws {
+        directory = try TemporaryDirectory()
+    }
+
+    private var store: FilePlaceStore { FilePlaceStore(directory: directory.path, logger: silentLogger, now: { Date(timeIntervalSince1970: 1_700_000_000) }) }
+
+    @Test func savedEntriesAreLoadedBack() throws {
+        let entries = [PlaceCacheEntry(
+            name: "são paulo",
+            places: [Place(name: "São Paulo", state: "São Paulo", country: "BR", coordinate: Coordinate(lat: -23.5475, lon: -46.6361), provider: "open-meteo", geonamesID: 3448439)],
+            expires: Date(timeIntervalSince1970: 1_800_000_000))]
+        try store.save(entries)
+        #expect(store.path == directory.path + "/places.json")
+        #expect(store.load() == entries)
+    }
+
+    @Test func noFileIsNoEntries() {
+        #expect(store.load().isEmpty)
+    }
+
+    @Test func aCorruptFileIsSetAsideNeverFatal() throws {
+        for (n, text) in ["{not json", #"{"version":1,"names":[{"name":"x"}]}"#].enumerated() {
+            try text.write(toFile: store.path, atomically: true, encoding: .utf8)
+            #expect(store.load().isEmpty)
+            #expect(!FileManager.default.fileExists(atPath: store.path))
+            let aside = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix("places.json.corrupt-1700000000") }
+            #expect(aside.count == n + 1, "\(aside)")
+        }
+    }
+}

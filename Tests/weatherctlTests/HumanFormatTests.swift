@@ -65,3 +65,27 @@ struct HumanFormatForecastTests {
             ["N", "N", "NE", "E", "SW", "NW", "N", "N", "N"])
     }
 }
+
+@Suite("HumanFormat: places")
+struct HumanFormatPlacesTests {
+    @Test("a place reads as name, state, country and its position to 2 decimals")
+    func placeLine() {
+        let place = Place(name: "Springfield", state: "Illinois", country: "US", coordinate: Coordinate(lat: 39.80168, lon: -89.64371), provider: "openweathermap")
+        #expect(HumanFormat.place(listed: place.json) == "Springfield, Illinois, US  39.80, -89.64")
+        let noState = Place(name: "London", country: "GB", coordinate: Coordinate(lat: 51.5085, lon: -0.1257), provider: "openweathermap")
+        #expect(HumanFormat.place(listed: noState.json) == "London, GB  51.51, -0.13")
+    }
+
+    @Test("a search whose name matched others adds the hint line; one that matched one place does not")
+    func hint() throws {
+        var observation = try Fixture.londonObservation()
+        #expect(HumanFormat.alternativesHint(WeatherFeature(observation: observation, source: .text).json, searched: "London") == nil)
+        observation.name = "Springfield"
+        observation.state = "Illinois"
+        observation.alternatives = 4
+        let feature = WeatherFeature(observation: observation, source: .text).json
+        #expect(HumanFormat.alternativesHint(feature, searched: "Springfield") == "(4 more places named Springfield: weatherctl places Springfield)")
+        #expect(HumanFormat.alternativesHint(feature, searched: "New York") == "(4 more places named Springfield: weatherctl places 'New York')")
+        #expect(HumanFormat.feature(feature).hasPrefix("Springfield, Illinois, GB  8.9 °C"))
+    }
+}

@@ -48,11 +48,3 @@ public enum LookupKey: Sendable, Hashable {
         return String(decoding: out, as: UTF8.self)
     }
 }
-
-/// What a lookup asks for: the places of a name, the current weather or the forecast. Each kind has
-/// its own cache and lookups in flight, so a weather answer never stands in for a forecast.
-public enum LookupKind: String, Sendable, Hashable {
-    case places
-    case weather
-    case forecast
-}

@@ -6,7 +6,8 @@ import Logging
 ///
 /// Every input of the search stream (watched cities, searches, locations, region grids) and every
 /// `forecast` request goes through one `LookupService`, so the budget and the cache are shared by
-/// all of them. Weather and forecasts are cached and shared apart (each kind has its own table).
+/// all of them. The places of names, weather and forecasts are cached and shared apart (each kind of
+/// answer has its own table).
 public actor LookupService {
     /// The limits an operator sets (`cache_ttl`, `geocode_ttl`, `requests_per_minute`).
     public struct Limits: Sendable, Equatable {
@@ -155,10 +156,10 @@ public actor LookupService {
     ///   `CancellationError`.
     public func lookup(_ query: LookupQuery) async throws -> WeatherObservation {
         let (coordinate, place, alternatives) = try await resolve(query)
-        let observation = try await answer(coordinate.lookupKey, kind: .weather, table: weather, ttl: limits.cacheTTL) {
+        let observation = try await answer(coordinate.lookupKey, table: weather, ttl: limits.cacheTTL) {
             try await $0.fetch(at: coordinate)
         } failure: { error in
-            weatherError(for: error, asked: place.map { "weather at \($0.label)" } ?? "weather at \(coordinate)", kind: .weather)
+            weatherError(for: error, asked: place.map { "weather at \($0.label)" } ?? "weather at \(coordinate)")
         }
         return place.map { observation.named(after: $0, alternatives: alternatives) } ?? observation
     }
@@ -168,10 +169,10 @@ public actor LookupService {
     /// - Throws: `WeatherError` or `CancellationError`, as `lookup`.
     public func forecast(_ query: LookupQuery) async throws -> WeatherForecast {
         let (coordinate, place, alternatives) = try await resolve(query)
-        var forecast = try await answer(coordinate.lookupKey, kind: .forecast, table: forecasts, ttl: limits.cacheTTL) {
+        var forecast = try await answer(coordinate.lookupKey, table: forecasts, ttl: limits.cacheTTL) {
             try await $0.fetchForecast(at: coordinate)
         } failure: { error in
-            weatherError(for: error, asked: place.map { "forecast at \($0.label)" } ?? "forecast at \(coordinate)", kind: .forecast)
+            weatherError(for: error, asked: place.map { "forecast at \($0.label)" } ?? "forecast at \(coordinate)")
         }
         if let place { forecast.place = forecast.place.named(after: place, alternatives: alternatives) }
         return forecast
@@ -203,25 +204,29 @@ public actor LookupService {
     private func geocode(_ name: String) async throws -> [Place] {
         let key = LookupKey.normalize(city: name)
         let query = PlaceQuery(name)
-        let found = try await answer(.city(key), kind: .places, table: places, ttl: { [limits] in $0.isEmpty ? limits.notFoundTTL : limits.geocodeTTL }) {
+        let found = try await answer(
+            .city(key), table: places, ttl: { [limits] in $0.isEmpty ? limits.notFoundTTL : limits.geocodeTTL },
+            stored: { if !$0.isEmpty { savePlaces() } }
+        ) {
             try await $0.places(query, limit: Self.placesPerName)
         } failure: { error in
-            weatherError(for: error, asked: "places named \(name)", kind: .places)
+            weatherError(for: error, asked: "places named \(name)")
         }
         return found
     }
 
-    /// The answer of `kind` for `key` from `table`'s cache, from an identical lookup in flight, or
+    /// The answer for `key` from `table`'s cache, from an identical lookup in flight, or
     /// from `fetch` (within the budget).
     private func answer<Answer: Sendable>(
-        _ key: LookupKey, kind: LookupKind, table: Table<Answer>, ttl: Duration,
+        _ key: LookupKey, table: Table<Answer>, ttl: Duration,
         fetch: (any WeatherUpstream) async throws -> Answer, failure: (UpstreamError) -> WeatherError
     ) async throws -> Answer {
-        try await answer(key, kind: kind, table: table, ttl: { _ in ttl }, fetch: fetch, failure: failure)
+        try await answer(key, table: table, ttl: { _ in ttl }, stored: { _ in }, fetch: fetch, failure: failure)
     }
 
+    /// `stored` is called with an answer that came from upstream, once it is in the cache.
     private func answer<Answer: Sendable>(
-        _ key: LookupKey, kind: LookupKind, table: Table<Answer>, ttl: (Answer) -> Duration,
+        _ key: LookupKey, table: Table<Answer>, ttl: (Answer) -> Duration, stored: (Answer) -> Void,
         fetch: (any WeatherUpstream) async throws -> Answer, failure: (UpstreamError) -> WeatherError
     ) async throws -> Answer {
         while true {
@@ -243,12 +248,12 @@ public actor LookupService {
                 case .retry: continue
                 }
             }
-            return try await lead(key, kind: kind, table: table, ttl: ttl, now: now, fetch: fetch, failure: failure)
+            return try await lead(key, table: table, ttl: ttl, stored: stored, now: now, fetch: fetch, failure: failure)
         }
     }
 
     private func lead<Answer: Sendable>(
-        _ key: LookupKey, kind: LookupKind, table: Table<Answer>, ttl: (Answer) -> Duration, now: DaemonClock.Instant,
+        _ key: LookupKey, table: Table<Answer>, ttl: (Answer) -> Duration, stored: (Answer) -> Void, now: DaemonClock.Instant,
         fetch: (any WeatherUpstream) async throws -> Answer, failure: (UpstreamError) -> WeatherError
     ) async throws -> Answer {
         try admit(now: now)
@@ -260,7 +265,7 @@ public actor LookupService {
             let answer = try await fetch(upstream)
             outcome = .success(answer)
             store(answer, for: key, in: table, ttl: ttl(answer))
-            if kind == .places { savePlaces() }
+            stored(answer)
         } catch let error as UpstreamError {
             let weatherError = failure(error)
             outcome = .failure(weatherError)
@@ -340,7 +345,7 @@ public actor LookupService {
 
     /// The error a client sees for `error`, the answer to what was `asked` (`weather at London, GB`);
     /// a 429 starts a block.
-    private func weatherError(for error: UpstreamError, asked: String, kind: LookupKind) -> WeatherError {
+    private func weatherError(for error: UpstreamError, asked: String) -> WeatherError {
         switch error {
         case .notFound:
             return WeatherError(.notFound, "no \(asked)")

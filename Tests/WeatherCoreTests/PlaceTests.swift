@@ -1,0 +1,236 @@
+import Foundation
+import Testing
+@testable import WeatherCore
+@testable import TestSupport
+
+@Suite("Places: names, Place objects and the stored cache")
+struct PlaceTests {
+    @Test("a name splits into name, state and country at its commas", arguments: [
+        ("London", PlaceQuery(name: "London")),
+        (" Seoul , KR ", PlaceQuery(name: "Seoul", country: "KR")),
+        ("Springfield, MO, US", PlaceQuery(name: "Springfield", state: "MO", country: "US")),
+        ("New   York,US", PlaceQuery(name: "New York", country: "US")),
+        ("Washington, D.C., DC, US", PlaceQuery(name: "Washington, D.C.", state: "DC", country: "US")),
+        ("Paris,", PlaceQuery(name: "Paris")),
+    ])
+    func placeQuery(_ text: String, _ expected: PlaceQuery) {
+        #expect(PlaceQuery(text) == expected)
+    }
+
+    @Test("a PlaceQuery writes itself as OpenWeatherMap's q: Name,ST,CC without the absent parts")
+    func placeQueryText() {
+        #expect(PlaceQuery("Springfield , MO , US").description == "Springfield,MO,US")
+        #expect(PlaceQuery("Seoul, KR").description == "Seoul,KR")
+        #expect(PlaceQuery("Oslo").description == "Oslo")
+    }
+
+    @Test("a Place is the protocol's {name, state, country, lat, lon, provider}, and reads back")
+    func placeJSON() throws {
+        let place = Place(name: "Springfield", state: "Illinois", country: "US", coordinate: Coordinate(lat: 39.8, lon: -89.64), provider: "openweathermap")
+        #expect(place.json.serialized == #"{"name":"Springfield","state":"Illinois","country":"US","lat":39.8,"lon":-89.64,"provider":"openweathermap"}"#)
+        #expect(Place(json: place.json) == place)
+        #expect(place.label == "Springfield, Illinois, US")
+    }
+
+    @Test("a Place from a client needs a name and a valid position; state, country and provider may be null or absent")
+    func placeFromClient() throws {
+        func parse(_ text: String) throws -> Place? { Place(json: try JSONValue.parse(Array(text.utf8))) }
+        #expect(try parse(#"{"name":"Zocca","lat":44.34,"lon":10.99}"#) == Place(name: "Zocca", coordinate: Coordinate(lat: 44.34, lon: 10.99), provider: ""))
+        #expect(try parse(#"{"name":"Zocca","state":null,"country":"IT","lat":44.34,"lon":10.99,"provider":null}"#)?.country == "IT")
+        for bad in [#"{"lat":1,"lon":2}"#, #"{"name":"","lat":1,"lon":2}"#, #"{"name":"X","lat":91,"lon":2}"#,
+                    #"{"name":"X","lat":1,"lon":181}"#, #"{"name":"X","lat":"1","lon":2}"#, #"{"name":"X","lat":1,"lon":2,"state":3}"#,
+                    #"["X",1,2]"#] {
+            #expect(try parse(bad) == nil, "\(bad)")
+        }
+    }
+
+    @Test("stored entries read back; a document that is not one reads as nil")
+    func storedEntries() throws {
+        let entries = [PlaceCacheEntry(
+            name: "london",
+            places: [Place(name: "London", country: "GB", coordinate: Coordinate(lat: 51.5085, lon: -0.1257), provider: "openweathermap", geonamesID: 2643743)],
+            expires: Date(timeIntervalSince1970: 1_800_000_000))]
+        let json = PlaceCacheEntry.json(entries)
+        #expect(PlaceCacheEntry.entries(json: json) == entries)
+        #expect(PlaceCacheEntry.entries(json: try JSONValue.parse(Array(#"{"version":2,"names":[]}"#.utf8))) == nil)
+        #expect(PlaceCacheEntry.entries(json: try JSONValue.parse(Array(#"{"version":1,"names":[{"name":"x"}]}"#.utf8))) == nil)
+    }
+}
+
+/// A PlaceStore in memory, counting its saves.
+final class MemoryPlaceStore: PlaceStore, @unchecked Sendable {
+    private let lock = NSLock()
+    private var entries: [PlaceCacheEntry]
+    private(set) var saves = 0
+
+    init(_ entries: [PlaceCacheEntry] = []) { self.entries = entries }
+
+    var kept: [PlaceCacheEntry] { lock.withLock { entries } }
+
+    func load() -> [PlaceCacheEntry] { lock.withLock { entries } }
+
+    func save(_ entries: [PlaceCacheEntry]) throws {
+        lock.withLock {
+            self.entries = entries
+            saves += 1
+        }
+    }
+}
+
+@Suite("LookupService: places")
+struct LookupPlacesTests {
+    static let wallStart = Date(timeIntervalSince1970: 1_795_000_000)
+
+    private func service(_ upstream: ScriptedUpstream, store: MemoryPlaceStore, clock: ManualClock = ManualClock(), cacheTTL: Duration = .seconds(600)) -> LookupService {
+        LookupService(
+            upstream: upstream, limits: .init(cacheTTL: cacheTTL, requestsPerMinute: 100), placeStore: store,
+            clock: DaemonClock(clock), wallClock: { Self.wallStart }, logger: silentLogger)
+    }
+
+    private static let springfields = [
+        Place(name: "Springfield", state: "Illinois", country: "US", coordinate: Coordinate(lat: 39.8, lon: -89.64), provider: "openweathermap"),
+        Place(name: "Springfield", state: "Missouri", country: "US", coordinate: Coordinate(lat: 37.21, lon: -93.29), provider: "openweathermap"),
+        Place(name: "Springfield", state: "Oregon", country: "US", coordinate: Coordinate(lat: 44.05, lon: -123.02), provider: "openweathermap"),
+    ]
+
+    @Test("a name is looked up at its first place, named after it, with the other places counted")
+    func firstPlace() async throws {
+        let upstream = ScriptedUpstream()
+        upstream.scriptPlaces("Springfield", Self.springfields)
+        upstream.script(.coordinate(Self.springfields[0].coordinate), .success(sampleObservation("Nearest Station", id: 4250542, lat: 39.8, lon: -89.64)))
+        let lookups = service(upstream, store: MemoryPlaceStore())
+        let observation = try await lookups.lookup(.city("Springfield"))
+        #expect(observation.name == "Springfield" && observation.state == "Illinois" && observation.country == "US")
+        #expect(observation.alternatives == 2)
+        #expect(observation.featureID == "owm:4250542", "the id stays the one OpenWeatherMap answers")
+        #expect(upstream.placeFetches == ["Springfield"])
+        #expect(try await lookups.places(named: " springfield ", limit: 2) == Array(Self.springfields.prefix(2)))
+        #expect(upstream.placeFetches.count == 1, "the places of a name are cached and shared")
+    }
+
+    @Test("a place given is looked up as given, without geocoding")
+    func givenPlace() async throws {
+        let upstream = ScriptedUpstream()
+        let missouri = Self.springfields[1]
+        upstream.script(.coordinate(missouri.coordinate), .success(sampleObservation("Station", id: 7, lat: 37.21, lon: -93.29)))
+        let observation = try await service(upstream, store: MemoryPlaceStore()).lookup(.place(missouri))
+        #expect(observation.name == "Springfield" && observation.state == "Missouri" && observation.alternatives == 0)
+        #expect(upstream.placeFetches.isEmpty)
+    }
+
+    @Test("found names are kept in the store with their expiry; a new service loads them and asks no geocoder")
+    func keptAcrossRestarts() async throws {
+        let upstream = ScriptedUpstream()
+        let store = MemoryPlaceStore()
+        upstream.scriptPlaces("Springfield", Self.springfields)
+        upstream.script(.coordinate(Self.springfields[0].coordinate), .success(sampleObservation("S", id: 1, lat: 39.8, lon: -89.64)))
+        _ = try await service(upstream, store: store).lookup(.city("Springfield"))
+        #expect(store.kept.map(\.name) == ["springfield"])
+        #expect(store.kept.first?.expires == Self.wallStart.addingTimeInterval(30 * 86400))
+
+        let restarted = service(upstream, store: store)
+        _ = try await restarted.lookup(.city("SPRINGFIELD"))
+        #expect(upstream.placeFetches.count == 1)
+    }
+
+    @Test("unknown names are not kept in the store; expired entries are not loaded")
+    func notKept() async throws {
+        let upstream = ScriptedUpstream()
+        let store = MemoryPlaceStore([PlaceCacheEntry(name: "springfield", places: Self.springfields, expires: Self.wallStart.addingTimeInterval(-1))])
+        let lookups = service(upstream, store: store)
+        await #expect(throws: WeatherError.self) { try await lookups.lookup(.city("Atlantis")) }
+        #expect(store.saves == 0)
+        #expect(try await lookups.places(named: "Springfield") == [])
+        #expect(upstream.placeFetches == ["Atlantis", "Springfield"], "the expired entry was not used")
+    }
+
+    @Test("a geocoder failure is the lookup's error, not cached")
+    func geocoderFailure() async throws {
+        let upstream = ScriptedUpstream()
+        upstream.failPlaces("Oslo", with: .unavailable("HTTP 503"))
+        let lookups = service(upstream, store: MemoryPlaceStore())
+        for _ in 0..<2 {
+            do {
+                _ = try await lookups.lookup(.city("Oslo"))
+                Issue.record("expected upstream_unavailable")
+            } catch let error as WeatherError {
+                #expect(error.code == .upstreamUnavailable)
+            }
+        }
+        #expect(upstream.placeFetches.count == 2)
+        #expect(upstream.fetchCount == 0)
+    }
+}
+
+@Suite("RequestHandler: places and search by place", .timeLimit(.minutes(1)))
+struct PlacesMethodTests {
+    private static func handler() throws -> (RequestHandler, EngineHarness) {
+        let engine = try EngineHarness(cities: [])
+        let location = LocationService(
+            settings: .init(enabled: false, maxHorizontalError: 100, locateTimeout: .seconds(30), follow: false, followDistance: 1000),
+            engine: engine.engine, clock: DaemonClock(engine.clock), logger: silentLogger)
+        let regions = RegionSearches(
+            settings: .init(debounce: .milliseconds(250), around: 1, concurrency: 4), engine: engine.engine,
+            clock: DaemonClock(engine.clock), logger: silentLogger)
+        let handler = RequestHandler(engine: engine.engine, location: location, regions: regions, hub: NotificationHub(), logger: silentLogger)
+        engine.upstream.scriptPlaces("Springfield", (0..<7).map {
+            Place(name: "Springfield", state: "S\($0)", country: "US", coordinate: Coordinate(lat: Double($0), lon: 1), provider: "openweathermap")
+        })
+        return (handler, engine)
+    }
+
+    private static func reply(_ handler: RequestHandler, _ line: String) async throws -> JSONValue {
+        let outbox = Outbox()
+        await handler.handle(line: Array(line.utf8), outbox: outbox)
+        return try JSONValue.parse(Array(try #require(outbox.next()).utf8))
+    }
+
+    @Test("places answers the places best first, 5 by default, up to limit; [] for an unknown name")
+    func places() async throws {
+        let (handler, engine) = try Self.handler()
+        let five = try await Self.reply(handler, #"{"jsonrpc":"2.0","id":1,"method":"places","params":{"name":"Springfield"}}"#)
+        #expect(five["result"]?["places"]?.arrayValue?.map { $0["state"]?.stringValue } == ["S0", "S1", "S2", "S3", "S4"])
+        let two = try await Self.reply(handler, #"{"jsonrpc":"2.0","id":2,"method":"places","params":{"name":"springfield","limit":2}}"#)
+        #expect(two["result"]?["places"]?.arrayValue?.count == 2)
+        let none = try await Self.reply(handler, #"{"jsonrpc":"2.0","id":3,"method":"places","params":{"name":"Atlantis"}}"#)
+        #expect(none["result"]?.serialized == #"{"places":[]}"#)
+        #expect(engine.upstream.placeFetches == ["Springfield", "Atlantis"])
+        #expect(await engine.engine.currentOverlays.seq == 0, "not an input of the stream")
+    }
+
+    @Test("places refuses a bad name or limit with -32602", arguments: [
+        #"{"name":""}"#, #"{"name":3}"#, #"{}"#, #"{"name":"X","limit":0}"#, #"{"name":"X","limit":11}"#, #"{"name":"X","city":"Y"}"#,
+    ])
+    func badParams(_ params: String) async throws {
+        let (handler, _) = try Self.handler()
+        let reply = try await Self.reply(handler, #"{"jsonrpc":"2.0","id":1,"method":"places","params":"# + params + "}")
+        #expect(reply["error"]?["code"]?.intValue == -32602, "\(reply.serialized)")
+    }
+
+    @Test("search with a place looks it up as given and names the feature after it")
+    func searchPlace() async throws {
+        let (handler, engine) = try Self.handler()
+        engine.upstream.script(.coordinate(Coordinate(lat: 3, lon: 1)), .success(sampleObservation("Station", id: 99, lat: 3, lon: 1)))
+        let reply = try await Self.reply(handler, #"{"jsonrpc":"2.0","id":1,"method":"search","params":{"place":{"name":"Springfield","state":"S3","country":"US","lat":3,"lon":1,"provider":"openweathermap"}}}"#)
+        let properties = reply["result"]?["properties"]
+        #expect(properties?["name"] == "Springfield" && properties?["state"] == "S3" && properties?["alternatives"] == .integer(0))
+        #expect(reply["result"]?["id"] == "owm:99")
+        #expect(engine.upstream.placeFetches.isEmpty)
+        #expect(await engine.engine.currentState.input == .text(city: "Springfield, S3, US"))
+    }
+
+    @Test("search refuses a malformed place, or a place beside a city, with -32602")
+    func badPlace() async throws {
+        let (handler, _) = try Self.handler()
+        for params in [#"{"place":{"name":"X","lat":100,"lon":0}}"#, #"{"place":"X"}"#, #"{"city":"X","place":{"name":"X","lat":1,"lon":1}}"#] {
+            let reply = try await Self.reply(handler, #"{"jsonrpc":"2.0","id":1,"method":"search","params":"# + params + "}")
+            #expect(reply["error"]?["code"]?.intValue == -32602, "\(params): \(reply.serialized)")
+        }
+    }
+
+    @Test("a read-only web client may not call places")
+    func readOnly() {
+        #expect(!ClientAccess.readOnly.allows("places"))
+        #expect(ClientAccess.web.allows("places") && ClientAccess.broker.allows("places"))
+    }
+}
