@@ -87,7 +87,7 @@ struct WeatherEndpoint: Sendable {
     private func weather(_ target: RequestTarget, resource: Resource, clientGone: Gate?) async -> ReplayResponse {
         let units = Units(query: target["units"])
         let (key, lookup) = resolve(target, units: units)
-        stats.recordRequest(resource == .forecast ? "forecast:" + key : key)
+        stats.recordRequest(resource == .forecast ? "forecast:" + key : key, deprecatedQ: target["q"] != nil)
 
         let cities = lookup.cities
         if let delay = mostSpecific(delays, { $0.pattern }, matching: cities), delay.milliseconds > 0 {
