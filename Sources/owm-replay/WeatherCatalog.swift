@@ -1,11 +1,14 @@
 import Foundation
 import WeatherCore
 
-/// All recorded responses of a data directory, with city and coordinate lookup: current weather in
-/// the directory, forecasts in its `forecast/` (optional).
+/// All recorded responses of a data directory, with city, place and coordinate lookup: current
+/// weather in the directory, forecasts in its `forecast/` (optional), Geocoding API answers in its
+/// `geo/` (optional).
 struct WeatherCatalog: Sendable {
     let entries: [RecordedWeather]
     let forecasts: [RecordedForecast]
+    /// Every place the geocoder knows, best first (see `gazetteer`).
+    let places: [GeoPlace]
 
     /// Reads every `<slug>.<units>.json` file of `directory` and of `directory/forecast`.
     init(directory: String) throws {
@@ -27,6 +30,59 @@ struct WeatherCatalog: Sendable {
         } else {
             forecasts = []
         }
+        let geoDirectory = URL(fileURLWithPath: directory, isDirectory: true).appendingPathComponent("geo").path
+        var recordedPlaces: [GeoPlace] = []
+        if FileManager.default.fileExists(atPath: geoDirectory, isDirectory: &isDirectory), isDirectory.boolValue {
+            recordedPlaces = try Self.readPlaces(geoDirectory)
+        }
+        places = Self.gazetteer(recorded: recordedPlaces, entries: entries)
+    }
+
+    /// Every `.json` file of `directory` (sorted by name), each one Geocoding API answer: a JSON
+    /// array of places.
+    private static func readPlaces(_ directory: String) throws -> [GeoPlace] {
+        let url = URL(fileURLWithPath: directory, isDirectory: true)
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".json") }.sorted()
+        var places: [GeoPlace] = []
+        for file in files {
+            let name = "geo/" + file
+            let text = try String(contentsOf: url.appendingPathComponent(file), encoding: .utf8)
+            let answer: JSONValue
+            do {
+                answer = try JSONValue.parse(text.utf8)
+            } catch {
+                throw CatalogError(file: name, reason: "invalid JSON: \(error)")
+            }
+            guard let array = answer.arrayValue else {
+                throw CatalogError(file: name, reason: "not an OpenWeatherMap Geocoding API answer (an array of places)")
+            }
+            for (index, element) in array.enumerated() {
+                guard let object = element.objectValue, let place = GeoPlace(source: .recorded(file: name), body: object) else {
+                    throw CatalogError(
+                        file: name, reason: "place \(index + 1) is not a place (name, lat, lon, country; state optional)")
+                }
+                places.append(place)
+            }
+        }
+        return places
+    }
+
+    /// The places the geocoder knows, best first: the `recorded` ones (in file and answer order);
+    /// then one for every city of `entries` (its name, `sys.country` and `coord`, no state) unless a
+    /// place of that name and country is already there; then `SynthesizedPlaces` but for those
+    /// already there (the same name, country and state).
+    static func gazetteer(recorded: [GeoPlace], entries: [RecordedWeather]) -> [GeoPlace] {
+        var places = recorded
+        for entry in entries {
+            guard !entry.name.isEmpty, let country = entry.country, let lat = entry.latitude, let lon = entry.longitude,
+                  !places.contains(where: { $0.isNamed(entry.name, country: country) }) else { continue }
+            places.append(GeoPlace(
+                source: .catalog(file: entry.file), name: entry.name, latitude: lat, longitude: lon, country: country))
+        }
+        for place in SynthesizedPlaces.all where !places.contains(where: { $0.isSame(as: place) }) {
+            places.append(place)
+        }
+        return places
     }
 
     private static func read<Entry>(
@@ -84,6 +140,11 @@ struct WeatherCatalog: Sendable {
             .filter { $0.1 <= radius }
             .min { $0.1 < $1.1 }?
             .0
+    }
+
+    /// The places `query` names, best first (`GeoPlace.matches`).
+    func places(matching query: CityQuery) -> [GeoPlace] {
+        places.filter { $0.matches(query) }
     }
 }
 
