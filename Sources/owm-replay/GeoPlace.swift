@@ -21,6 +21,9 @@ struct GeoPlace: Sendable {
     let state: String?
     let latitude: Double
     let longitude: Double
+    /// The synthetic city id of a place without recorded weather (see `syntheticID`), nil for a
+    /// place that has recorded weather (its weather keeps its recorded id).
+    var cityID: Int?
 
     /// A place from an answer's object; nil unless it has a string `name` and `country` and numeric
     /// `lat` and `lon` (a `state`, if any, is a string).
@@ -80,6 +83,22 @@ struct GeoPlace: Sendable {
         default: return false
         }
     }
+
+    /// The synthetic city id of a place without recorded weather: 900000000 plus FNV-1a (64 bit) of
+    /// `name|state|country|lat|lon` (name, state and country normalized as city names are, the
+    /// coordinates as answered, to 4 decimals) modulo 100000000: 900000000...999999999, far above
+    /// OpenWeatherMap's real city ids. The same place always gets the same id.
+    static func syntheticID(name: String, state: String?, country: String, latitude: Double, longitude: Double) -> Int {
+        let key = [
+            normalizeCityName(name), normalizeCityName(state ?? ""), normalizeCityName(country),
+            JSONValue.rounded(latitude, decimals: 4).serialized, JSONValue.rounded(longitude, decimals: 4).serialized,
+        ].joined(separator: "|")
+        let hash = key.utf8.reduce(UInt64(0xcbf2_9ce4_8422_2325)) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 }
+        return syntheticIDBase + Int(hash % UInt64(syntheticIDCount))
+    }
+
+    static let syntheticIDBase = 900_000_000
+    static let syntheticIDCount = 100_000_000
 }
 
 private func squeezedName(_ text: String) -> String {

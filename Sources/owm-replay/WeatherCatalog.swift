@@ -35,7 +35,7 @@ struct WeatherCatalog: Sendable {
         if FileManager.default.fileExists(atPath: geoDirectory, isDirectory: &isDirectory), isDirectory.boolValue {
             recordedPlaces = try Self.readPlaces(geoDirectory)
         }
-        places = Self.gazetteer(recorded: recordedPlaces, entries: entries)
+        places = Self.gazetteer(recorded: recordedPlaces, entries: entries, forecasts: forecasts)
     }
 
     /// Every `.json` file of `directory` (sorted by name), each one Geocoding API answer: a JSON
@@ -70,8 +70,10 @@ struct WeatherCatalog: Sendable {
     /// The places the geocoder knows, best first: the `recorded` ones (in file and answer order);
     /// then one for every city of `entries` (its name, `sys.country` and `coord`, no state) unless a
     /// place of that name and country is already there; then `SynthesizedPlaces` but for those
-    /// already there (the same name, country and state).
-    static func gazetteer(recorded: [GeoPlace], entries: [RecordedWeather]) -> [GeoPlace] {
+    /// already there (the same name, country and state). A place without recorded weather (no city of
+    /// `entries` with its name and country within 25 km) gets a synthetic city id, which is moved
+    /// up by one while it is taken (by a recorded city or forecast, or by an earlier place).
+    static func gazetteer(recorded: [GeoPlace], entries: [RecordedWeather], forecasts: [RecordedForecast]) -> [GeoPlace] {
         var places = recorded
         for entry in entries {
             guard !entry.name.isEmpty, let country = entry.country, let lat = entry.latitude, let lon = entry.longitude,
@@ -81,6 +83,26 @@ struct WeatherCatalog: Sendable {
         }
         for place in SynthesizedPlaces.all where !places.contains(where: { $0.isSame(as: place) }) {
             places.append(place)
+        }
+
+        var taken = Set(entries.compactMap { $0.body["id"]?.intValue })
+        taken.formUnion(forecasts.compactMap { $0.body["city"]?["id"]?.intValue })
+        for index in places.indices {
+            let place = places[index]
+            let recordedWeather = entries.contains { entry in
+                guard let lat = entry.latitude, let lon = entry.longitude else { return false }
+                return place.isNamed(entry.name, country: entry.country)
+                    && distanceKilometres(place.latitude, place.longitude, lat, lon) <= 25
+            }
+            guard !recordedWeather else { continue }
+            var id = GeoPlace.syntheticID(
+                name: place.name, state: place.state, country: place.country,
+                latitude: place.latitude, longitude: place.longitude)
+            while taken.contains(id) {
+                id = GeoPlace.syntheticIDBase + (id - GeoPlace.syntheticIDBase + 1) % GeoPlace.syntheticIDCount
+            }
+            taken.insert(id)
+            places[index].cityID = id
         }
         return places
     }
@@ -132,14 +154,44 @@ struct WeatherCatalog: Sendable {
 
     /// The nearest recorded city within `radius` kilometres of the point, if any.
     func city(near latitude: Double, _ longitude: Double, within radius: Double = 25) -> RecordedWeather? {
+        nearestCity(latitude, longitude, within: radius)?.city
+    }
+
+    private func nearestCity(
+        _ latitude: Double, _ longitude: Double, within radius: Double
+    ) -> (city: RecordedWeather, km: Double)? {
         entries
             .compactMap { entry -> (RecordedWeather, Double)? in
                 guard let lat = entry.latitude, let lon = entry.longitude else { return nil }
                 return (entry, distanceKilometres(latitude, longitude, lat, lon))
             }
             .filter { $0.1 <= radius }
-            .min { $0.1 < $1.1 }?
-            .0
+            .min { $0.1 < $1.1 }
+    }
+
+    /// The nearest place without recorded weather (one with a synthetic city id) within `radius`
+    /// kilometres of the point, if any.
+    private func nearestPlace(
+        _ latitude: Double, _ longitude: Double, within radius: Double
+    ) -> (place: GeoPlace, km: Double)? {
+        places
+            .compactMap { place -> (GeoPlace, Double)? in
+                guard place.cityID != nil else { return nil }
+                return (place, distanceKilometres(latitude, longitude, place.latitude, place.longitude))
+            }
+            .filter { $0.1 <= radius }
+            .min { $0.1 < $1.1 }
+    }
+
+    /// The weather of a point, named after the nearest known place within `radius` kilometres, as
+    /// OpenWeatherMap names it: a recorded city's body; else, near a place without recorded weather,
+    /// weather synthesized at the point carrying that place's name, country and synthetic id; else
+    /// weather synthesized at the point, nameless (`id: 0`, `name: ""`).
+    func weather(near latitude: Double, _ longitude: Double, within radius: Double = 25, now: Date = Date()) -> RecordedWeather {
+        let city = nearestCity(latitude, longitude, within: radius)
+        let place = nearestPlace(latitude, longitude, within: radius)
+        if let city, place.map({ city.km <= $0.km }) ?? true { return city.city }
+        return SynthesizedWeather.weather(latitude: latitude, longitude: longitude, place: place?.place, now: now)
     }
 
     /// The places `query` names, best first (`GeoPlace.matches`).

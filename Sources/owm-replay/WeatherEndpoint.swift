@@ -205,8 +205,7 @@ struct WeatherEndpoint: Sendable {
             + "&lon=\(lon.map { formatDecimal($0, decimals: 4) } ?? lonText)"
         guard let lat else { return (key, .invalid(.wrongLatitude)) }
         guard let lon else { return (key, .invalid(.wrongLongitude)) }
-        let found = catalog.city(near: lat, lon) ?? SynthesizedWeather.weather(latitude: lat, longitude: lon)
-        return (key, .point(found))
+        return (key, .point(catalog.weather(near: lat, lon)))
     }
 
     private func parseCoordinate(_ text: String, limit: Double) -> Double? {
