@@ -41,7 +41,10 @@ struct OWMReplay: AsyncParsableCommand {
     @Option(help: "Port to bind (0: any free port).")
     var port = 0
 
-    @Option(help: "Directory of recorded responses named <slug>.<standard|metric|imperial>.json (forecasts in forecast/, geocoding answers in geo/).")
+    @Option(help: ArgumentHelp(
+        "Directory of recorded responses named <slug>.<standard|metric|imperial>.json "
+            + "(forecasts in forecast/, geocoding answers in geo/)."
+    ))
     var data = "demo/owm"
 
     @Option(name: .customLong("api-key"), help: "Only accept this appid (default: accept any).")
