@@ -3,16 +3,19 @@ import Foundation
 import Logging
 import ServiceLifecycle
 
-/// `owm-replay`: an offline stand-in for the OpenWeatherMap current-weather API
-/// (`GET /data/2.5/weather`), answering from recorded responses.
+/// `owm-replay`: an offline stand-in for the OpenWeatherMap current-weather, forecast and geocoding
+/// APIs (`GET /data/2.5/weather`, `/data/2.5/forecast`, `/geo/1.0/direct`), answering from recorded
+/// responses.
 @main
 struct OWMReplay: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "owm-replay",
-        abstract: "Serve recorded OpenWeatherMap current-weather responses over HTTP.",
+        abstract: "Serve recorded OpenWeatherMap weather, forecast and geocoding responses over HTTP.",
         discussion: """
             Prints "owm-replay listening on http://HOST:PORT" once bound. GET /_stats returns request \
-            and connection counts. CITY in --delay and --fail is a city name, Name,CC, or * for all.
+            and connection counts (and deprecated_q: weather and forecast requests by q=). CITY in \
+            --delay and --fail is a city name, Name,CC, or * for all; a rule naming a city covers \
+            its geocoding requests (/geo/1.0/direct?q=) too.
 
             Faults can also be set and cleared while it runs (docs/owm-replay.md):
               POST /_faults?city=CITY&fault=FAULT[&...]  set the fault of CITY
@@ -38,7 +41,10 @@ struct OWMReplay: AsyncParsableCommand {
     @Option(help: "Port to bind (0: any free port).")
     var port = 0
 
-    @Option(help: "Directory of recorded responses named <slug>.<standard|metric|imperial>.json.")
+    @Option(help: ArgumentHelp(
+        "Directory of recorded responses named <slug>.<standard|metric|imperial>.json "
+            + "(forecasts in forecast/, geocoding answers in geo/)."
+    ))
     var data = "demo/owm"
 
     @Option(name: .customLong("api-key"), help: "Only accept this appid (default: accept any).")
@@ -80,7 +86,7 @@ struct OWMReplay: AsyncParsableCommand {
         let boundPort = server.localAddress?.port ?? port
         let hostText = host.contains(":") ? "[\(host)]" : host
         FileHandle.standardOutput.write(Data("owm-replay listening on http://\(hostText):\(boundPort)\n".utf8))
-        logLine("serving \(catalog.entries.count) recorded cities from \(data)")
+        logLine("serving \(catalog.entries.count) recorded cities and \(catalog.places.count) places from \(data)")
 
         // SIGTERM and SIGINT end the server gracefully: open keep-alive connections are closed.
         var logger = Logger(label: "owm-replay") { StreamLogHandler.standardError(label: $0) }  // stdout has the port line

@@ -40,6 +40,8 @@ struct ReplayResponse: Sendable {
     static let nothingToGeocode = json(400, #"{"cod":"400","message":"Nothing to geocode"}"#)
     static let wrongLatitude = json(400, #"{"cod":"400","message":"wrong latitude"}"#)
     static let wrongLongitude = json(400, #"{"cod":"400","message":"wrong longitude"}"#)
+    /// A geocoding `limit` that is not a whole number of at least 1 (made up in OpenWeatherMap's style).
+    static let wrongLimit = json(400, #"{"cod":"400","message":"wrong limit"}"#)
     static let invalidAPIKey = json(
         401,
         #"{"cod":401, "message": "Invalid API key. Please see https://openweathermap.org/faq#error401 for more info."}"#

@@ -2,16 +2,18 @@ import Foundation
 import WeatherCore
 
 /// Made-up weather for a point far from every recorded city, in exactly OpenWeatherMap's shape for
-/// such points (`id: 0`, `name: ""`, no `sys.country`). Everything except the time fields (`dt`,
-/// the day/night icon letter, sunrise and sunset) is a pure function of the point rounded to 0.01°,
-/// so the same point always gets the same weather.
+/// such points (`id: 0`, `name: ""`, no `sys.country`), or, for a point near a place the geocoder
+/// knows without recorded weather, carrying that place's synthetic id, name and country. Everything
+/// except the time fields (`dt`, the day/night icon letter, sunrise and sunset) is a pure function
+/// of the point rounded to 0.01° (and the place), so the same point always gets the same weather.
 enum SynthesizedWeather {
     private static let conditions: [OWMCondition] = [
         .clearSky, .fewClouds, .scatteredClouds, .brokenClouds, .overcastClouds, .lightRain, .lightDrizzle, .mist,
     ]
 
-    /// The body for the point, recorded in metric units (convert it with `RecordedWeather.body(in:)`).
-    static func weather(latitude: Double, longitude: Double, now: Date = Date()) -> RecordedWeather {
+    /// The body for the point, recorded in metric units (convert it with `RecordedWeather.body(in:)`),
+    /// named after `place` (which must have a `cityID`) if given.
+    static func weather(latitude: Double, longitude: Double, place: GeoPlace? = nil, now: Date = Date()) -> RecordedWeather {
         var random = SplitMix64(seed: pointHash(latitude, longitude))
         let temp = 28 - 0.5 * abs(latitude) + random.double(-3, 3)
         var condition = conditions[Int(random.next() % UInt64(conditions.count))]
@@ -61,13 +63,14 @@ enum SynthesizedWeather {
             body["rain"] = .object(["1h": .rounded(random.double(0.1, 2.5))])
         }
         body["dt"] = .integer(Int64(dt))
-        body["sys"] = .object([
-            "sunrise": .integer(Int64(solarNoon - dayLength)),
-            "sunset": .integer(Int64(solarNoon + dayLength)),
-        ])
+        var sys = JSONObject()
+        if let place { sys["country"] = .string(place.country) }
+        sys["sunrise"] = .integer(Int64(solarNoon - dayLength))
+        sys["sunset"] = .integer(Int64(solarNoon + dayLength))
+        body["sys"] = .object(sys)
         body["timezone"] = .integer(Int64(offset))
-        body["id"] = .integer(0)
-        body["name"] = .string("")
+        body["id"] = .integer(Int64(place?.cityID ?? 0))
+        body["name"] = .string(place?.name ?? "")
         body["cod"] = .integer(200)
         return RecordedWeather(file: "(synthesized)", units: .metric, body: body)
     }

@@ -1,11 +1,14 @@
 import Foundation
 import WeatherCore
 
-/// All recorded responses of a data directory, with city and coordinate lookup: current weather in
-/// the directory, forecasts in its `forecast/` (optional).
+/// All recorded responses of a data directory, with city, place and coordinate lookup: current
+/// weather in the directory, forecasts in its `forecast/` (optional), Geocoding API answers in its
+/// `geo/` (optional).
 struct WeatherCatalog: Sendable {
     let entries: [RecordedWeather]
     let forecasts: [RecordedForecast]
+    /// Every place the geocoder knows, best first (see `gazetteer`).
+    let places: [GeoPlace]
 
     /// Reads every `<slug>.<units>.json` file of `directory` and of `directory/forecast`.
     init(directory: String) throws {
@@ -27,6 +30,81 @@ struct WeatherCatalog: Sendable {
         } else {
             forecasts = []
         }
+        let geoDirectory = URL(fileURLWithPath: directory, isDirectory: true).appendingPathComponent("geo").path
+        var recordedPlaces: [GeoPlace] = []
+        if FileManager.default.fileExists(atPath: geoDirectory, isDirectory: &isDirectory), isDirectory.boolValue {
+            recordedPlaces = try Self.readPlaces(geoDirectory)
+        }
+        places = Self.gazetteer(recorded: recordedPlaces, entries: entries, forecasts: forecasts)
+    }
+
+    /// Every `.json` file of `directory` (sorted by name), each one Geocoding API answer: a JSON
+    /// array of places.
+    private static func readPlaces(_ directory: String) throws -> [GeoPlace] {
+        let url = URL(fileURLWithPath: directory, isDirectory: true)
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".json") }.sorted()
+        var places: [GeoPlace] = []
+        for file in files {
+            let name = "geo/" + file
+            let text = try String(contentsOf: url.appendingPathComponent(file), encoding: .utf8)
+            let answer: JSONValue
+            do {
+                answer = try JSONValue.parse(text.utf8)
+            } catch {
+                throw CatalogError(file: name, reason: "invalid JSON: \(error)")
+            }
+            guard let array = answer.arrayValue else {
+                throw CatalogError(file: name, reason: "not an OpenWeatherMap Geocoding API answer (an array of places)")
+            }
+            for (index, element) in array.enumerated() {
+                guard let object = element.objectValue, let place = GeoPlace(source: .recorded(file: name), body: object) else {
+                    throw CatalogError(
+                        file: name, reason: "place \(index + 1) is not a place (name, lat, lon, country; state optional)")
+                }
+                places.append(place)
+            }
+        }
+        return places
+    }
+
+    /// The places the geocoder knows, best first: the `recorded` ones (in file and answer order);
+    /// then one for every city of `entries` (its name, `sys.country` and `coord`, no state) unless a
+    /// place of that name and country is already there; then `SynthesizedPlaces` but for those
+    /// already there (the same name, country and state). A place without recorded weather (no city of
+    /// `entries` with its name and country within 25 km) gets a synthetic city id, which is moved
+    /// up by one while it is taken (by a recorded city or forecast, or by an earlier place).
+    static func gazetteer(recorded: [GeoPlace], entries: [RecordedWeather], forecasts: [RecordedForecast]) -> [GeoPlace] {
+        var places = recorded
+        for entry in entries {
+            guard !entry.name.isEmpty, let country = entry.country, let lat = entry.latitude, let lon = entry.longitude,
+                  !places.contains(where: { $0.isNamed(entry.name, country: country) }) else { continue }
+            places.append(GeoPlace(
+                source: .catalog(file: entry.file), name: entry.name, latitude: lat, longitude: lon, country: country))
+        }
+        for place in SynthesizedPlaces.all where !places.contains(where: { $0.isSame(as: place) }) {
+            places.append(place)
+        }
+
+        var taken = Set(entries.compactMap { $0.body["id"]?.intValue })
+        taken.formUnion(forecasts.compactMap { $0.body["city"]?["id"]?.intValue })
+        for index in places.indices {
+            let place = places[index]
+            let recordedWeather = entries.contains { entry in
+                guard let lat = entry.latitude, let lon = entry.longitude else { return false }
+                return place.isNamed(entry.name, country: entry.country)
+                    && distanceKilometres(place.latitude, place.longitude, lat, lon) <= 25
+            }
+            guard !recordedWeather else { continue }
+            var id = GeoPlace.syntheticID(
+                name: place.name, state: place.state, country: place.country,
+                latitude: place.latitude, longitude: place.longitude)
+            while taken.contains(id) {
+                id = GeoPlace.syntheticIDBase + (id - GeoPlace.syntheticIDBase + 1) % GeoPlace.syntheticIDCount
+            }
+            taken.insert(id)
+            places[index].cityID = id
+        }
+        return places
     }
 
     private static func read<Entry>(
@@ -76,14 +154,49 @@ struct WeatherCatalog: Sendable {
 
     /// The nearest recorded city within `radius` kilometres of the point, if any.
     func city(near latitude: Double, _ longitude: Double, within radius: Double = 25) -> RecordedWeather? {
+        nearestCity(latitude, longitude, within: radius)?.city
+    }
+
+    private func nearestCity(
+        _ latitude: Double, _ longitude: Double, within radius: Double
+    ) -> (city: RecordedWeather, km: Double)? {
         entries
             .compactMap { entry -> (RecordedWeather, Double)? in
                 guard let lat = entry.latitude, let lon = entry.longitude else { return nil }
                 return (entry, distanceKilometres(latitude, longitude, lat, lon))
             }
             .filter { $0.1 <= radius }
-            .min { $0.1 < $1.1 }?
-            .0
+            .min { $0.1 < $1.1 }
+    }
+
+    /// The nearest place without recorded weather (one with a synthetic city id) within `radius`
+    /// kilometres of the point, if any.
+    private func nearestPlace(
+        _ latitude: Double, _ longitude: Double, within radius: Double
+    ) -> (place: GeoPlace, km: Double)? {
+        places
+            .compactMap { place -> (GeoPlace, Double)? in
+                guard place.cityID != nil else { return nil }
+                return (place, distanceKilometres(latitude, longitude, place.latitude, place.longitude))
+            }
+            .filter { $0.1 <= radius }
+            .min { $0.1 < $1.1 }
+    }
+
+    /// The weather of a point, named after the nearest known place within `radius` kilometres, as
+    /// OpenWeatherMap names it: a recorded city's body; else, near a place without recorded weather,
+    /// weather synthesized at the point carrying that place's name, country and synthetic id; else
+    /// weather synthesized at the point, nameless (`id: 0`, `name: ""`).
+    func weather(near latitude: Double, _ longitude: Double, within radius: Double = 25, now: Date = Date()) -> RecordedWeather {
+        let city = nearestCity(latitude, longitude, within: radius)
+        let place = nearestPlace(latitude, longitude, within: radius)
+        if let city, place.map({ city.km <= $0.km }) ?? true { return city.city }
+        return SynthesizedWeather.weather(latitude: latitude, longitude: longitude, place: place?.place, now: now)
+    }
+
+    /// The places `query` names, best first (`GeoPlace.matches`).
+    func places(matching query: CityQuery) -> [GeoPlace] {
+        places.filter { $0.matches(query) }
     }
 }
 

@@ -1,9 +1,9 @@
 import Foundation
 import WeatherCore
 
-/// The behaviour of `GET /data/2.5/weather`, `GET /data/2.5/forecast`, `GET /_stats` and
-/// `/_faults`: lookup, unit conversion, the API key check, the `--delay` / `--fail` rules and the
-/// faults set at run time (the same for both APIs).
+/// The behaviour of `GET /data/2.5/weather`, `GET /data/2.5/forecast`, `GET /geo/1.0/direct`,
+/// `GET /_stats` and `/_faults`: lookup, unit conversion, the API key check, the `--delay` /
+/// `--fail` rules and the faults set at run time (the same for the three APIs).
 struct WeatherEndpoint: Sendable {
     let catalog: WeatherCatalog
     let apiKey: String?
@@ -42,6 +42,9 @@ struct WeatherEndpoint: Sendable {
         case "/data/2.5/forecast", "/data/2.5/forecast/":
             guard method == "GET" || method == "HEAD" else { return .methodNotAllowed }
             return await weather(target, resource: .forecast, clientGone: clientGone)
+        case "/geo/1.0/direct", "/geo/1.0/direct/":
+            guard method == "GET" || method == "HEAD" else { return .methodNotAllowed }
+            return await geocode(target, clientGone: clientGone)
         case "/_stats":
             return .json(200, stats.json.serialized)
         case "/_faults", "/_faults/":
@@ -87,9 +90,40 @@ struct WeatherEndpoint: Sendable {
     private func weather(_ target: RequestTarget, resource: Resource, clientGone: Gate?) async -> ReplayResponse {
         let units = Units(query: target["units"])
         let (key, lookup) = resolve(target, units: units)
-        stats.recordRequest(resource == .forecast ? "forecast:" + key : key)
+        stats.recordRequest(resource == .forecast ? "forecast:" + key : key, deprecatedQ: target["q"] != nil)
+        return await guarded(target, cities: lookup.cities, clientGone: clientGone) {
+            answer(lookup, resource: resource, units: units)
+        }
+    }
 
-        let cities = lookup.cities
+    /// `GET /geo/1.0/direct?q=Name[,ST][,CC][&limit=N]`: the known places `q` names, best first, at
+    /// most `limit` (1...5, default 5; above 5 is taken as 5), as a JSON array (`[]` when there are
+    /// none). The rules and faults naming the query's city apply.
+    private func geocode(_ target: RequestTarget, clientGone: Gate?) async -> ReplayResponse {
+        let query = CityQuery(target["q"] ?? "")
+        stats.recordRequest("geo:" + query.geocodingStatsKey)
+        let cities = query.name.isEmpty ? [] : [(name: query.name, country: query.country)]
+        return await guarded(target, cities: cities, clientGone: clientGone) {
+            guard !query.name.isEmpty else { return .nothingToGeocode }
+            guard let limit = Self.geocodingLimit(target["limit"]) else { return .wrongLimit }
+            return .json(200, JSONValue.array(catalog.places(matching: query).prefix(limit).map(\.json)).serialized)
+        }
+    }
+
+    /// The `limit` of a geocoding request: absent, 5; a whole number above 5, 5 (OpenWeatherMap's
+    /// cap); below 1 or not a whole number, nil (a 400).
+    static func geocodingLimit(_ text: String?) -> Int? {
+        guard let text else { return 5 }
+        guard let limit = Int(text.trimmingCharacters(in: .whitespaces)), limit >= 1 else { return nil }
+        return min(limit, 5)
+    }
+
+    /// What every API request goes through, for a request that asked for or resolved to `cities`:
+    /// the `--delay`, the API key check, the faults set at run time, the `--fail` rules; then `answer`.
+    private func guarded(
+        _ target: RequestTarget, cities: [(name: String, country: String?)], clientGone: Gate?,
+        answer: () -> ReplayResponse
+    ) async -> ReplayResponse {
         if let delay = mostSpecific(delays, { $0.pattern }, matching: cities), delay.milliseconds > 0 {
             try? await Task.sleep(for: .milliseconds(delay.milliseconds))
         }
@@ -114,19 +148,19 @@ struct WeatherEndpoint: Sendable {
             }
             break
         }
-        var response = answer(lookup, resource: resource, cities: cities, units: units)
+        var response: ReplayResponse
+        if let failure = mostSpecific(failures, { $0.pattern }, matching: cities) {
+            response = .failure(failure.outcome, retryAfter: retryAfter)
+        } else {
+            response = answer()
+        }
         if let drip { response.delivery = .drip(bytesPerSecond: drip) }
         return response
     }
 
-    /// The answer the `--fail` rules and the recorded data give. A forecast is the recorded one of
-    /// the city the request resolves to, else one synthesized from its weather.
-    private func answer(
-        _ lookup: Lookup, resource: Resource, cities: [(name: String, country: String?)], units: Units
-    ) -> ReplayResponse {
-        if let failure = mostSpecific(failures, { $0.pattern }, matching: cities) {
-            return .failure(failure.outcome, retryAfter: retryAfter)
-        }
+    /// The answer the recorded data give. A forecast is the recorded one of the city the request
+    /// resolves to, else one synthesized from its weather.
+    private func answer(_ lookup: Lookup, resource: Resource, units: Units) -> ReplayResponse {
         switch lookup {
         case .city(_, let found?), .point(let found):
             switch resource {
@@ -171,8 +205,7 @@ struct WeatherEndpoint: Sendable {
             + "&lon=\(lon.map { formatDecimal($0, decimals: 4) } ?? lonText)"
         guard let lat else { return (key, .invalid(.wrongLatitude)) }
         guard let lon else { return (key, .invalid(.wrongLongitude)) }
-        let found = catalog.city(near: lat, lon) ?? SynthesizedWeather.weather(latitude: lat, longitude: lon)
-        return (key, .point(found))
+        return (key, .point(catalog.weather(near: lat, lon)))
     }
 
     private func parseCoordinate(_ text: String, limit: Double) -> Double? {

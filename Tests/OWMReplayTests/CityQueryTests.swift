@@ -27,6 +27,24 @@ struct CityQueryTests {
         #expect(query.country == "us")
     }
 
+    @Test("Name,State,CC carries the state (for the geocoder); Name and Name,CC have none")
+    func state() {
+        #expect(CityQuery("Portland, OR ,US").state == "or")
+        #expect(CityQuery("Springfield,New  York,US").state == "new york")
+        #expect(CityQuery("Portland,US").state == nil)
+        #expect(CityQuery("Portland").state == nil)
+        #expect(CityQuery("Portland,,US").state == nil)
+    }
+
+    @Test("a geocoding query is counted with its state, others as weather queries are")
+    func geocodingStatsKey() {
+        #expect(CityQuery("Springfield,MO,US").geocodingStatsKey == "q=springfield,mo,us")
+        #expect(CityQuery("Springfield,MO,").geocodingStatsKey == "q=springfield,mo,")
+        #expect(CityQuery("London, GB").geocodingStatsKey == "q=london,gb")
+        #expect(CityQuery(" LONDON ").geocodingStatsKey == "q=london")
+        #expect(CityQuery("Springfield,MO,US").statsKey == "q=springfield,us", "weather keys are as they were")
+    }
+
     @Test("an empty country part means no country")
     func emptyCountry() {
         #expect(CityQuery("London, ").country == nil)

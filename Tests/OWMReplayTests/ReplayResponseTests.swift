@@ -104,16 +104,26 @@ struct ReplayResponseTests {
 struct ReplayStatsTests {
     @Test("fresh stats count nothing")
     func empty() {
-        #expect(ReplayStats().json.serialized == #"{"requests":0,"connections":0,"by_query":{}}"#)
+        #expect(ReplayStats().json.serialized == #"{"requests":0,"connections":0,"deprecated_q":0,"by_query":{}}"#)
     }
 
     @Test("requests are counted in total and per query, connections apart, keys sorted")
     func counts() {
         let stats = ReplayStats()
-        stats.recordRequest("q=paris")
-        stats.recordRequest("q=london")
-        stats.recordRequest("q=paris")
+        stats.recordRequest("q=paris", deprecatedQ: true)
+        stats.recordRequest("q=london", deprecatedQ: true)
+        stats.recordRequest("q=paris", deprecatedQ: true)
         stats.recordConnection()
-        #expect(stats.json.serialized == #"{"requests":3,"connections":1,"by_query":{"q=london":1,"q=paris":2}}"#)
+        #expect(stats.json.serialized == #"{"requests":3,"connections":1,"deprecated_q":3,"by_query":{"q=london":1,"q=paris":2}}"#)
+    }
+
+    @Test("deprecated_q counts only the requests recorded as carrying q=")
+    func deprecatedQ() {
+        let stats = ReplayStats()
+        stats.recordRequest("geo:q=london")
+        stats.recordRequest("lat=51.51&lon=-0.13")
+        stats.recordRequest("forecast:q=paris", deprecatedQ: true)
+        #expect(stats.json["requests"] == .integer(3))
+        #expect(stats.json["deprecated_q"] == .integer(1))
     }
 }

@@ -220,5 +220,20 @@ struct WeatherEndpointTests {
             "q=london": .integer(1),
             "q=london,gb": .integer(1),
         ]))
+        #expect(stats["deprecated_q"] == .integer(2))
+    }
+
+    @Test("/_stats deprecated_q counts the weather and forecast requests that carried q=, whatever their answer")
+    func deprecatedQ() async throws {
+        let endpoint = try Self.endpoint()
+        _ = await Self.get(endpoint, "/data/2.5/weather?lat=44.34&lon=10.99")
+        _ = await Self.get(endpoint, "/data/2.5/forecast?lat=44.34&lon=10.99")
+        #expect(endpoint.stats.json["deprecated_q"] == .integer(0))
+        _ = await Self.get(endpoint, "/data/2.5/weather?q=Zocca")
+        _ = await Self.get(endpoint, "/data/2.5/forecast?q=Atlantis")
+        _ = await Self.get(endpoint, "/data/2.5/weather?q=&lat=1&lon=2")
+        _ = await Self.get(endpoint, "/data/2.5/weather?q=Zocca", method: "POST")
+        #expect(endpoint.stats.json["deprecated_q"] == .integer(3))
+        #expect(endpoint.stats.json["requests"] == .integer(5))
     }
 }
