@@ -3,10 +3,16 @@ import WeatherClient
 import WeatherCore
 
 struct SearchCommand: ParsableCommand, HasGlobalOptions {
-    static let configuration = CommandConfiguration(commandName: "search", abstract: "Look up the weather of a city (it becomes the focus of the overlays).")
+    static let configuration = CommandConfiguration(
+        commandName: "search", abstract: "Look up the weather of a city (it becomes the focus of the overlays).",
+        discussion: """
+            The name is resolved to places first and the best one is looked up; when the name matched \
+            other places too, a second line says how many and how to list them (weatherctl places NAME). \
+            Narrow a name with a country, and for the US a state: "Springfield, MO, US".
+            """)
 
     @OptionGroup var options: GlobalOptions
-    @Argument(help: "The city, e.g. London or \"New York,US\".") var city: [String]
+    @Argument(help: "The city, e.g. London, \"New York,US\" or \"Springfield, MO, US\".") var city: [String]
     @Flag(help: "Print the protocol object.") var json = false
 
     func validate() throws {

@@ -31,8 +31,8 @@ struct ForecastTests {
         let day = try await daemon.call("forecast", ["city": " paris ", "hours": .integer(24)])
         #expect(day["properties"]?["forecast"]?.arrayValue?.count == 1)
         let stats = try await replay.stats()
-        #expect(stats.requests(for: "forecast:q=paris") == 1, "\(stats)")
-        #expect(stats.requests(for: "q=paris") == 0, "a forecast asks no current weather: \(stats)")
+        #expect(stats.forecastRequests == 1 && stats.placeRequests(for: "paris") == 1, "\(stats)")
+        #expect(stats.weatherRequests == 0, "a forecast asks no current weather: \(stats)")
 
         #expect(try await daemon.call("overlays") == overlaysBefore)
         var state = try await daemon.call("state")
@@ -50,7 +50,7 @@ struct ForecastTests {
         #expect(lines.dropFirst().allSatisfy { $0.contains("🌧") && $0.contains("°C") && $0.contains("precip") && $0.contains("wind") }, "\(human)")
         let json = try await daemon.weatherctl(["forecast", "Paris", "--json"])
         #expect(try JSONValue.parse(Array(json.stdout.utf8)) == day, "\(json)")
-        #expect(try await replay.stats().requests(for: "forecast:q=paris") == 1)
+        #expect(try await replay.stats().forecastRequests == 1)
     }
 
     @Test("forecast at a point: synthesized 3-hour steps, as many as the hours ask; errors as for search")

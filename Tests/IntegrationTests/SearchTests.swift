@@ -56,7 +56,8 @@ struct SearchTests {
         #expect(first["properties"]?["stale"] == .bool(false))
         let cached = try await daemon.call("search", ["city": "Paris"])
         #expect(cached["properties"]?["fetched_at"]?.stringValue == fetched, "the cached answer keeps its time")
-        #expect(try await replay.stats().requests(for: "q=paris") == 1)
+        let stats = try await replay.stats()
+        #expect(stats.placeRequests(for: "paris") == 1 && stats.weatherRequests == 1, "\(stats)")
         let (status, _) = try await daemon.terminate()
         #expect(status == 0)
     }
@@ -177,7 +178,7 @@ struct SearchTests {
             #expect((29...30).contains(retryAfter))
         }
         let before = try await replay.stats()
-        #expect(before.requests(for: "q=berlin") == 1)
+        #expect(before.placeRequests(for: "berlin") == 1, "the 429 came with Berlin's places")
 
         let again = try await remoteError { try await daemon.call("search", ["city": "Berlin"]) }
         #expect(again.code == -32003)
@@ -186,7 +187,7 @@ struct SearchTests {
 
         let after = try await replay.stats()
         #expect(after.requests == before.requests, "requests reached owm-replay during Retry-After: \(after)")
-        #expect(after.requests(for: "q=berlin") == 1)
-        #expect(after.requests(for: "q=tokyo") == 0)
+        #expect(after.placeRequests(for: "berlin") == 1)
+        #expect(after.placeRequests(for: "tokyo") == 0)
     }
 }

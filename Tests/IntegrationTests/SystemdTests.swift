@@ -299,7 +299,7 @@ struct SystemdTests {
         let metric = try await daemon.call("search", ["city": "London"])
         #expect(metric["properties"]?["units"] == "metric")
         #expect(metric["properties"]?["temperature"]?.doubleValue == 8.94)
-        #expect(try await replay.stats().requests == 1)
+        #expect(try await replay.stats().weatherRequests == 1)
 
         var reloaded = setup
         reloaded.openWeatherMapLines = ["units = \"imperial\"", "lang = \"de\""]
@@ -311,7 +311,8 @@ struct SystemdTests {
         #expect(imperial["properties"]?["units"] == "imperial", "\(imperial.serialized)")
         #expect(imperial["properties"]?["temperature"]?.doubleValue == 48.09, "8.94 °C in °F, from a new request")
         let stats = try await replay.stats()
-        #expect(stats.requests == 2, "the cached metric answer was dropped: \(stats)")
+        #expect(stats.weatherRequests == 2, "the cached metric answer was dropped: \(stats)")
+        #expect(stats.placeRequests(for: "london") == 1, "the places of a name do not depend on units or language: \(stats)")
         _ = try await replay.process.waitForLine(containing: "units=imperial&lang=de", on: \.stderr)
         #expect(!watcher.inbox.value.ended, "the watcher stayed connected")
 

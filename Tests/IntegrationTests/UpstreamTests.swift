@@ -27,9 +27,9 @@ struct UpstreamTests {
             #expect(try await daemon.call("search", ["city": .string(spelling)])["properties"]?["name"] == "New York")
         }
         let stats = try await replay.stats()
-        #expect(stats.requests(for: "q=london") == 1, "\(stats)")
-        #expect(stats.requests(for: "q=new york") == 1, "\(stats)")
-        #expect(stats.requests == 2, "\(stats)")
+        #expect(stats.placeRequests(for: "london") == 1, "\(stats)")
+        #expect(stats.placeRequests(for: "new york") == 1, "\(stats)")
+        #expect(stats.weatherRequests == 2 && stats.requests == 4, "\(stats)")
     }
 
     @Test("identical lookups in flight share one HTTP request")
@@ -55,11 +55,13 @@ struct UpstreamTests {
         #expect(ids.count == 5)
         #expect(Set(ids).count == 1 && ids[0]?.hasPrefix("owm:") == true, "\(ids)")
         let stats = try await replay.stats()
-        #expect(stats.requests(for: "q=tokyo") == 1, "5 concurrent searches, 1 upstream request expected: \(stats)")
+        #expect(stats.placeRequests(for: "tokyo") == 1 && stats.weatherRequests == 1,
+                "5 concurrent searches, 1 request for the places and 1 for the weather expected: \(stats)")
 
-        // With the cache off, a later search is a new request: the merge above was single-flight.
+        // With the cache off, a later search is a new weather request (its places are kept for
+        // geocode_ttl): the merge above was single-flight.
         _ = try await daemon.call("search", ["city": "Tokyo"])
-        #expect(try await replay.stats().requests(for: "q=tokyo") == 2)
+        #expect(try await replay.stats().weatherRequests == 2)
     }
 
     @Test("HTTP connections to OpenWeatherMap are reused")
@@ -73,7 +75,7 @@ struct UpstreamTests {
             _ = try await daemon.call("search", ["city": .string(city)])
         }
         let stats = try await replay.stats()
-        #expect(stats.requests == cities.count, "\(stats)")
+        #expect(stats.requests == 2 * cities.count, "the places and the weather of each: \(stats)")
         // This GET /_stats is one of the connections.
         let daemonConnections = stats.connections - 1
         #expect(daemonConnections < stats.requests, "libcurl should keep its connection: \(stats)")

@@ -16,6 +16,8 @@ struct DaemonSetup: Sendable {
     /// `nil`: no `api_key` line.
     var apiKey: String? = "integration-test-key"
     var maxClients: Int?
+    /// The top-level `refresh` (nil: the default).
+    var refresh: String?
     /// More TOML lines for the `[openweathermap]` table.
     var openWeatherMapLines: [String] = []
     /// The `[gpsd]` table; `nil` (the default): gpsd is off (`enabled = false`).
@@ -38,7 +40,7 @@ struct DaemonSetup: Sendable {
     var stateDirectory: String { directory.file("state") }
 
     var toml: String {
-        var lines = ["cities = [\(cities.map { "\"\($0)\"" }.joined(separator: ", "))]", "", "[openweathermap]",
+        var lines = ["cities = [\(cities.map { "\"\($0)\"" }.joined(separator: ", "))]"] + (refresh.map { ["refresh = \"\($0)\""] } ?? []) + ["", "[openweathermap]",
                      "base_url = \"\(baseURL)\""]
         if let apiKey { lines.append("api_key = \"\(apiKey)\"") }
         lines += openWeatherMapLines

@@ -49,8 +49,22 @@ struct ReplayStats: Sendable, CustomStringConvertible {
     var json: JSONValue
     var requests: Int { json["requests"]?.intValue ?? -1 }
     var connections: Int { json["connections"]?.intValue ?? -1 }
-    /// Requests for one normalized query, e.g. `q=london`.
+    /// Requests for one normalized query, e.g. `lat=51.5085&lon=-0.1257` or `geo:q=london`.
     func requests(for query: String) -> Int { json["by_query"]?[query]?.intValue ?? 0 }
+    /// Geocoding requests for one normalized name, e.g. `london` or `springfield,mo,us`.
+    func placeRequests(for name: String) -> Int { requests(for: "geo:q=" + name) }
+    /// Geocoding requests for any name.
+    var placeRequests: Int { count { $0.hasPrefix("geo:") } }
+    /// Forecast requests for any place.
+    var forecastRequests: Int { count { $0.hasPrefix("forecast:") } }
+    /// Current-weather requests for any place.
+    var weatherRequests: Int { count { !$0.hasPrefix("geo:") && !$0.hasPrefix("forecast:") } }
+    /// Weather and forecast requests that named a city with the deprecated `q=`.
+    var deprecatedQ: Int { json["deprecated_q"]?.intValue ?? -1 }
+
+    private func count(_ matches: (String) -> Bool) -> Int {
+        (json["by_query"]?.objectValue?.members ?? []).filter { matches($0.key) }.reduce(0) { $0 + ($1.value.intValue ?? 0) }
+    }
     var description: String { json.serialized }
 }
 
