@@ -108,10 +108,10 @@ struct ConfigProblemTests {
         #expect(configProblemLines(toml) == ["test.toml: " + expected])
     }
 
-    @Test("malformed durations are a problem naming the text", arguments: ["10", "ten minutes", "-1s", "10 m", "1d", ""])
+    @Test("malformed durations are a problem naming the text", arguments: ["10", "ten minutes", "-1s", "10 m", "1w", "1D", ""])
     func malformedDuration(text: String) {
         #expect(configProblemLines("refresh = \"\(text)\"") == [
-            #"test.toml: refresh: expected a duration string like "10m" (a number, then ms, s, m or h), found "\#(text)""#,
+            #"test.toml: refresh: expected a duration string like "10m" (a number, then ms, s, m, h or d), found "\#(text)""#,
         ])
     }
 

@@ -257,7 +257,7 @@ extension ConfigValueType where Value == Duration {
                     return nil
                 }
                 guard let duration = DurationText.parse(text) else {
-                    report(path, "expected a duration string like \"10m\" (a number, then ms, s, m or h), found \(ConfigText.quoted(text))")
+                    report(path, "expected a duration string like \"10m\" (a number, then ms, s, m, h or d), found \(ConfigText.quoted(text))")
                     return nil
                 }
                 if let message = bounds.problem(duration) {
