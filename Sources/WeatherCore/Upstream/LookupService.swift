@@ -8,7 +8,7 @@ import Logging
 /// `forecast` request goes through one `LookupService`, so the budget and the cache are shared by
 /// all of them. Weather and forecasts are cached and shared apart (each kind has its own table).
 public actor LookupService {
-    /// The limits an operator sets (`openweathermap.cache_ttl`, `requests_per_minute`).
+    /// The limits an operator sets (`weather.cache_ttl`, `openweathermap.requests_per_minute`).
     public struct Limits: Sendable, Equatable {
         public var cacheTTL: Duration
         public var requestsPerMinute: Int
@@ -18,9 +18,9 @@ public actor LookupService {
             self.requestsPerMinute = requestsPerMinute
         }
 
-        /// The limits of the `[openweathermap]` table.
-        public init(_ config: OpenWeatherMapConfig) {
-            self.init(cacheTTL: config.cacheTTL, requestsPerMinute: config.requestsPerMinute)
+        /// The limits of the configuration.
+        public init(_ config: DaemonConfig) {
+            self.init(cacheTTL: config.weather.cacheTTL, requestsPerMinute: config.openWeatherMap.requestsPerMinute)
         }
     }
 
@@ -265,7 +265,7 @@ extension LookupService: Reconfigurable {
     /// New limits apply at once (cached answers stay); after a change that makes fetched weather
     /// wrong (units, language, provider) every cached answer is dropped.
     public func apply(_ change: ConfigChange) {
-        update(limits: Limits(change.new.openWeatherMap))
+        update(limits: Limits(change.new))
         if change.invalidatesWeather { clearCache() }
     }
 }

@@ -16,6 +16,8 @@ struct DaemonSetup: Sendable {
     /// `nil`: no `api_key` line.
     var apiKey: String? = "integration-test-key"
     var maxClients: Int?
+    /// TOML lines for a `[weather]` table (none: no table, the defaults), e.g. `cache_ttl = "0s"`.
+    var weatherLines: [String] = []
     /// More TOML lines for the `[openweathermap]` table.
     var openWeatherMapLines: [String] = []
     /// The `[gpsd]` table; `nil` (the default): gpsd is off (`enabled = false`).
@@ -38,8 +40,9 @@ struct DaemonSetup: Sendable {
     var stateDirectory: String { directory.file("state") }
 
     var toml: String {
-        var lines = ["cities = [\(cities.map { "\"\($0)\"" }.joined(separator: ", "))]", "", "[openweathermap]",
-                     "base_url = \"\(baseURL)\""]
+        var lines = ["cities = [\(cities.map { "\"\($0)\"" }.joined(separator: ", "))]", ""]
+        if !weatherLines.isEmpty { lines += ["[weather]"] + weatherLines + [""] }
+        lines += ["[openweathermap]", "base_url = \"\(baseURL)\""]
         if let apiKey { lines.append("api_key = \"\(apiKey)\"") }
         lines += openWeatherMapLines
         lines += ["", "[socket]", "path = \"\(socketPath)\""]
