@@ -35,7 +35,8 @@ struct WeatherdCommand: AsyncParsableCommand {
         var level: Logger.Level { Logger.Level(rawValue: rawValue)! }
     }
 
-    /// Reads, checks and completes the configuration: at start, and again at each SIGHUP.
+    /// Reads, checks and completes the configuration: at start, and again at each SIGHUP. The origins
+    /// of `socket.path` (with `--socket`) and of the API key say where they were found.
     static func configSource(path: String, socket: String?, environment: [String: String]) -> Daemon.ConfigSource {
         { () throws(ConfigError) -> (loaded: LoadedConfig, apiKey: Secret) in
             var loaded: LoadedConfig
@@ -44,10 +45,14 @@ struct WeatherdCommand: AsyncParsableCommand {
             } else {
                 loaded = try ConfigLoader.load(path: path)
             }
-            if let socket { loaded.config.socket.path = socket }
-            let apiKey = try ConfigLoader.resolveAPIKey(
+            if let socket {
+                loaded.config.socket.path = socket
+                loaded.origins["socket.path"] = .elsewhere("--socket")
+            }
+            let (apiKey, keyOrigin) = try ConfigLoader.findAPIKey(
                 loaded.config, file: path, environment: environment,
                 readFile: FileReader.text(atPath:))
+            loaded.origins["openweathermap.api_key"] = keyOrigin
             loaded.config.mqtt.password = try ConfigLoader.resolveMQTTPassword(
                 loaded.config, file: path, environment: environment, readFile: FileReader.text(atPath:))
             return (loaded, apiKey)
@@ -66,13 +71,13 @@ struct WeatherdCommand: AsyncParsableCommand {
             throw ExitCode(78)  // EX_CONFIG
         }
         if checkConfig {
-            // Warnings on stderr; the effective configuration on stdout.
+            // Warnings on stderr; the effective configuration, each value with its origin, on stdout.
             for warning in loaded.warnings {
                 FileHandle.standardError.write(Data(DaemonLogHandler.plainLines(
                     warning.description, level: .warning, environment: environment).utf8))
             }
-            var shown = loaded.config
-            shown.openWeatherMap.apiKey = apiKey  // rendered as "<redacted>", wherever it came from
+            var shown = loaded
+            shown.config.openWeatherMap.apiKey = apiKey  // rendered as "<redacted>", wherever it came from
             print(ConfigLoader.render(shown), terminator: "")
             print("# configuration OK (API key found)")
             return

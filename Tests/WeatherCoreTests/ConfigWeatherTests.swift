@@ -103,6 +103,8 @@ struct ConfigDeprecatedKeyTests {
             "test.toml: \(old): deprecated, moved to \(new); it applies because \(new) is not set",
         ])
         #expect(loaded.warnings.first?.keyPath == old)
+        #expect(loaded.origins[new] == .movedKey(old))
+        #expect(loaded.origins[old] == .default, "the origin is the new key's")
     }
 
     @Test("a deprecated key beside its new key is ignored, with exactly one warning", arguments: 0..<3)
@@ -117,6 +119,7 @@ struct ConfigDeprecatedKeyTests {
         #expect(loaded.warnings.map(\.description) == [
             "test.toml: \(old): deprecated, moved to \(new); ignored because \(new) is set",
         ])
+        #expect(loaded.origins[new] == .file(configTestFile))
     }
 
     @Test("the old key given after the new one in the file is ignored as well")
@@ -169,5 +172,87 @@ struct ConfigDeprecatedKeyTests {
         let old = try parseConfig(#"openweathermap.units = "imperial""#)
         let new = try parseConfig(#"weather.units = "imperial""#)
         #expect(ConfigChange(old: old, new: new, apiKey: Secret("k")).changedKeys.isEmpty)
+    }
+}
+
+@Suite("Configuration: origins of the values")
+struct ConfigOriginTests {
+    static let text = """
+        cities = ["Oslo"]
+        [weather]
+        lang = "de"
+        [openweathermap]
+        api_key = "s3cr3t-KEY"
+        units = "imperial"
+        lang = "fr"
+        """
+
+    @Test("each key has the origin of its value: default, the file, or the deprecated key")
+    func origins() throws {
+        let origins = try readConfig(Self.text).origins
+        #expect(origins["cities"] == .file(configTestFile))
+        #expect(origins["refresh"] == .default)
+        #expect(origins["weather.lang"] == .file(configTestFile))
+        #expect(origins["weather.units"] == .movedKey("openweathermap.units"))
+        #expect(origins["weather.cache_ttl"] == .default)
+        #expect(origins["openweathermap.api_key"] == .file(configTestFile))
+        #expect(ConfigOrigin.elsewhere("--socket").description == "from --socket")
+    }
+
+    @Test("the rendered text ends each key's line with its origin")
+    func rendered() throws {
+        let lines = ConfigLoader.render(try readConfig(Self.text)).split(separator: "\n").map(String.init)
+        func line(_ start: String) -> String? { lines.first { $0.hasPrefix(start) } }
+        #expect(line("cities = ")?.hasSuffix(#"["Oslo"]   # set in test.toml"#) == true, "\(lines)")
+        #expect(line("refresh = ")?.hasSuffix("   # default") == true)
+        #expect(line("units = ")?.hasSuffix("# from openweathermap.units (deprecated)") == true)
+        #expect(line("units = ")?.hasPrefix(#"units = "imperial" "#) == true)
+        #expect(line("lang = ")?.hasPrefix(#"lang = "de" "#) == true)
+        #expect(line("lang = ")?.hasSuffix("# set in test.toml") == true)
+        #expect(line("api_key = ")?.hasSuffix("# set in test.toml") == true)
+        #expect(line("geocode_ttl = ")?.hasSuffix("# default") == true)
+        // Every key has its line with its origin; no deprecated key is written.
+        for key in ConfigSchema.keys {
+            #expect(lines.contains { $0.hasPrefix("\(key.name) = ") && $0.contains("   # ") }, "\(key.path)")
+        }
+        #expect(lines.filter { $0.hasPrefix("units = ") || $0.hasPrefix("lang = ") }.count == 2)
+        #expect(!lines.joined().contains("s3cr3t-KEY"))
+    }
+
+    @Test("the origin comments of a table start in one column")
+    func aligned() throws {
+        let text = ConfigLoader.render(try readConfig(Self.text))
+        let weather = try #require(text.components(separatedBy: "\n\n").first { $0.hasPrefix("[weather]") })
+        let hashes = Set(weather.split(separator: "\n").dropFirst().map { $0.distance(from: $0.startIndex, to: $0.lastIndex(of: "#")!) })
+        #expect(hashes.count == 1, "\(weather)")
+    }
+
+    @Test("the rendered text with origins parses back to the same configuration, without warnings")
+    func roundTrip() throws {
+        let loaded = try readConfig(Self.text)
+        let again = try readConfig(ConfigLoader.render(loaded))
+        var expected = loaded.config
+        expected.openWeatherMap.apiKey = Secret("<redacted>")
+        #expect(again.config == expected)
+        #expect(again.warnings.isEmpty)
+        // Read back, every key is set in the file.
+        for key in ConfigSchema.keys where key.written(again.config) != nil {
+            #expect(again.origins[key.path] == .file(configTestFile), "\(key.path)")
+        }
+    }
+
+    @Test("every configuration renders with origins and parses back", arguments: [false, true])
+    func roundTripChanged(withOrigins: Bool) throws {
+        var changed = ConfigRenderTests.changed
+        changed.web.tileAttribution = "© Tiles # \"T\" #"  // a # in a string is no comment
+        var origins = ConfigOrigins()
+        for key in ConfigSchema.keys { origins[key.path] = .elsewhere("a test") }
+        let text = withOrigins ? ConfigLoader.render(changed, origins: origins) : ConfigLoader.render(changed)
+        #expect(text.contains("# from a test") == withOrigins)
+        var parsed = try parseConfig(text)
+        parsed.openWeatherMap.apiKey = nil
+        var expected = changed
+        expected.openWeatherMap.apiKey = nil
+        #expect(parsed == expected)
     }
 }

@@ -2,11 +2,12 @@ import Foundation
 import TOMLKit
 
 /// Reads the values of a parsed TOML document into a `DaemonConfig` by the keys of ``ConfigSchema``,
-/// collecting every problem and every warning.
+/// collecting every problem, every warning and the origin of every value read.
 struct ConfigChecker {
     let file: String
     var problems: [ConfigProblem] = []
     var warnings: [ConfigProblem] = []
+    var origins = ConfigOrigins()
 
     init(file: String) {
         self.file = file
@@ -37,7 +38,9 @@ struct ConfigChecker {
             }
             for key in ConfigSchema.keys where key.table == table {
                 guard let value = values[key.name] else { continue }
+                let before = problems.count
                 key.read(value, into: &config) { path, message in problem(path, message) }
+                if problems.count == before { origins[key.path] = .file(file) }
             }
             for key in ConfigSchema.movedKeys where key.table == table {
                 guard let value = values[key.name], let newPath = key.movedTo else { continue }
@@ -54,11 +57,13 @@ struct ConfigChecker {
         _ key: ConfigKey, _ value: TOMLValueConvertible, newPath: String, root: TOMLTable, into config: inout DaemonConfig
     ) {
         let newGiven = Self.value(at: newPath, in: root) != nil
+        let before = problems.count
         if newGiven {
             var ignored = config
             key.read(value, into: &ignored) { path, message in problem(path, message) }
         } else {
             key.read(value, into: &config) { path, message in problem(path, message) }
+            if problems.count == before { origins[newPath] = .movedKey(key.path) }
         }
         let outcome = newGiven ? "ignored because \(newPath) is set" : "it applies because \(newPath) is not set"
         warnings.append(ConfigProblem(file: file, keyPath: key.path, message: "deprecated, moved to \(newPath); \(outcome)"))

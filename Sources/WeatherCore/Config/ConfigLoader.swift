@@ -14,7 +14,7 @@ public enum ConfigLoader {
     /// A syntax error is one problem, `FILE:LINE:COLUMN: message` with toml++'s message. Otherwise
     /// every unknown key, wrong type and out-of-range value is a problem `FILE: key.path: message`.
     /// A configuration without a problem comes with its warnings (`FILE: key.path: message` for each
-    /// deprecated key given).
+    /// deprecated key given) and the origin of each value.
     public static func parse(_ text: String, file: String) throws(ConfigError) -> LoadedConfig {
         if let nul = text.utf8.firstIndex(of: 0) {
             // toml++ would see the text only up to here; say where it stops instead.
@@ -34,7 +34,7 @@ public enum ConfigLoader {
         var checker = ConfigChecker(file: file)
         let config = checker.check(root)
         guard checker.problems.isEmpty else { throw ConfigError(problems: checker.problems) }
-        return LoadedConfig(config: config, warnings: checker.warnings)
+        return LoadedConfig(config: config, warnings: checker.warnings, origins: checker.origins)
     }
 
     /// Parses and checks the bytes of a configuration file, like ``parse(_:file:)``. Bytes that are
@@ -101,19 +101,34 @@ public enum ConfigLoader {
         environment: [String: String],
         readFile: (String) -> String?
     ) throws(ConfigError) -> Secret {
+        try findAPIKey(config, file: file, environment: environment, readFile: readFile).key
+    }
+
+    /// The API key as ``resolveAPIKey(_:file:environment:readFile:)`` finds it, and where it was found
+    /// (`file` when it is `openweathermap.api_key` of the configuration file).
+    public static func findAPIKey(
+        _ config: DaemonConfig,
+        file: String,
+        environment: [String: String],
+        readFile: (String) -> String?
+    ) throws(ConfigError) -> (key: Secret, origin: ConfigOrigin) {
         func usable(_ value: String?) -> Secret? {
             guard let trimmed = value?.trimmingCharacters(in: .whitespacesAndNewlines), !trimmed.isEmpty else {
                 return nil
             }
             return Secret(trimmed)
         }
-        if let key = usable(environment[apiKeyEnvironmentVariable]) { return key }
+        if let key = usable(environment[apiKeyEnvironmentVariable]) {
+            return (key, .elsewhere("the environment variable \(apiKeyEnvironmentVariable)"))
+        }
         if let directory = environment["CREDENTIALS_DIRECTORY"], !directory.isEmpty {
             let path = directory.hasSuffix("/") ? directory + apiKeyCredentialName : directory + "/" + apiKeyCredentialName
-            if let key = usable(readFile(path)) { return key }
+            if let key = usable(readFile(path)) { return (key, .elsewhere("the credential \(path)")) }
         }
-        if let key = usable(readFile(config.openWeatherMap.apiKeyFile)) { return key }
-        if let key = usable(config.openWeatherMap.apiKey?.revealed) { return key }
+        if let key = usable(readFile(config.openWeatherMap.apiKeyFile)) {
+            return (key, .elsewhere("the file \(config.openWeatherMap.apiKeyFile) (api_key_file)"))
+        }
+        if let key = usable(config.openWeatherMap.apiKey?.revealed) { return (key, .file(file)) }
         throw ConfigError(ConfigProblem(
             file: file,
             message: "no openweathermap api key: set the environment variable \(apiKeyEnvironmentVariable), "
