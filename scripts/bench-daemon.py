@@ -201,8 +201,9 @@ def start_daemon(bin_dir, tmp, base, sock, gpsd_port, procs):
     config = os.path.join(tmp, "weatherd.toml")
     gpsd = f'enabled = true\nport = {gpsd_port}\n' if gpsd_port else 'enabled = false\n'
     with open(config, "w") as f:
-        f.write(f'cities = {json.dumps(CITIES)}\n[openweathermap]\nbase_url = "{base}"\napi_key = "bench"\n'
-                f'requests_per_minute = 6000\ncache_ttl = "1h"\n[socket]\npath = "{sock}"\nmax_clients = 4096\n'
+        f.write(f'cities = {json.dumps(CITIES)}\n[weather]\ncache_ttl = "1h"\n'
+                f'[openweathermap]\nbase_url = "{base}"\napi_key = "bench"\n'
+                f'requests_per_minute = 6000\n[socket]\npath = "{sock}"\nmax_clients = 4096\n'
                 f'[gpsd]\n{gpsd}[state]\ndirectory = "{tmp}/state"\n')
     env = {k: v for k, v in os.environ.items()
            if k not in ("OWM_API_KEY", "CREDENTIALS_DIRECTORY", "NOTIFY_SOCKET", "WATCHDOG_USEC", "LISTEN_FDS", "LISTEN_PID")}

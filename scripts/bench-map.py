@@ -224,7 +224,7 @@ class Bench:
         self.debounce_text = effective["region"]["debounce"]
         self.debounce_ms = duration_ms(self.debounce_text)
         self.around = effective["region"]["around"]
-        self.cache_ttl = effective["openweathermap"]["cache_ttl"]
+        self.cache_ttl = effective["weather"]["cache_ttl"]
         self.log_path = self.tmp / "weatherd.log"
         self.log = open(self.log_path, "w")
         self.daemon = subprocess.Popen([str(self.bin / "weatherd"), "--config", str(config), "--log-level", "notice"],

@@ -9,8 +9,8 @@ import Glibc
 
 /// Re-reads the configuration on SIGHUP and on the `reload` method, one reload at a time, and hands
 /// it to each part of the daemon in turn; each part applies its own keys (``Reconfigurable``). A
-/// broken file is reported and the running configuration kept; a changed key that needs a restart
-/// (``ConfigKey/Reload/restart``) is logged as such. Under systemd each reload is framed by
+/// broken file is reported and the running configuration kept; the warnings of a good one (a deprecated
+/// key) are logged, and a changed key that needs a restart (``ConfigKey/Reload/restart``) is logged as such. Under systemd each reload is framed by
 /// `RELOADING=1` (with `MONOTONIC_USEC`) and `READY=1`.
 final class ConfigReloader: Service, CustomStringConvertible {
     private let source: Daemon.ConfigSource
@@ -70,8 +70,9 @@ final class ConfigReloader: Service, CustomStringConvertible {
         notifier.notify(["RELOADING=1", "MONOTONIC_USEC=\(Self.monotonicMicroseconds())", "STATUS=reloading the configuration"])
         let change: ConfigChange
         do {
-            let (new, key) = try source()
-            change = ConfigChange(old: running, new: new, apiKey: key)
+            let (loaded, key) = try source()
+            for warning in loaded.warnings { logger.warning("reload: \(warning)") }
+            change = ConfigChange(old: running, new: loaded.config, apiKey: key)
         } catch {
             let problems = error.problems.map(\.description)
             for problem in problems { logger.error("reload: \(problem)") }

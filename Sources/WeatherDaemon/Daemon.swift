@@ -8,20 +8,21 @@ import WeatherCore
 /// Builds the daemon's services from a checked configuration and runs them in one `ServiceGroup`
 /// until SIGTERM or SIGINT; SIGHUP re-reads the configuration.
 public struct Daemon: Sendable {
-    /// Reads and checks the configuration (at a reload: again, from the same place).
-    public typealias ConfigSource = @Sendable () throws(ConfigError) -> (DaemonConfig, Secret)
+    /// Reads and checks the configuration (at a reload: again, from the same place): the configuration
+    /// with its warnings, and the API key found for it.
+    public typealias ConfigSource = @Sendable () throws(ConfigError) -> (loaded: LoadedConfig, apiKey: Secret)
 
-    private let initial: (config: DaemonConfig, apiKey: Secret)
+    private let initial: (loaded: LoadedConfig, apiKey: Secret)
     private let source: ConfigSource
     private let logger: Logger
     private let environment: [String: String]
     private let metrics: PrometheusCollectorRegistry?
 
     /// - Parameters:
-    ///   - initial: the configuration to start with, as `source` gave it.
+    ///   - initial: the configuration to start with, as `source` gave it; its warnings are logged at start.
     ///   - source: reads the configuration again at each SIGHUP.
     public init(
-        initial: (config: DaemonConfig, apiKey: Secret), source: @escaping ConfigSource, logger: Logger,
+        initial: (loaded: LoadedConfig, apiKey: Secret), source: @escaping ConfigSource, logger: Logger,
         environment: [String: String] = ProcessInfo.processInfo.environment, metrics: PrometheusCollectorRegistry? = nil
     ) {
         self.metrics = metrics
@@ -32,7 +33,9 @@ public struct Daemon: Sendable {
     }
 
     public func run() async throws {
-        let (config, apiKey) = initial
+        let (loaded, apiKey) = initial
+        let config = loaded.config
+        for warning in loaded.warnings { logger.warning("\(warning)") }
         let clock = DaemonClock.continuous
         let notifier = SystemdNotifier(environment: environment)
         notifier.notify(["STATUS=starting"])
@@ -40,7 +43,7 @@ public struct Daemon: Sendable {
         let transport = CurlTransport(userAgent: "weatherd/\(WeatherdVersion.current)", numberOfThreads: max(4, config.region.concurrency))
         let upstream = OpenWeatherMapClient(
             transport: transport, baseURL: config.openWeatherMap.baseURL, apiKey: apiKey,
-            units: config.openWeatherMap.units, lang: config.openWeatherMap.lang, timeout: config.openWeatherMap.timeout,
+            units: config.weather.units, lang: config.weather.lang, timeout: config.openWeatherMap.timeout,
             logger: logger)
         let lookups = LookupService(
             upstream: upstream, limits: .init(config),

@@ -35,39 +35,49 @@ struct WeatherdCommand: AsyncParsableCommand {
         var level: Logger.Level { Logger.Level(rawValue: rawValue)! }
     }
 
-    /// Reads, checks and completes the configuration: at start, and again at each SIGHUP.
+    /// Reads, checks and completes the configuration: at start, and again at each SIGHUP. The origins
+    /// of `socket.path` (with `--socket`) and of the API key say where they were found.
     static func configSource(path: String, socket: String?, environment: [String: String]) -> Daemon.ConfigSource {
-        { () throws(ConfigError) -> (DaemonConfig, Secret) in
-            var config: DaemonConfig
+        { () throws(ConfigError) -> (loaded: LoadedConfig, apiKey: Secret) in
+            var loaded: LoadedConfig
             if path == defaultConfigPath, !FileManager.default.fileExists(atPath: path) {
-                config = DaemonConfig()  // no file at the default place: every key has its default
+                loaded = LoadedConfig()  // no file at the default place: every key has its default
             } else {
-                config = try ConfigLoader.load(path: path)
+                loaded = try ConfigLoader.load(path: path)
             }
-            if let socket { config.socket.path = socket }
-            let apiKey = try ConfigLoader.resolveAPIKey(
-                config, file: path, environment: environment,
+            if let socket {
+                loaded.config.socket.path = socket
+                loaded.origins["socket.path"] = .elsewhere("--socket")
+            }
+            let (apiKey, keyOrigin) = try ConfigLoader.findAPIKey(
+                loaded.config, file: path, environment: environment,
                 readFile: FileReader.text(atPath:))
-            config.mqtt.password = try ConfigLoader.resolveMQTTPassword(
-                config, file: path, environment: environment, readFile: FileReader.text(atPath:))
-            return (config, apiKey)
+            loaded.origins["openweathermap.api_key"] = keyOrigin
+            loaded.config.mqtt.password = try ConfigLoader.resolveMQTTPassword(
+                loaded.config, file: path, environment: environment, readFile: FileReader.text(atPath:))
+            return (loaded, apiKey)
         }
     }
 
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         let source = Self.configSource(path: config, socket: socket, environment: environment)
-        let config: DaemonConfig
+        let loaded: LoadedConfig
         let apiKey: Secret
         do {
-            (config, apiKey) = try source()
+            (loaded, apiKey) = try source()
         } catch {
             FileHandle.standardError.write(Data(DaemonLogHandler.fatalLines(error.description, environment: environment).utf8))
             throw ExitCode(78)  // EX_CONFIG
         }
         if checkConfig {
-            var shown = config
-            shown.openWeatherMap.apiKey = apiKey  // rendered as "<redacted>", wherever it came from
+            // Warnings on stderr; the effective configuration, each value with its origin, on stdout.
+            for warning in loaded.warnings {
+                FileHandle.standardError.write(Data(DaemonLogHandler.plainLines(
+                    warning.description, level: .warning, environment: environment).utf8))
+            }
+            var shown = loaded
+            shown.config.openWeatherMap.apiKey = apiKey  // rendered as "<redacted>", wherever it came from
             print(ConfigLoader.render(shown), terminator: "")
             print("# configuration OK (API key found)")
             return
@@ -78,7 +88,7 @@ struct WeatherdCommand: AsyncParsableCommand {
         let logger = Logger(label: "weatherd")
         let metrics = MetricsExporter.bootstrapProcessMetrics()
         do {
-            try await Daemon(initial: (config, apiKey), source: source, logger: logger, environment: environment, metrics: metrics).run()
+            try await Daemon(initial: (loaded, apiKey), source: source, logger: logger, environment: environment, metrics: metrics).run()
         } catch {
             logger.error("fatal: \(error)")
             throw ExitCode(1)

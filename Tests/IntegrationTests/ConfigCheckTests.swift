@@ -116,4 +116,97 @@ struct ConfigCheckTests {
         #expect(daemon.status == 78, "\(daemon)")
         #expect(daemon.stderr.contains("OWM_API_KEY"))
     }
+
+    @Test("a deprecated key: exit 0, its warning on stderr, every value's origin on stdout")
+    func deprecatedKeyAndOrigins() async throws {
+        let directory = try TemporaryDirectory()
+        let file = try directory.write("weatherd.toml", """
+            cities = ["Oslo"]
+
+            [weather]
+            lang = "de"
+
+            [openweathermap]
+            api_key = "sekrit-config-key"
+            units = "imperial"
+            """)
+        let socket = directory.file("s.sock")
+        let result = try await runWeatherd(["--check-config", "--config", file, "--socket", socket])
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stderr
+            == "\(file): openweathermap.units: deprecated, moved to weather.units; it applies because weather.units is not set\n",
+            "\(result)")
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        /// The line of `key = value`, which must end with the origin comment `# origin`.
+        func expectLine(_ start: String, origin: String, sourceLocation: SourceLocation = #_sourceLocation) {
+            let line = lines.first { $0.hasPrefix(start + " ") }
+            #expect(line?.hasSuffix("   # " + origin) == true, "\(start): \(result)", sourceLocation: sourceLocation)
+        }
+        expectLine(#"units = "imperial""#, origin: "from openweathermap.units (deprecated)")
+        expectLine(#"lang = "de""#, origin: "set in \(file)")
+        expectLine(#"cities = ["Oslo"]"#, origin: "set in \(file)")
+        expectLine(#"refresh = "10m""#, origin: "default")
+        expectLine(#"geocode_ttl = "30d""#, origin: "default")
+        expectLine(#"providers = ["openweathermap", "open-meteo"]"#, origin: "default")
+        expectLine(#"api_key = "<redacted>""#, origin: "set in \(file)")
+        expectLine("path = \"\(socket)\"", origin: "from --socket")
+        #expect(result.stdout.hasSuffix("# configuration OK (API key found)\n"), "\(result)")
+        #expect(!result.stdout.contains("sekrit-config-key") && !result.stderr.contains("sekrit-config-key"))
+
+        // The printed configuration reads back to the same values, without the deprecated key.
+        let again = try ConfigLoader.parse(result.stdout, file: "stdout")
+        #expect(again.warnings.isEmpty)
+        #expect(again.config.weather.units == .imperial && again.config.weather.lang == "de")
+        #expect(again.config.socket.path == socket)
+
+        // A key from the environment says so.
+        let fromEnvironment = try await runWeatherd(
+            ["--check-config", "--config", try directory.write("nokey.toml", "cities = []\n")],
+            environment: ["OWM_API_KEY": "env-key-0123456789"])
+        #expect(fromEnvironment.status == 0, "\(fromEnvironment)")
+        #expect(fromEnvironment.stderr.isEmpty, "\(fromEnvironment)")
+        #expect(fromEnvironment.stdout.contains("# from the environment variable OWM_API_KEY\n"), "\(fromEnvironment)")
+        #expect(!fromEnvironment.stdout.contains("env-key-0123456789"))
+    }
+
+    @Test("a bad provider: exit 78 with FILE: weather.providers: naming the valid ones")
+    func badProvider() async throws {
+        let directory = try TemporaryDirectory()
+        let file = try directory.write("weatherd.toml", """
+            [weather]
+            providers = ["openweathermap", "met-no"]
+
+            [openweathermap]
+            api_key = "k"
+            """)
+        let result = try await runWeatherd(["--check-config", "--config", file])
+        #expect(result.status == 78, "\(result)")
+        #expect(result.stderr
+            == "\(file): weather.providers: expected one of \"openweathermap\", \"open-meteo\", found \"met-no\" at [1]\n",
+            "\(result)")
+        #expect(result.stdout.isEmpty, "\(result)")
+    }
+
+    @Test("the daemon logs each deprecation warning at start and at each reload")
+    func daemonLogsWarnings() async throws {
+        let directory = try TemporaryDirectory()
+        var setup = DaemonSetup(directory: directory, replay: nil)
+        setup.openWeatherMapLines = ["lang = \"de\""]
+        let daemon = try await DaemonProcess.start(setup)
+        let warning = "\(setup.configPath): openweathermap.lang: deprecated, moved to weather.lang; it applies because weather.lang is not set"
+        let atStart = try await daemon.process.waitForLine(containing: warning, on: \.stderr)
+        #expect(atStart.contains("warning"), "\(atStart)")
+
+        setup.weatherLines = ["lang = \"fr\""]
+        try setup.writeConfig()
+        daemon.process.send(SIGHUP)
+        let atReload = try await daemon.process.waitForLine(
+            containing: "reload: \(setup.configPath): openweathermap.lang: deprecated, moved to weather.lang; ignored because weather.lang is set",
+            on: \.stderr)
+        #expect(atReload.contains("warning"), "\(atReload)")
+        _ = try await daemon.process.waitForLine(containing: "configuration reloaded; changed: weather", on: \.stderr)
+
+        let (status, _) = try await daemon.terminate()
+        #expect(status == 0)
+    }
 }

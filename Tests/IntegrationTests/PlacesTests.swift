@@ -140,7 +140,7 @@ struct PlacesTests {
     func watchedCities() async throws {
         let replay = try await ReplayServer.start()
         var setup = DaemonSetup(directory: try TemporaryDirectory(), replay: replay, cities: ["London,GB", "Zocca"])
-        setup.openWeatherMapLines = ["cache_ttl = \"0s\""]
+        setup.weatherLines = ["cache_ttl = \"0s\""]
         setup.refresh = "1s"
         let daemon = try await DaemonProcess.start(setup)
         let watcher = try await Watcher.start(socketPath: daemon.socketPath)

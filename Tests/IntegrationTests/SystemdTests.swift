@@ -302,10 +302,10 @@ struct SystemdTests {
         #expect(try await replay.stats().weatherRequests == 1)
 
         var reloaded = setup
-        reloaded.openWeatherMapLines = ["units = \"imperial\"", "lang = \"de\""]
+        reloaded.weatherLines = ["units = \"imperial\"", "lang = \"de\""]
         try reloaded.writeConfig()
         daemon.process.send(SIGHUP)
-        _ = try await waitForLines(daemon, containing: "configuration reloaded; changed: openweathermap")
+        _ = try await waitForLines(daemon, containing: "configuration reloaded; changed: weather")
 
         let imperial = try await daemon.call("search", ["city": "London"])
         #expect(imperial["properties"]?["units"] == "imperial", "\(imperial.serialized)")

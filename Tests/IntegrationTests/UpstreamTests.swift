@@ -38,7 +38,7 @@ struct UpstreamTests {
         let replay = try await ReplayServer.start(["--delay", "Tokyo=1000"])
         let directory = try TemporaryDirectory()
         var setup = DaemonSetup(directory: directory, replay: replay)
-        setup.openWeatherMapLines = ["cache_ttl = \"0s\""]
+        setup.weatherLines = ["cache_ttl = \"0s\""]
         let daemon = try await DaemonProcess.start(setup)
 
         let socket = daemon.socketPath

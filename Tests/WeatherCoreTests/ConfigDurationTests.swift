@@ -21,8 +21,8 @@ struct ConfigDurationTests {
     }
 
     @Test("malformed durations do not parse", arguments: [
-        "", "10", "s", "-1s", "+1s", "1 s", " 1s", "1s ", "1d", "1S", "1.s", ".5s", "1..5s", "1e3s", "1.5.5s",
-        "0.0000000001s", "99999999999999999999h", "10sec", "1m30s",
+        "", "10", "s", "-1s", "+1s", "1 s", " 1s", "1s ", "1w", "1D", "d", "1.d", "-1d", "1S", "1.s", ".5s", "1..5s",
+        "1e3s", "1.5.5s", "0.0000000001s", "99999999999999999999h", "999999999999d", "10sec", "1m30s", "1d12h",
     ])
     func rejects(text: String) {
         #expect(DurationText.parse(text) == nil)
@@ -47,6 +47,30 @@ struct ConfigDurationTests {
     ])
     func formats(duration: Duration, expected: String) {
         #expect(DurationText.format(duration) == expected)
+    }
+
+    /// A day in seconds.
+    static let day: Int64 = 86_400
+
+    /// Days: text, and the duration.
+    static let days: [(String, Duration)] = [
+        ("30d", .seconds(30 * day)), ("1d", .seconds(day)), ("2d", .seconds(2 * day)), ("365d", .seconds(365 * day)),
+    ]
+
+    @Test("days parse and format as \"d\"", arguments: days)
+    func inDays(text: String, duration: Duration) {
+        #expect(DurationText.parse(text) == duration)
+        #expect(DurationText.format(duration) == text)
+    }
+
+    @Test("a day is 24 hours; a part of a day is written in a smaller unit when that is shorter")
+    func partsOfDays() {
+        #expect(DurationText.parse("1.5d") == .seconds(36 * 3600))
+        #expect(DurationText.parse("0d") == .zero)
+        #expect(DurationText.parse("24h") == DurationText.parse("1d"))
+        #expect(DurationText.format(.seconds(36 * 3600)) == "36h")
+        #expect(DurationText.format(.seconds(Self.day + 1)) == "86401s")
+        #expect(DurationText.format(.seconds(Self.day / 2 * 5)) == "60h")
     }
 
     @Test("formatted durations parse back to the same value", arguments: [

@@ -14,11 +14,13 @@ struct ConfigParseTests {
         #expect(config.openWeatherMap.baseURL == "https://api.openweathermap.org")
         #expect(config.openWeatherMap.apiKeyFile == "/etc/weatherd/owm-api-key")
         #expect(config.openWeatherMap.apiKey == nil)
-        #expect(config.openWeatherMap.units == .metric)
-        #expect(config.openWeatherMap.lang == "en")
+        #expect(config.weather.providers == [.openWeatherMap, .openMeteo])
+        #expect(config.weather.units == .metric)
+        #expect(config.weather.lang == "en")
+        #expect(config.weather.cacheTTL == .seconds(600))
+        #expect(config.weather.geocodeTTL == .seconds(30 * 86_400))
         #expect(config.openWeatherMap.timeout == .seconds(10))
         #expect(config.openWeatherMap.requestsPerMinute == 60)
-        #expect(config.openWeatherMap.cacheTTL == .seconds(600))
         #expect(config.socket == SocketConfig(path: "/run/weatherd/weatherd.sock", mode: 0o660, maxClients: 256))
         #expect(config.gpsd == GPSDConfig(enabled: true, host: "127.0.0.1", port: 2947, maxHorizontalError: 100,
                                           locateTimeout: .seconds(30), follow: false, followDistance: 1000))
@@ -28,8 +30,8 @@ struct ConfigParseTests {
 
     @Test("comments and empty tables alone give the defaults")
     func emptyTablesGiveDefaults() throws {
-        let config = try parseConfig("# nothing\n[openweathermap]\n[socket]\n[gpsd]\n[region]\n[state]\n")
-        #expect(config == DaemonConfig())
+        let loaded = try readConfig("# nothing\n[weather]\n[openweathermap]\n[socket]\n[gpsd]\n[region]\n[state]\n")
+        #expect(loaded == LoadedConfig())
     }
 
     @Test("the example config/weatherd.toml parses to exactly the defaults")
@@ -38,20 +40,25 @@ struct ConfigParseTests {
             .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let path = root.appendingPathComponent("config/weatherd.toml").path
         let text = try String(contentsOfFile: path, encoding: .utf8)
-        #expect(try ConfigLoader.parse(text, file: path) == DaemonConfig())
-        #expect(try ConfigLoader.load(path: path) == DaemonConfig())
+        #expect(try ConfigLoader.parse(text, file: path).config == DaemonConfig())
+        let loaded = try ConfigLoader.load(path: path)
+        #expect(loaded.config == DaemonConfig())
+        #expect(loaded.warnings.isEmpty, "the example uses no deprecated key")
     }
 
-    @Test("the example file names every key of every table")
+    @Test("the example file names every key of every table, in its table")
     func exampleFileNamesEveryKey() throws {
         let root = URL(fileURLWithPath: #filePath)
             .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let text = try String(contentsOfFile: root.appendingPathComponent("config/weatherd.toml").path, encoding: .utf8)
-        for (table, keys) in ConfigSchema.knownKeys {
-            if !table.isEmpty { #expect(text.contains("[\(table)]\n")) }
-            for key in keys where !ConfigSchema.knownKeys.contains(where: { $0.table == key }) {
-                #expect(text.contains("\n\(key) = ") || text.contains("\n# \(key) = "), "missing \(key)")
-            }
+        // The text of each table, from its header to the next one.
+        let sections = text.components(separatedBy: "\n[")
+        func section(_ table: String) -> String? {
+            table.isEmpty ? sections.first : sections.first { $0.hasPrefix("\(table)]\n") }
+        }
+        for key in ConfigSchema.keys {
+            let body = try #require(section(key.table), "no [\(key.table)]")
+            #expect(body.contains("\n\(key.name) = ") || body.contains("\n# \(key.name) = "), "missing \(key.path)")
         }
     }
 
@@ -70,6 +77,23 @@ struct ConfigParseTests {
         #expect(try parseConfig("cities = []").cities == [])
     }
 
+    @Test("[weather] keys are read")
+    func weatherKeys() throws {
+        let loaded = try readConfig(#"""
+            [weather]
+            providers = ["open-meteo"]
+            units = "imperial"
+            lang = "zh_cn"
+            cache_ttl = "0s"
+            geocode_ttl = "2d"
+            """#)
+        #expect(loaded.config.weather == WeatherConfig(
+            providers: [.openMeteo], units: .imperial, lang: "zh_cn", cacheTTL: .zero, geocodeTTL: .seconds(2 * 86_400)))
+        #expect(loaded.warnings.isEmpty)
+        #expect(try parseConfig(#"weather.providers = ["open-meteo", "openweathermap"]"#).weather.providers
+            == [.openMeteo, .openWeatherMap])
+    }
+
     @Test("[openweathermap] keys are read")
     func openWeatherMapKeys() throws {
         let config = try parseConfig(#"""
@@ -77,15 +101,13 @@ struct ConfigParseTests {
             base_url = "http://127.0.0.1:8080"
             api_key_file = "/run/keys/owm"
             api_key = "abc123"
-            units = "imperial"
-            lang = "zh_cn"
             timeout = "2.5s"
             requests_per_minute = 600
-            cache_ttl = "0s"
             """#)
         #expect(config.openWeatherMap == OpenWeatherMapConfig(
             baseURL: "http://127.0.0.1:8080", apiKeyFile: "/run/keys/owm", apiKey: Secret("abc123"),
-            units: .imperial, lang: "zh_cn", timeout: .milliseconds(2500), requestsPerMinute: 600, cacheTTL: .zero))
+            timeout: .milliseconds(2500), requestsPerMinute: 600))
+        #expect(config.weather == WeatherConfig())
     }
 
     @Test("[socket] keys are read, mode as an octal string")
@@ -136,10 +158,10 @@ struct ConfigParseTests {
     @Test("dotted keys and inline tables are the same as tables")
     func dottedKeysAndInlineTables() throws {
         let config = try parseConfig(#"""
-            openweathermap.units = "standard"
+            weather.units = "standard"
             gpsd = { port = 1, follow = true }
             """#)
-        #expect(config.openWeatherMap.units == .standard)
+        #expect(config.weather.units == .standard)
         #expect(config.gpsd.port == 1)
         #expect(config.gpsd.follow)
     }

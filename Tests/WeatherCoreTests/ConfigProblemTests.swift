@@ -43,14 +43,26 @@ struct ConfigProblemTests {
 
     @Test("an unknown key in a known table is named by its full dotted path, with a close match")
     func unknownNestedKey() {
-        #expect(configProblemLines("[openweathermap]\nunit = \"metric\"")
-            == ["test.toml: openweathermap.unit: unknown key; did you mean `units`?"])
+        #expect(configProblemLines("[weather]\nunit = \"metric\"")
+            == ["test.toml: weather.unit: unknown key; did you mean `units`?"])
+        #expect(configProblemLines("[openweathermap]\ntimeot = \"1s\"")
+            == ["test.toml: openweathermap.timeot: unknown key; did you mean `timeout`?"])
     }
 
     @Test("a key of another table is suggested with its full path")
     func keyOfAnotherTable() {
         #expect(configProblemLines("units = \"metric\"")
-            == ["test.toml: units: unknown key; did you mean `openweathermap.units`?"])
+            == ["test.toml: units: unknown key; did you mean `weather.units`?"])
+        #expect(configProblemLines("[weather]\ntimeout = \"1s\"")
+            == ["test.toml: weather.timeout: unknown key; did you mean `openweathermap.timeout`?"])
+    }
+
+    @Test("a key close to a deprecated one is pointed to where that key moved")
+    func suggestionOfMovedKey() {
+        #expect(configProblemLines("[openweathermap]\nunit = \"metric\"")
+            == ["test.toml: openweathermap.unit: unknown key; did you mean `weather.units`?"])
+        #expect(configProblemLines("[openweathermap]\ncacheTTL = \"1m\"")
+            == ["test.toml: openweathermap.cacheTTL: unknown key; did you mean `weather.cache_ttl`?"])
     }
 
     @Test("a camel-case spelling is matched to the snake-case key")
@@ -88,6 +100,13 @@ struct ConfigProblemTests {
         ("cities = [\"Paris\", 3]", "cities[1]: expected a city name string, found an integer"),
         ("openweathermap.base_url = 1", "openweathermap.base_url: expected a string, found an integer"),
         ("openweathermap.api_key = 12345", "openweathermap.api_key: expected a string, found an integer"),
+        ("weather.units = 1", "weather.units: expected a string, found an integer"),
+        ("weather.lang = true", "weather.lang: expected a string, found a boolean"),
+        ("weather.cache_ttl = 600", #"weather.cache_ttl: expected a duration string like "10m", found an integer"#),
+        ("weather.geocode_ttl = 30", #"weather.geocode_ttl: expected a duration string like "10m", found an integer"#),
+        ("weather.providers = \"openweathermap\"",
+         #"weather.providers: expected an array of provider names like ["openweathermap", "open-meteo"], found a string"#),
+        ("weather = []", "weather: expected a table, found an array"),
         ("openweathermap.units = 1", "openweathermap.units: expected a string, found an integer"),
         ("openweathermap.requests_per_minute = \"60\"",
          "openweathermap.requests_per_minute: expected an integer, found a string"),
@@ -108,10 +127,13 @@ struct ConfigProblemTests {
         #expect(configProblemLines(toml) == ["test.toml: " + expected])
     }
 
-    @Test("malformed durations are a problem naming the text", arguments: ["10", "ten minutes", "-1s", "10 m", "1d", ""])
+    @Test("malformed durations are a problem naming the text", arguments: ["10", "ten minutes", "-1s", "10 m", "1w", "1D", ""])
     func malformedDuration(text: String) {
         #expect(configProblemLines("refresh = \"\(text)\"") == [
-            #"test.toml: refresh: expected a duration string like "10m" (a number, then ms, s, m or h), found "\#(text)""#,
+            #"test.toml: refresh: expected a duration string like "10m" (a number, then ms, s, m, h or d), found "\#(text)""#,
+        ])
+        #expect(configProblemLines("weather.geocode_ttl = \"\(text)\"") == [
+            #"test.toml: weather.geocode_ttl: expected a duration string like "10m" (a number, then ms, s, m, h or d), found "\#(text)""#,
         ])
     }
 
@@ -131,7 +153,7 @@ struct ConfigProblemTests {
         #expect(lines == [
             #"test.toml: refresh: must be at least 1s, found "0s""#,
             "test.toml: colour: unknown key",
-            "test.toml: openweathermap.unit: unknown key; did you mean `units`?",
+            "test.toml: openweathermap.unit: unknown key; did you mean `weather.units`?",
             #"test.toml: openweathermap.units: expected one of "standard", "metric", "imperial", found "kelvin""#,
             "test.toml: socket.max_clients: must be between 1 and 65536, found 0",
             "test.toml: region.around: must be between 0 and 3, found 9",

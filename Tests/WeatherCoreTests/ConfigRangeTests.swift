@@ -26,10 +26,19 @@ struct ConfigRangeTests {
         .ok(#"openweathermap.timeout = "5m""#), .bad(#"openweathermap.timeout = "300.001s""#),
         .ok("openweathermap.requests_per_minute = 1"), .bad("openweathermap.requests_per_minute = 0"),
         .ok("openweathermap.requests_per_minute = 6000"), .bad("openweathermap.requests_per_minute = 6001"),
-        .ok(#"openweathermap.cache_ttl = "0s""#), .ok(#"openweathermap.cache_ttl = "48h""#),
+        .ok(#"weather.cache_ttl = "0s""#), .ok(#"weather.cache_ttl = "48h""#), .ok(#"weather.cache_ttl = "400d""#),
+        .ok(#"weather.geocode_ttl = "1m""#), .bad(#"weather.geocode_ttl = "59s""#), .bad(#"weather.geocode_ttl = "0s""#),
+        .ok(#"weather.geocode_ttl = "365d""#), .bad(#"weather.geocode_ttl = "365.5d""#),
+        .ok(#"weather.units = "standard""#), .bad(#"weather.units = "Metric""#),
+        .ok(#"weather.lang = "pt-BR""#), .bad(#"weather.lang = """#),
+        .bad(#"weather.lang = "e1""#), .bad(#"weather.lang = "en us""#),
+        .ok(#"weather.providers = ["openweathermap"]"#), .ok(#"weather.providers = ["open-meteo"]"#),
+        .bad("weather.providers = []"), .bad(#"weather.providers = ["open-meteo", "open-meteo"]"#),
+        .bad(#"weather.providers = ["OpenWeatherMap"]"#), .bad(#"weather.providers = ["openweathermap", 1]"#),
+        // The deprecated keys are checked as the keys they moved to.
+        .ok(#"openweathermap.cache_ttl = "0s""#), .bad(#"openweathermap.cache_ttl = "-1s""#),
         .ok(#"openweathermap.units = "standard""#), .bad(#"openweathermap.units = "Metric""#),
-        .ok(#"openweathermap.lang = "pt-BR""#), .bad(#"openweathermap.lang = """#),
-        .bad(#"openweathermap.lang = "e1""#), .bad(#"openweathermap.lang = "en us""#),
+        .ok(#"openweathermap.lang = "pt-BR""#), .bad(#"openweathermap.lang = "en us""#),
         .ok(#"openweathermap.base_url = "https://example.com/owm""#),
         .bad(#"openweathermap.base_url = "ftp://example.com""#), .bad(#"openweathermap.base_url = "https://""#),
         .bad(#"openweathermap.base_url = "example.com""#),
@@ -75,6 +84,8 @@ struct ConfigRangeTests {
     func rangeMessages() {
         #expect(configProblemLines(#"openweathermap.timeout = "6m""#)
             == [#"test.toml: openweathermap.timeout: must be more than 0s and at most 5m, found "6m""#])
+        #expect(configProblemLines(#"weather.geocode_ttl = "400d""#)
+            == [#"test.toml: weather.geocode_ttl: must be at least 1m and at most 365d, found "400d""#])
         #expect(configProblemLines("gpsd.port = 70000")
             == ["test.toml: gpsd.port: must be between 1 and 65535, found 70000"])
         #expect(configProblemLines(#"socket.mode = "1777""#)

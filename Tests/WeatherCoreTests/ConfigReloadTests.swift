@@ -34,17 +34,28 @@ struct ConfigReloadTests {
         #expect(!all.needingRestart.contains { $0.path == "region.around" })
     }
 
-    @Test("new units, language or base_url make fetched weather wrong; a new budget or timeout does not",
+    @Test("new providers, units, language or base_url make fetched weather wrong; a new budget, timeout or ttl does not",
           arguments: [
-            (#"units = "imperial""#, true), (#"lang = "de""#, true), (#"base_url = "http://127.0.0.1:1""#, true),
-            ("requests_per_minute = 5", false), (#"timeout = "1s""#, false), (#"cache_ttl = "0s""#, false),
+            ("weather", #"providers = ["open-meteo"]"#, true), ("weather", #"units = "imperial""#, true),
+            ("weather", #"lang = "de""#, true), ("openweathermap", #"base_url = "http://127.0.0.1:1""#, true),
+            ("openweathermap", "requests_per_minute = 5", false), ("openweathermap", #"timeout = "1s""#, false),
+            ("weather", #"cache_ttl = "0s""#, false), ("weather", #"geocode_ttl = "1d""#, false),
           ])
-    func weatherInvalidated(line: String, invalidates: Bool) throws {
-        let new = try parseConfig("[openweathermap]\n" + line)
+    func weatherInvalidated(table: String, line: String, invalidates: Bool) throws {
+        let new = try parseConfig("[\(table)]\n" + line)
         let change = ConfigChange(old: DaemonConfig(), new: new, apiKey: Secret("k"))
         #expect(change.changedKeys.count == 1)
         #expect(change.invalidatesWeather == invalidates)
-        #expect(change.summary == ["openweathermap"])
+        #expect(change.summary == [table])
+    }
+
+    @Test("a deprecated key changes the key it moved to, and only that one")
+    func movedKeyChanges() throws {
+        let new = try parseConfig(#"openweathermap.units = "imperial""#)
+        let change = ConfigChange(old: DaemonConfig(), new: new, apiKey: Secret("k"))
+        #expect(change.changedKeys.map(\.path) == ["weather.units"])
+        #expect(change.invalidatesWeather)
+        #expect(change.summary == ["weather"])
     }
 
     @Test("the summary names each changed table once, and top-level keys by name, in schema order")

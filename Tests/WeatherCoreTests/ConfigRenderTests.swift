@@ -9,9 +9,12 @@ struct ConfigRenderTests {
         DaemonConfig(
             cities: ["Paris,FR", "Quote \"Town\"", "Back\\slash"],
             refresh: .milliseconds(1500),
+            weather: WeatherConfig(
+                providers: [.openMeteo, .openWeatherMap], units: .imperial, lang: "de", cacheTTL: .zero,
+                geocodeTTL: .seconds(86_400 + 3600)),
             openWeatherMap: OpenWeatherMapConfig(
-                baseURL: "http://127.0.0.1:8081", apiKeyFile: "/k", apiKey: Secret("s3cr3t-KEY"), units: .imperial,
-                lang: "de", timeout: .seconds(30), requestsPerMinute: 5, cacheTTL: .zero),
+                baseURL: "http://127.0.0.1:8081", apiKeyFile: "/k", apiKey: Secret("s3cr3t-KEY"),
+                timeout: .seconds(30), requestsPerMinute: 5),
             socket: SocketConfig(path: "/tmp/w.sock", mode: 0o600, maxClients: 9),
             gpsd: GPSDConfig(enabled: false, host: "::1", port: 1, maxHorizontalError: 12.5,
                              locateTimeout: .seconds(5), follow: true, followDistance: 0),
@@ -35,10 +38,11 @@ struct ConfigRenderTests {
     func defaultsRendered() {
         let text = ConfigLoader.render(DaemonConfig())
         for line in [
-            "cities = [\"Seoul,KR\", \"London,GB\"]", "refresh = \"10m\"", "[openweathermap]",
+            "cities = [\"Seoul,KR\", \"London,GB\"]", "refresh = \"10m\"", "[weather]",
+            "providers = [\"openweathermap\", \"open-meteo\"]", "units = \"metric\"", "lang = \"en\"",
+            "cache_ttl = \"10m\"", "geocode_ttl = \"30d\"", "[openweathermap]",
             "base_url = \"https://api.openweathermap.org\"", "api_key_file = \"/etc/weatherd/owm-api-key\"",
-            "units = \"metric\"", "lang = \"en\"", "timeout = \"10s\"", "requests_per_minute = 60",
-            "cache_ttl = \"10m\"", "[socket]", "path = \"/run/weatherd/weatherd.sock\"", "mode = \"0660\"",
+            "timeout = \"10s\"", "requests_per_minute = 60", "[socket]", "path = \"/run/weatherd/weatherd.sock\"", "mode = \"0660\"",
             "max_clients = 256", "[gpsd]", "enabled = true", "host = \"127.0.0.1\"", "port = 2947",
             "max_horizontal_error = 100.0", "locate_timeout = \"30s\"", "follow = false",
             "follow_distance = 1000.0", "[region]", "debounce = \"250ms\"", "around = 1", "concurrency = 4",

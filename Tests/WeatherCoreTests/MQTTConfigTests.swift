@@ -45,7 +45,7 @@ struct MQTTConfigTests {
 
     @Test("the defaults are the contract's, and MQTT is off")
     func defaults() throws {
-        let mqtt = try ConfigLoader.parse("", file: configTestFile).mqtt
+        let mqtt = try ConfigLoader.parse("", file: configTestFile).config.mqtt
         #expect(mqtt == MQTTConfig())
         #expect(mqtt.brokerAddress == nil)
         #expect(mqtt.topicPrefix == "weatherd" && mqtt.keepalive == .seconds(30) && mqtt.discoveryPrefix == "homeassistant")

@@ -146,7 +146,7 @@ struct HomeAssistantDiscoveryTests {
         #expect(discovery.update(Self.overlays([london])).isEmpty)
     }
 
-    @Test("units follow openweathermap.units")
+    @Test("units follow weather.units")
     func imperial() throws {
         var discovery = HomeAssistantDiscovery(topics: Self.topics, discoveryPrefix: "ha", units: .imperial, version: "1")
         let messages = discovery.update(Self.overlays([]))

@@ -2,10 +2,12 @@ import Foundation
 import TOMLKit
 
 /// Reads the values of a parsed TOML document into a `DaemonConfig` by the keys of ``ConfigSchema``,
-/// collecting every problem.
+/// collecting every problem, every warning and the origin of every value read.
 struct ConfigChecker {
     let file: String
     var problems: [ConfigProblem] = []
+    var warnings: [ConfigProblem] = []
+    var origins = ConfigOrigins()
 
     init(file: String) {
         self.file = file
@@ -18,7 +20,7 @@ struct ConfigChecker {
     /// The configuration `root` describes: every key found is checked and read; every problem is kept.
     ///
     /// Problems come in a stable order: the top-level keys, the unknown top-level names, then each table
-    /// (not a table; its unknown keys; its keys in order).
+    /// (not a table; its unknown keys; its keys in order; its deprecated keys in order).
     mutating func check(_ root: TOMLTable) -> DaemonConfig {
         var config = DaemonConfig()
         for table in ConfigSchema.tables {
@@ -36,11 +38,41 @@ struct ConfigChecker {
             }
             for key in ConfigSchema.keys where key.table == table {
                 guard let value = values[key.name] else { continue }
+                let before = problems.count
                 key.read(value, into: &config) { path, message in problem(path, message) }
+                if problems.count == before { origins[key.path] = .file(file) }
+            }
+            for key in ConfigSchema.movedKeys where key.table == table {
+                guard let value = values[key.name], let newPath = key.movedTo else { continue }
+                readMoved(key, value, newPath: newPath, root: root, into: &config)
             }
             if table.isEmpty { reportUnknownKeys(in: root, at: "") }
         }
         return config
+    }
+
+    /// Reads the deprecated `key` (checked the same either way) into `config` when the key it moved to
+    /// is not given in `root`, and warns once.
+    private mutating func readMoved(
+        _ key: ConfigKey, _ value: TOMLValueConvertible, newPath: String, root: TOMLTable, into config: inout DaemonConfig
+    ) {
+        let newGiven = Self.value(at: newPath, in: root) != nil
+        let before = problems.count
+        if newGiven {
+            var ignored = config
+            key.read(value, into: &ignored) { path, message in problem(path, message) }
+        } else {
+            key.read(value, into: &config) { path, message in problem(path, message) }
+            if problems.count == before { origins[newPath] = .movedKey(key.path) }
+        }
+        let outcome = newGiven ? "ignored because \(newPath) is set" : "it applies because \(newPath) is not set"
+        warnings.append(ConfigProblem(file: file, keyPath: key.path, message: "deprecated, moved to \(newPath); \(outcome)"))
+    }
+
+    /// The value at the dotted `path` (a top-level key, or `table.key`) of `root`, if there is one.
+    private static func value(at path: String, in root: TOMLTable) -> TOMLValueConvertible? {
+        guard let dot = path.firstIndex(of: ".") else { return root[path] }
+        return root[String(path[..<dot])]?.table?[String(path[path.index(after: dot)...])]
     }
 
     // MARK: Unknown keys
@@ -50,7 +82,10 @@ struct ConfigChecker {
         for key in table.keys.sorted() where !known.contains(key) {
             var message = "unknown key"
             if let suggestion = Self.suggestion(for: key, in: parent, known: known) {
-                message += "; did you mean `\(suggestion)`?"
+                // A deprecated key is suggested by the path it moved to.
+                let path = ConfigText.path(parent, suggestion)
+                let moved = ConfigSchema.movedKeys.first { $0.path == path || $0.path == suggestion }?.movedTo
+                message += "; did you mean `\(moved ?? suggestion)`?"
             }
             problem(ConfigText.path(parent, key), message)
         }

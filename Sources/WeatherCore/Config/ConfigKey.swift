@@ -17,11 +17,14 @@ public struct ConfigKey: Sendable {
         case restart
     }
 
-    /// The dotted path, like `openweathermap.units`; a top-level key has no dot.
+    /// The dotted path, like `weather.units`; a top-level key has no dot.
     public let path: String
     /// What a reload does with a new value.
     public let reload: Reload
-    private let readValue: @Sendable (TOMLValueConvertible, inout DaemonConfig, ConfigValueType<String>.Report) -> Void
+    /// For a deprecated key (``ConfigSchema/movedKeys``): the path of the key it moved to, whose
+    /// property it is read into when that key is not given. nil for a key of ``ConfigSchema/keys``.
+    public let movedTo: String?
+    private let readValue: @Sendable (TOMLValueConvertible, String, inout DaemonConfig, ConfigValueType<String>.Report) -> Void
     private let writeValue: @Sendable (DaemonConfig) -> String?
     private let differsValue: @Sendable (DaemonConfig, DaemonConfig) -> Bool
 
@@ -32,11 +35,27 @@ public struct ConfigKey: Sendable {
     ) {
         self.path = path
         self.reload = reload
-        readValue = { value, config, report in
+        movedTo = nil
+        readValue = { value, path, config, report in
             if let read = type.read(value, path, report) { config[keyPath: field] = read }
         }
         writeValue = { type.write($0[keyPath: field]) }
         differsValue = { $0[keyPath: field] != $1[keyPath: field] }
+    }
+
+    private init(moving key: ConfigKey, from path: String) {
+        self.path = path
+        reload = key.reload
+        movedTo = key.path
+        readValue = key.readValue
+        writeValue = key.writeValue
+        differsValue = key.differsValue
+    }
+
+    /// The deprecated key at `oldPath` that this key replaces: the same type, checks and property,
+    /// with problems reported at `oldPath`.
+    func moved(from oldPath: String) -> ConfigKey {
+        ConfigKey(moving: self, from: oldPath)
     }
 
     /// The table the key is in ("" for the top level).
@@ -53,7 +72,7 @@ public struct ConfigKey: Sendable {
 
     /// Reads `value` into `config`, reporting every problem; a value with a problem leaves `config` as it was.
     func read(_ value: TOMLValueConvertible, into config: inout DaemonConfig, report: ConfigValueType<String>.Report) {
-        readValue(value, &config, report)
+        readValue(value, path, &config, report)
     }
 
     /// The key's value in `config` as TOML text, or nil when it is not set.

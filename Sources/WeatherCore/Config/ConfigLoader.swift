@@ -13,7 +13,9 @@ public enum ConfigLoader {
     ///
     /// A syntax error is one problem, `FILE:LINE:COLUMN: message` with toml++'s message. Otherwise
     /// every unknown key, wrong type and out-of-range value is a problem `FILE: key.path: message`.
-    public static func parse(_ text: String, file: String) throws(ConfigError) -> DaemonConfig {
+    /// A configuration without a problem comes with its warnings (`FILE: key.path: message` for each
+    /// deprecated key given) and the origin of each value.
+    public static func parse(_ text: String, file: String) throws(ConfigError) -> LoadedConfig {
         if let nul = text.utf8.firstIndex(of: 0) {
             // toml++ would see the text only up to here; say where it stops instead.
             let (line, column) = position(of: text.utf8.distance(from: text.utf8.startIndex, to: nul), in: Array(text.utf8))
@@ -32,13 +34,13 @@ public enum ConfigLoader {
         var checker = ConfigChecker(file: file)
         let config = checker.check(root)
         guard checker.problems.isEmpty else { throw ConfigError(problems: checker.problems) }
-        return config
+        return LoadedConfig(config: config, warnings: checker.warnings, origins: checker.origins)
     }
 
     /// Parses and checks the bytes of a configuration file, like ``parse(_:file:)``. Bytes that are
     /// not UTF-8 are a syntax error `FILE:LINE:COLUMN: message` at the first byte of the first invalid
     /// sequence.
-    public static func parse(_ bytes: [UInt8], file: String) throws(ConfigError) -> DaemonConfig {
+    public static func parse(_ bytes: [UInt8], file: String) throws(ConfigError) -> LoadedConfig {
         var iterator = bytes.makeIterator()
         var parser = Unicode.UTF8.ForwardParser()
         var offset = 0
@@ -63,7 +65,7 @@ public enum ConfigLoader {
     /// read is a problem `PATH: cannot read the configuration file: reason` (`no such file`,
     /// `permission denied`, …). Any readable file is read to its end, whatever its kind: `/dev/null`
     /// is an empty file.
-    public static func load(path: String) throws(ConfigError) -> DaemonConfig {
+    public static func load(path: String) throws(ConfigError) -> LoadedConfig {
         let bytes: [UInt8]
         do {
             bytes = try FileReader.bytes(atPath: path)
@@ -99,19 +101,34 @@ public enum ConfigLoader {
         environment: [String: String],
         readFile: (String) -> String?
     ) throws(ConfigError) -> Secret {
+        try findAPIKey(config, file: file, environment: environment, readFile: readFile).key
+    }
+
+    /// The API key as ``resolveAPIKey(_:file:environment:readFile:)`` finds it, and where it was found
+    /// (`file` when it is `openweathermap.api_key` of the configuration file).
+    public static func findAPIKey(
+        _ config: DaemonConfig,
+        file: String,
+        environment: [String: String],
+        readFile: (String) -> String?
+    ) throws(ConfigError) -> (key: Secret, origin: ConfigOrigin) {
         func usable(_ value: String?) -> Secret? {
             guard let trimmed = value?.trimmingCharacters(in: .whitespacesAndNewlines), !trimmed.isEmpty else {
                 return nil
             }
             return Secret(trimmed)
         }
-        if let key = usable(environment[apiKeyEnvironmentVariable]) { return key }
+        if let key = usable(environment[apiKeyEnvironmentVariable]) {
+            return (key, .elsewhere("the environment variable \(apiKeyEnvironmentVariable)"))
+        }
         if let directory = environment["CREDENTIALS_DIRECTORY"], !directory.isEmpty {
             let path = directory.hasSuffix("/") ? directory + apiKeyCredentialName : directory + "/" + apiKeyCredentialName
-            if let key = usable(readFile(path)) { return key }
+            if let key = usable(readFile(path)) { return (key, .elsewhere("the credential \(path)")) }
         }
-        if let key = usable(readFile(config.openWeatherMap.apiKeyFile)) { return key }
-        if let key = usable(config.openWeatherMap.apiKey?.revealed) { return key }
+        if let key = usable(readFile(config.openWeatherMap.apiKeyFile)) {
+            return (key, .elsewhere("the file \(config.openWeatherMap.apiKeyFile) (api_key_file)"))
+        }
+        if let key = usable(config.openWeatherMap.apiKey?.revealed) { return (key, .file(file)) }
         throw ConfigError(ConfigProblem(
             file: file,
             message: "no openweathermap api key: set the environment variable \(apiKeyEnvironmentVariable), "

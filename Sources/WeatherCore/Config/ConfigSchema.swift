@@ -1,23 +1,30 @@
 /// Every key of `weatherd.toml`, in the order of the contract. Adding a key is one entry here (and its
 /// property in ``DaemonConfig``, with its default); checking, `--check-config` and reloads follow from it.
+/// Moving a key is one entry in ``movedKeys``: the old path is still read, with a warning.
 public enum ConfigSchema {
     /// The tables of the file, in order ("" is the top level).
-    public static let tables = ["", "openweathermap", "socket", "gpsd", "region", "state", "web", "mqtt"]
+    public static let tables = ["", "weather", "openweathermap", "socket", "gpsd", "region", "state", "web", "mqtt"]
 
     /// Every key, table by table.
     public static let keys: [ConfigKey] = [
         ConfigKey("cities", \.cities, .cityList, reload: .live),
         ConfigKey("refresh", \.refresh, .duration(.atLeast(.seconds(1))), reload: .live),
 
+        // Shared by every weather provider. A new provider list, units or language makes the weather
+        // fetched before wrong.
+        ConfigKey("weather.providers", \.weather.providers, .providerList, reload: .refetch),
+        ConfigKey("weather.units", \.weather.units, .choice, reload: .refetch),
+        ConfigKey("weather.lang", \.weather.lang, .languageCode, reload: .refetch),
+        ConfigKey("weather.cache_ttl", \.weather.cacheTTL, .duration(), reload: .live),
+        ConfigKey("weather.geocode_ttl", \.weather.geocodeTTL,
+                  .duration(.init(lower: (.seconds(60), true), upper: .seconds(365 * 86_400))), reload: .live),
+
         ConfigKey("openweathermap.base_url", \.openWeatherMap.baseURL, .httpURL, reload: .refetch),
         ConfigKey("openweathermap.api_key_file", \.openWeatherMap.apiKeyFile, .nonEmpty("path"), reload: .live),
         ConfigKey("openweathermap.api_key", \.openWeatherMap.apiKey, .secret, reload: .live),
-        ConfigKey("openweathermap.units", \.openWeatherMap.units, .choice, reload: .refetch),
-        ConfigKey("openweathermap.lang", \.openWeatherMap.lang, .languageCode, reload: .refetch),
         ConfigKey("openweathermap.timeout", \.openWeatherMap.timeout,
                   .duration(.moreThan(.zero, atMost: .seconds(300))), reload: .live),
         ConfigKey("openweathermap.requests_per_minute", \.openWeatherMap.requestsPerMinute, .integer(1...6000), reload: .live),
-        ConfigKey("openweathermap.cache_ttl", \.openWeatherMap.cacheTTL, .duration(), reload: .live),
 
         ConfigKey("socket.path", \.socket.path, .socketPath, reload: .restart),
         ConfigKey("socket.mode", \.socket.mode, .fileMode, reload: .live),
@@ -56,10 +63,25 @@ public enum ConfigSchema {
         ConfigKey("mqtt.discovery_prefix", \.mqtt.discoveryPrefix, .topicName, reload: .restart),
     ]
 
-    /// The names each table may hold ("" is the top level, whose names include the tables).
+    /// Deprecated keys: each is still read, with the type and checks of the key it moved to (its
+    /// ``ConfigKey/movedTo``), into that key's property, but only when that key is not given; either
+    /// way a warning says so. They are not rendered, and a reload looks at the keys they moved to.
+    public static let movedKeys: [ConfigKey] = [
+        key("weather.units")!.moved(from: "openweathermap.units"),
+        key("weather.lang")!.moved(from: "openweathermap.lang"),
+        key("weather.cache_ttl")!.moved(from: "openweathermap.cache_ttl"),
+    ]
+
+    /// The key of ``keys`` at `path`, like `"weather.units"`.
+    public static func key(_ path: String) -> ConfigKey? {
+        keys.first { $0.path == path }
+    }
+
+    /// The names each table may hold, deprecated ones last ("" is the top level, whose names include
+    /// the tables).
     public static var knownKeys: [(table: String, keys: [String])] {
         tables.map { table in
-            let names = keys.filter { $0.table == table }.map(\.name)
+            let names = (keys + movedKeys).filter { $0.table == table }.map(\.name)
             return (table, table.isEmpty ? names + tables.dropFirst() : names)
         }
     }

@@ -257,7 +257,7 @@ extension ConfigValueType where Value == Duration {
                     return nil
                 }
                 guard let duration = DurationText.parse(text) else {
-                    report(path, "expected a duration string like \"10m\" (a number, then ms, s, m or h), found \(ConfigText.quoted(text))")
+                    report(path, "expected a duration string like \"10m\" (a number, then ms, s, m, h or d), found \(ConfigText.quoted(text))")
                     return nil
                 }
                 if let message = bounds.problem(duration) {
@@ -401,5 +401,55 @@ extension ConfigValueType where Value == [String] {
                 return valid ? result : nil
             },
             write: { "[" + $0.map { ConfigText.quoted($0, limit: false) }.joined(separator: ", ") + "]" })
+    }
+}
+
+extension ConfigValueType where Value == [WeatherProviderName] {
+    /// A non-empty list of provider names (``WeatherProviderName``), each at most once. Every problem
+    /// is reported at the key itself, naming the element; one bad element makes the whole list unusable.
+    static var providerList: ConfigValueType {
+        let names = WeatherProviderName.allCases.map { ConfigText.quoted($0.rawValue) }.joined(separator: ", ")
+        return ConfigValueType(
+            read: { value, path, report in
+                guard let array = value.array else {
+                    report(path, "expected an array of provider names like [\(names)], found \(ConfigText.typeName(value))")
+                    return nil
+                }
+                guard !array.isEmpty else {
+                    report(path, "expected at least one provider (\(names)), found []")
+                    return nil
+                }
+                var providers: [WeatherProviderName] = []
+                var valid = true
+                for (index, element) in array.enumerated() {
+                    guard let text = element.string else {
+                        report(path, "expected a provider name string, found \(ConfigText.typeName(element)) at [\(index)]")
+                        valid = false
+                        continue
+                    }
+                    guard let provider = WeatherProviderName(rawValue: text) else {
+                        var message = "expected one of \(names), found \(ConfigText.quoted(text)) at [\(index)]"
+                        if let close = WeatherProviderName.allCases.first(where: { fold($0.rawValue) == fold(text) }) {
+                            message += "; did you mean \(ConfigText.quoted(close.rawValue))?"
+                        }
+                        report(path, message)
+                        valid = false
+                        continue
+                    }
+                    guard !providers.contains(provider) else {
+                        report(path, "expected each provider at most once, found \(ConfigText.quoted(text)) again at [\(index)]")
+                        valid = false
+                        continue
+                    }
+                    providers.append(provider)
+                }
+                return valid ? providers : nil
+            },
+            write: { "[" + $0.map { ConfigText.quoted($0.rawValue) }.joined(separator: ", ") + "]" })
+    }
+
+    /// A name without case, `-` and `_`: how a misspelt provider name is matched to a known one.
+    private static func fold(_ name: String) -> String {
+        String(name.lowercased().filter { $0 != "-" && $0 != "_" && $0 != " " })
     }
 }

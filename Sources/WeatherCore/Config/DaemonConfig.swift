@@ -1,13 +1,16 @@
 /// The daemon's configuration: the contents of `weatherd.toml` after checking.
 ///
 /// Every property has the default documented in the product contract; `DaemonConfig()` is the
-/// configuration of an empty file. Build one from TOML text with ``ConfigLoader/parse(_:file:)``.
+/// configuration of an empty file. Build one from TOML text with ``ConfigLoader/parse(_:file:)`` (its
+/// ``LoadedConfig/config``).
 public struct DaemonConfig: Sendable, Equatable {
     /// Watched cities (`cities`): looked up at start and every ``refresh``.
     public var cities: [String]
     /// How often the watched cities are looked up again (`refresh`).
     public var refresh: Duration
-    /// The `[openweathermap]` table: the upstream API.
+    /// The `[weather]` table: what every weather provider shares.
+    public var weather: WeatherConfig
+    /// The `[openweathermap]` table: the OpenWeatherMap provider.
     public var openWeatherMap: OpenWeatherMapConfig
     /// The `[socket]` table: the Unix domain socket clients connect to.
     public var socket: SocketConfig
@@ -34,6 +37,7 @@ public struct DaemonConfig: Sendable, Equatable {
     public init(
         cities: [String] = DaemonConfig.defaultCities,
         refresh: Duration = .seconds(600),
+        weather: WeatherConfig = WeatherConfig(),
         openWeatherMap: OpenWeatherMapConfig = OpenWeatherMapConfig(),
         socket: SocketConfig = SocketConfig(),
         gpsd: GPSDConfig = GPSDConfig(),
@@ -44,6 +48,7 @@ public struct DaemonConfig: Sendable, Equatable {
     ) {
         self.cities = cities
         self.refresh = refresh
+        self.weather = weather
         self.openWeatherMap = openWeatherMap
         self.socket = socket
         self.gpsd = gpsd

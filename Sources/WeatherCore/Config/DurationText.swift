@@ -1,14 +1,15 @@
-/// Durations as written in the configuration: a decimal number followed by a unit, `ms`, `s`, `m` or `h`
-/// (`"250ms"`, `"10s"`, `"10m"`, `"1h"`, `"1.5s"`).
+/// Durations as written in the configuration: a decimal number followed by a unit, `ms`, `s`, `m`, `h`
+/// or `d` (`"250ms"`, `"10s"`, `"10m"`, `"1h"`, `"30d"`, `"1.5s"`). A day is 24 hours.
 public enum DurationText {
     private static let units: [(name: String, nanoseconds: Int)] = [
+        ("d", 86_400_000_000_000),
         ("h", 3_600_000_000_000),
         ("m", 60_000_000_000),
         ("s", 1_000_000_000),
         ("ms", 1_000_000),
     ]
 
-    /// Parses `"250ms"`, `"10s"`, `"10m"`, `"1h"`, and decimals like `"1.5s"`.
+    /// Parses `"250ms"`, `"10s"`, `"10m"`, `"1h"`, `"30d"`, and decimals like `"1.5s"`.
     ///
     /// Returns nil when the text is malformed: no unit, an unknown unit, a sign (durations are never
     /// negative), white space, an exponent, a bare `.` (`".5s"`, `"1.s"`), more precision than a
@@ -16,7 +17,7 @@ public enum DurationText {
     public static func parse(_ text: String) -> Duration? {
         let unit: (name: String, nanoseconds: Int)
         if text.hasSuffix("ms") {
-            unit = units[3]
+            unit = units.last!
         } else if let last = text.last, let found = units.first(where: { $0.name == String(last) }) {
             unit = found
         } else {
@@ -65,7 +66,7 @@ public enum DurationText {
     ///
     /// Of the exact forms whose number is at least 1 (`"1.5s"`, `"1500ms"`) the shortest wins; on a tie
     /// the one without a decimal point, then the larger unit: 600 s → `"10m"`, 0.25 s → `"250ms"`,
-    /// 1.5 s → `"1.5s"`, 90 s → `"90s"`. Zero is `"0s"`; below a millisecond the form is a decimal of `ms`.
+    /// 1.5 s → `"1.5s"`, 90 s → `"90s"`, 30 days → `"30d"`, 36 hours → `"36h"`. Zero is `"0s"`; below a millisecond the form is a decimal of `ms`.
     public static func format(_ d: Duration) -> String {
         let components = d.components
         let total = Int128(components.seconds) * 1_000_000_000 + Int128(components.attoseconds / 1_000_000_000)

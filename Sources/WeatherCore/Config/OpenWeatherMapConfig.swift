@@ -1,4 +1,5 @@
-/// The `[openweathermap]` table.
+/// The `[openweathermap]` table: the OpenWeatherMap provider. Units, language and the cache time are
+/// shared by every provider: ``WeatherConfig`` (`[weather]`).
 public struct OpenWeatherMapConfig: Sendable, Equatable {
     /// `base_url`: requests go to `{baseURL}/data/2.5/weather`.
     public var baseURL: String
@@ -6,35 +7,23 @@ public struct OpenWeatherMapConfig: Sendable, Equatable {
     public var apiKeyFile: String
     /// `api_key`: the API key written in the configuration itself (last in the order of resolution).
     public var apiKey: Secret?
-    /// `units`: units of the results.
-    public var units: Units
-    /// `lang`: language of the condition descriptions.
-    public var lang: String
     /// `timeout`: time limit of one HTTP request.
     public var timeout: Duration
     /// `requests_per_minute`: the request budget.
     public var requestsPerMinute: Int
-    /// `cache_ttl`: how long a lookup result is reused; zero means no cache.
-    public var cacheTTL: Duration
 
     /// The `[openweathermap]` table; every value not given has its default.
     public init(
         baseURL: String = "https://api.openweathermap.org",
         apiKeyFile: String = "/etc/weatherd/owm-api-key",
         apiKey: Secret? = nil,
-        units: Units = .metric,
-        lang: String = "en",
         timeout: Duration = .seconds(10),
-        requestsPerMinute: Int = 60,
-        cacheTTL: Duration = .seconds(600)
+        requestsPerMinute: Int = 60
     ) {
         self.baseURL = baseURL
         self.apiKeyFile = apiKeyFile
         self.apiKey = apiKey
-        self.units = units
-        self.lang = lang
         self.timeout = timeout
         self.requestsPerMinute = requestsPerMinute
-        self.cacheTTL = cacheTTL
     }
 }

@@ -1,4 +1,4 @@
-/// Units of the OpenWeatherMap results (`openweathermap.units`).
+/// Units of the weather results (`weather.units`).
 public enum Units: String, Sendable, CaseIterable {
     /// Kelvin, metres per second.
     case standard

@@ -9,7 +9,7 @@ import Logging
 /// all of them. The places of names, weather and forecasts are cached and shared apart (each kind of
 /// answer has its own table).
 public actor LookupService {
-    /// The limits an operator sets (`cache_ttl`, `geocode_ttl`, `requests_per_minute`).
+    /// The limits an operator sets (`weather.cache_ttl`, `weather.geocode_ttl`, `openweathermap.requests_per_minute`).
     public struct Limits: Sendable, Equatable {
         public var cacheTTL: Duration
         /// How long the places of a name that was found are kept.
@@ -24,7 +24,7 @@ public actor LookupService {
 
         /// The limits of the configuration.
         public init(_ config: DaemonConfig) {
-            self.init(cacheTTL: config.openWeatherMap.cacheTTL, requestsPerMinute: config.openWeatherMap.requestsPerMinute)
+            self.init(cacheTTL: config.weather.cacheTTL, geocodeTTL: config.weather.geocodeTTL, requestsPerMinute: config.openWeatherMap.requestsPerMinute)
         }
 
         /// How long a name no geocoder knows stays unknown: briefly (no request storm for a typo),

@@ -21,9 +21,12 @@ public struct OpenWeatherMapClient: WeatherUpstream {
             self.timeout = timeout
         }
 
-        /// The endpoint of the `[openweathermap]` table, with the key found for it.
-        public init(_ config: OpenWeatherMapConfig, apiKey: Secret) {
-            self.init(baseURL: config.baseURL, apiKey: apiKey, units: config.units, lang: config.lang, timeout: config.timeout)
+        /// The endpoint of the `[openweathermap]` table, with the key found for it, asking in the units
+        /// and language of the `[weather]` table.
+        public init(_ config: DaemonConfig, apiKey: Secret) {
+            self.init(
+                baseURL: config.openWeatherMap.baseURL, apiKey: apiKey, units: config.weather.units,
+                lang: config.weather.lang, timeout: config.openWeatherMap.timeout)
         }
     }
 
@@ -249,6 +252,6 @@ public struct OpenWeatherMapClient: WeatherUpstream {
 extension OpenWeatherMapClient: Reconfigurable {
     /// Later requests go to the new endpoint, with the new key, units, language and timeout.
     public func apply(_ change: ConfigChange) {
-        update(Endpoint(change.new.openWeatherMap, apiKey: change.apiKey))
+        update(Endpoint(change.new, apiKey: change.apiKey))
     }
 }

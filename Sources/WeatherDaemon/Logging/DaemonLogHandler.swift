@@ -47,9 +47,15 @@ public struct DaemonLogHandler: LogHandler {
     /// A fatal error before logging is set up (a configuration error at start), one or more lines:
     /// under journald each line at priority err (`<3>`), else as they are.
     public static func fatalLines(_ text: String, environment: [String: String]) -> String {
+        plainLines(text, level: .error, environment: environment)
+    }
+
+    /// Text written to stderr without a logger (before logging is set up, or by `--check-config`), one
+    /// or more lines: under journald each line at the priority of `level`, else as they are.
+    public static func plainLines(_ text: String, level: Logger.Level, environment: [String: String]) -> String {
         let journald = environment["JOURNAL_STREAM"].map { !$0.isEmpty } ?? false
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false).dropLast(text.hasSuffix("\n") ? 1 : 0)
-        return lines.map { journald ? "<\(priority(.error))>\($0)\n" : "\($0)\n" }.joined()
+        return lines.map { journald ? "<\(priority(level))>\($0)\n" : "\($0)\n" }.joined()
     }
 
     func format(level: Logger.Level, message: Logger.Message, metadata extra: Logger.Metadata?) -> String {

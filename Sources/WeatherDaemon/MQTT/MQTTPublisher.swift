@@ -21,7 +21,7 @@ import Glibc
 /// alone touches it. A lost connection is made again with backoff (1 s doubling to at most 30 s),
 /// by a new libmosquitto client, so what was queued on the old one is never sent: only the latest.
 public final class MQTTPublisher: Service, CustomStringConvertible {
-    /// What the publisher needs of the `[mqtt]` table (and of `openweathermap.units`).
+    /// What the publisher needs of the `[mqtt]` table (and of `weather.units`).
     public struct Settings: Sendable {
         public var broker: BrokerAddress
         public var clientID: String
@@ -40,7 +40,7 @@ public final class MQTTPublisher: Service, CustomStringConvertible {
             keepalive = config.mqtt.keepalive
             homeAssistant = config.mqtt.homeAssistant
             discoveryPrefix = config.mqtt.discoveryPrefix
-            units = config.openWeatherMap.units
+            units = config.weather.units
         }
     }
 

@@ -162,9 +162,8 @@ struct UpstreamFaultReliabilityTests {
         var setup = DaemonSetup(directory: directory, replay: nil)
         setup.baseURL = baseURL
         setup.apiKey = apiKey
-        setup.openWeatherMapLines = [
-            "timeout = \"\(timeout.components.seconds)s\"", "cache_ttl = \"0s\"", "requests_per_minute = 6000",
-        ]
+        setup.weatherLines = ["cache_ttl = \"0s\""]
+        setup.openWeatherMapLines = ["timeout = \"\(timeout.components.seconds)s\"", "requests_per_minute = 6000"]
         return setup
     }
 

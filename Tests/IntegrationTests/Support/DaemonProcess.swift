@@ -18,6 +18,8 @@ struct DaemonSetup: Sendable {
     var maxClients: Int?
     /// The top-level `refresh` (nil: the default).
     var refresh: String?
+    /// TOML lines for a `[weather]` table (none: no table, the defaults), e.g. `cache_ttl = "0s"`.
+    var weatherLines: [String] = []
     /// More TOML lines for the `[openweathermap]` table.
     var openWeatherMapLines: [String] = []
     /// The `[gpsd]` table; `nil` (the default): gpsd is off (`enabled = false`).
@@ -40,8 +42,9 @@ struct DaemonSetup: Sendable {
     var stateDirectory: String { directory.file("state") }
 
     var toml: String {
-        var lines = ["cities = [\(cities.map { "\"\($0)\"" }.joined(separator: ", "))]"] + (refresh.map { ["refresh = \"\($0)\""] } ?? []) + ["", "[openweathermap]",
-                     "base_url = \"\(baseURL)\""]
+        var lines = ["cities = [\(cities.map { "\"\($0)\"" }.joined(separator: ", "))]"] + (refresh.map { ["refresh = \"\($0)\""] } ?? []) + [""]
+        if !weatherLines.isEmpty { lines += ["[weather]"] + weatherLines + [""] }
+        lines += ["[openweathermap]", "base_url = \"\(baseURL)\""]
         if let apiKey { lines.append("api_key = \"\(apiKey)\"") }
         lines += openWeatherMapLines
         lines += ["", "[socket]", "path = \"\(socketPath)\""]
