@@ -164,19 +164,13 @@ struct LookupPlacesTests {
 
 @Suite("RequestHandler: places and search by place", .timeLimit(.minutes(1)))
 struct PlacesMethodTests {
+    /// The handler, with seven Springfields scripted (S0 to S6).
     private static func handler() throws -> (RequestHandler, EngineHarness) {
-        let engine = try EngineHarness(cities: [])
-        let location = LocationService(
-            settings: .init(enabled: false, maxHorizontalError: 100, locateTimeout: .seconds(30), follow: false, followDistance: 1000),
-            engine: engine.engine, clock: DaemonClock(engine.clock), logger: silentLogger)
-        let regions = RegionSearches(
-            settings: .init(debounce: .milliseconds(250), around: 1, concurrency: 4), engine: engine.engine,
-            clock: DaemonClock(engine.clock), logger: silentLogger)
-        let handler = RequestHandler(engine: engine.engine, location: location, regions: regions, hub: NotificationHub(), logger: silentLogger)
-        engine.upstream.scriptPlaces("Springfield", (0..<7).map {
+        let p = try Protocol()
+        p.engine.upstream.scriptPlaces("Springfield", (0..<7).map {
             Place(name: "Springfield", state: "S\($0)", country: "US", coordinate: Coordinate(lat: Double($0), lon: 1), provider: "openweathermap")
         })
-        return (handler, engine)
+        return (p.handler, p.engine)
     }
 
     private static func reply(_ handler: RequestHandler, _ line: String) async throws -> JSONValue {

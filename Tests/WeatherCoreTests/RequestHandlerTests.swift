@@ -3,7 +3,7 @@ import Testing
 @testable import TestSupport
 
 /// A RequestHandler over a real engine and hub (no socket): lines in, queued lines out.
-private struct Protocol {
+struct Protocol {
     let hub = NotificationHub()
     let engine: EngineHarness
     let handler: RequestHandler
