@@ -46,15 +46,16 @@ def test_exposition_parses_with_every_series(daemon):
 
 def test_values_follow_events(daemon, owm):
     _, before = scrape(daemon)
-    daemon.rpc("search", {"city": "Paris"})   # upstream
-    daemon.rpc("search", {"city": "Paris"})   # cache
+    daemon.rpc("search", {"city": "Paris"})   # upstream: its places, then its weather
+    daemon.rpc("search", {"city": "Paris"})   # cache: both
     _, after = scrape(daemon)
-    assert value(after, "weatherd_lookups_total", result="upstream") == value(before, "weatherd_lookups_total", result="upstream") + 1
-    assert value(after, "weatherd_lookups_total", result="cache") == value(before, "weatherd_lookups_total", result="cache") + 1
-    ok = dict(endpoint="weather", outcome="ok")
-    assert value(after, "weatherd_upstream_requests_total", **ok) == value(before, "weatherd_upstream_requests_total", **ok) + 1
-    assert value(after, "weatherd_budget_used") == value(before, "weatherd_budget_used") + 1
-    # A 429 counts as rate_limited.
+    assert value(after, "weatherd_lookups_total", result="upstream") == value(before, "weatherd_lookups_total", result="upstream") + 2
+    assert value(after, "weatherd_lookups_total", result="cache") == value(before, "weatherd_lookups_total", result="cache") + 2
+    for endpoint in ("geocoding", "weather"):
+        ok = dict(endpoint=endpoint, outcome="ok")
+        assert value(after, "weatherd_upstream_requests_total", **ok) == value(before, "weatherd_upstream_requests_total", **ok) + 1
+    assert value(after, "weatherd_budget_used") == value(before, "weatherd_budget_used") + 2
+    # A 429 counts as rate_limited (on Berlin's geocoding, or on its weather if its places are cached).
     owm.set_fault("Berlin", "429", retry_after=1)
     try:
         daemon.rpc("search", {"city": "Berlin"})
@@ -63,10 +64,12 @@ def test_values_follow_events(daemon, owm):
     else:
         raise AssertionError("a 429 was answered with weather")
     _, limited = scrape(daemon)
-    rate_limited = dict(endpoint="weather", outcome="rate_limited")
-    assert value(limited, "weatherd_upstream_requests_total", **rate_limited) == value(after, "weatherd_upstream_requests_total", **rate_limited) + 1
-    duration = dict(endpoint="weather")
-    assert value(limited, "weatherd_upstream_request_duration_seconds_count", **duration) == value(before, "weatherd_upstream_request_duration_seconds_count", **duration) + 2
+
+    def total(samples, name, **labels):
+        return sum(value(samples, name, endpoint=endpoint, **labels) for endpoint in ("geocoding", "weather"))
+
+    assert total(limited, "weatherd_upstream_requests_total", outcome="rate_limited") == total(after, "weatherd_upstream_requests_total", outcome="rate_limited") + 1
+    assert total(limited, "weatherd_upstream_request_duration_seconds_count") == total(before, "weatherd_upstream_request_duration_seconds_count") + 3
 
 
 def test_clients_and_watchers_follow_connections(daemon):
