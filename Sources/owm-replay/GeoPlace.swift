@@ -93,8 +93,7 @@ struct GeoPlace: Sendable {
             normalizeCityName(name), normalizeCityName(state ?? ""), normalizeCityName(country),
             JSONValue.rounded(latitude, decimals: 4).serialized, JSONValue.rounded(longitude, decimals: 4).serialized,
         ].joined(separator: "|")
-        let hash = key.utf8.reduce(UInt64(0xcbf2_9ce4_8422_2325)) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 }
-        return syntheticIDBase + Int(hash % UInt64(syntheticIDCount))
+        return syntheticIDBase + Int(stableHash(key) % UInt64(syntheticIDCount))
     }
 
     static let syntheticIDBase = 900_000_000

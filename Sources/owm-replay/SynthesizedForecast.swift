@@ -29,7 +29,7 @@ enum SynthesizedForecast {
         let basePressure = current["main"]?["pressure"]?.doubleValue ?? 1013
         let baseWind = current["wind"]?["speed"]?.doubleValue ?? 3
         let baseDeg = current["wind"]?["deg"]?.doubleValue ?? 200
-        var placeRandom = SplitMix64(seed: hash(place))
+        var placeRandom = SplitMix64(seed: stableHash(place))
         let phase = placeRandom.double(0, 2 * .pi)
 
         let first = (Int(now.timeIntervalSince1970) / stepSeconds + 1) * stepSeconds
@@ -37,7 +37,7 @@ enum SynthesizedForecast {
         for index in 0..<steps {
             let dt = first + index * stepSeconds
             let slot = dt / stepSeconds
-            var random = SplitMix64(seed: hash("\(place)@\(slot)"))
+            var random = SplitMix64(seed: stableHash("\(place)@\(slot)"))
             let solarSeconds = ((dt + Int(longitude / 15 * 3600)) % 86400 + 86400) % 86400
             let solarHour = Double(solarSeconds) / 3600
             let daytime = (6 * 3600..<18 * 3600).contains(solarSeconds)
@@ -115,8 +115,4 @@ enum SynthesizedForecast {
             Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec))
     }
 
-    /// FNV-1a: stable across runs, unlike `Hasher`.
-    private static func hash(_ key: String) -> UInt64 {
-        key.utf8.reduce(0xcbf2_9ce4_8422_2325) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 }
-    }
 }

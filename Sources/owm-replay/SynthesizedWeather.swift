@@ -75,9 +75,8 @@ enum SynthesizedWeather {
         return RecordedWeather(file: "(synthesized)", units: .metric, body: body)
     }
 
-    /// FNV-1a over the point rounded to 0.01°: stable across runs, unlike `Hasher`.
+    /// A stable hash of the point rounded to 0.01°.
     private static func pointHash(_ latitude: Double, _ longitude: Double) -> UInt64 {
-        let key = "\(Int((latitude * 100).rounded())),\(Int((longitude * 100).rounded()))"
-        return key.utf8.reduce(0xcbf2_9ce4_8422_2325) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 }
+        stableHash("\(Int((latitude * 100).rounded())),\(Int((longitude * 100).rounded()))")
     }
 }
