@@ -20,23 +20,16 @@ public struct FileCityStore: CityStore {
     var temporaryPath: String { file.temporaryPath }
 
     public func load() throws -> CityChanges {
-        let json: JSONValue
-        switch try file.read(logger: logger) {
+        switch try file.read(logger: logger, decode: CityChanges.init(json:)) {
         case .absent:
             return CityChanges()
         case .setAside(let aside):
+            // Kept for the operator; the daemon goes on with the configured cities.
             logger.error("\(path) is not a city list; moved it to \(aside) and starting from the configured cities")
             return CityChanges()
-        case .json(let read):
-            json = read
+        case .value(let changes):
+            return changes
         }
-        guard let changes = CityChanges(json: json) else {
-            // Keep the unreadable file for the operator and go on with the configured cities.
-            let aside = file.setAside()
-            logger.error("\(path) is not a city list; moved it to \(aside) and starting from the configured cities")
-            return CityChanges()
-        }
-        return changes
     }
 
     public func save(_ changes: CityChanges) throws {

@@ -17,27 +17,20 @@ public struct FilePlaceStore: PlaceStore {
     public var path: String { file.path }
 
     public func load() -> [PlaceCacheEntry] {
-        let json: JSONValue
         do {
-            switch try file.read(logger: logger) {
+            switch try file.read(logger: logger, decode: PlaceCacheEntry.entries(json:)) {
             case .absent:
                 return []
             case .setAside(let aside):
                 logger.warning("\(path) is not a place list; moved it to \(aside): names will be geocoded again")
                 return []
-            case .json(let read):
-                json = read
+            case .value(let entries):
+                return entries
             }
         } catch {
             logger.warning("\(error); names will be geocoded again")
             return []
         }
-        guard let entries = PlaceCacheEntry.entries(json: json) else {
-            let aside = file.setAside()
-            logger.warning("\(path) is not a place list; moved it to \(aside): names will be geocoded again")
-            return []
-        }
-        return entries
     }
 
     public func save(_ entries: [PlaceCacheEntry]) throws {

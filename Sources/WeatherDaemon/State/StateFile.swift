@@ -21,17 +21,18 @@ struct StateFile: Sendable {
     var temporaryPath: String { path + ".tmp" }
 
     /// What `read` found.
-    enum Contents {
+    enum Contents<Value> {
         case absent
-        case json(JSONValue)
-        /// Not JSON: moved to the path given.
+        case value(Value)
+        /// Not JSON, or not what `decode` reads: moved to the path given.
         case setAside(String)
     }
 
-    /// Reads the file. A temporary file a crash left before its rename is removed (`path` holds the
-    /// last complete contents); text that is not JSON is moved to `NAME.corrupt-UNIXTIME`.
+    /// Reads the file and decodes it. A temporary file a crash left before its rename is removed
+    /// (`path` holds the last complete contents); a file that is not JSON, or that `decode` does
+    /// not read (nil), is moved to `NAME.corrupt-UNIXTIME`.
     /// - Throws: `StoreError` when the file is there but cannot be read.
-    func read(logger: Logger) throws -> Contents {
+    func read<Value>(logger: Logger, decode: (JSONValue) -> Value?) throws -> Contents<Value> {
         if unlink(temporaryPath) == 0 {
             logger.notice("removed \(temporaryPath), left by a save that did not finish; \(path) holds the last complete one")
         }
@@ -41,14 +42,14 @@ struct StateFile: Sendable {
             }
             return .absent
         }
-        guard let json = try? JSONValue.parse(data) else { return .setAside(setAside()) }
-        return .json(json)
+        guard let json = try? JSONValue.parse(data), let value = decode(json) else { return .setAside(setAside()) }
+        return .value(value)
     }
 
     /// Moves the file to `NAME.corrupt-UNIXTIME` (with `.2`, `.3`… after it when a file of that
-    /// second is already there) and returns that path.
-    @discardableResult
-    func setAside() -> String {
+    /// second is already there; weatherd is the only writer of its state directory) and returns that
+    /// path.
+    private func setAside() -> String {
         let base = path + ".corrupt-\(Int(now().timeIntervalSince1970))"
         var aside = base
         var n = 1
@@ -93,7 +94,7 @@ struct StateFile: Sendable {
     }
 }
 
-/// The city list could not be read or stored.
+/// A state file (the city list, the places of names) could not be read or stored.
 public struct StoreError: Error, CustomStringConvertible {
     public var message: String
     public var description: String { message }
