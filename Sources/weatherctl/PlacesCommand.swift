@@ -14,7 +14,9 @@ struct PlacesCommand: ParsableCommand, HasGlobalOptions {
 
     func validate() throws {
         if name.isEmpty { throw ValidationError("Missing expected argument '<name>'") }
-        if let limit, !(1...10).contains(limit) { throw ValidationError("--limit must be from 1 to 10") }
+        if let limit, !Place.limitRange.contains(limit) {
+            throw ValidationError("--limit must be from \(Place.limitRange.lowerBound) to \(Place.limitRange.upperBound)")
+        }
     }
 
     func run() throws {

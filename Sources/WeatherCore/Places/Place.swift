@@ -21,6 +21,10 @@ public struct Place: Sendable, Hashable {
         self.geonamesID = geonamesID
     }
 
+    /// How many places `places` may be asked for, and how many it answers when not asked.
+    public static let limitRange = 1...10
+    public static let defaultLimit = 5
+
     /// `{"name","state","country","lat","lon","provider"}`: the protocol's Place.
     public var json: JSONValue {
         .object([

@@ -160,7 +160,7 @@ public struct RequestHandler: Sendable {
             case "places":
                 let p = try Params(params, allowed: ["name", "limit"])
                 let name = try p.city("name")
-                let limit = try p.integer("limit", in: 1...10) ?? 5
+                let limit = try p.integer("limit", in: Place.limitRange) ?? Place.defaultLimit
                 let places = try await engine.places(named: name, limit: limit)
                 return (.success(.object(["places": .array(places.map(\.json))])), nil)
             case "locate":

@@ -43,4 +43,9 @@ extension Duration {
         let (s, attos) = components
         return Int(s) + (attos > 0 ? 1 : 0)
     }
+
+    /// In seconds, as Foundation's `TimeInterval` (to move a wall-clock `Date` by it).
+    public var timeInterval: Double {
+        Double(components.seconds) + Double(components.attoseconds) * 1e-18
+    }
 }

@@ -81,9 +81,9 @@ public actor LookupService {
     static let budgetWindow = Duration.seconds(60)
     static let defaultRetryAfter = Duration.seconds(60)
 
-    /// The places a name's geocoding gives, at most: more than a client may ask for (`places`
-    /// takes a limit of 1 to 10); OpenWeatherMap gives 5 at most.
-    public static let placesPerName = 10
+    /// The places a name's geocoding gives, at most: as many as a client may ask `places` for
+    /// (OpenWeatherMap gives 5 at most).
+    public static let placesPerName = Place.limitRange.upperBound
 
     /// - Parameter placeStore: where the places of found names are kept across restarts; its
     ///   entries are loaded here.
@@ -156,7 +156,7 @@ public actor LookupService {
     ///   `CancellationError`.
     public func lookup(_ query: LookupQuery) async throws -> WeatherObservation {
         let (coordinate, place, alternatives) = try await resolve(query)
-        let observation = try await answer(coordinate.lookupKey, table: weather, ttl: limits.cacheTTL) {
+        let observation = try await answer(coordinate.lookupKey, table: weather, ttl: { [limits] _ in limits.cacheTTL }) {
             try await $0.fetch(at: coordinate)
         } failure: { error in
             weatherError(for: error, asked: place.map { "weather at \($0.label)" } ?? "weather at \(coordinate)")
@@ -169,7 +169,7 @@ public actor LookupService {
     /// - Throws: `WeatherError` or `CancellationError`, as `lookup`.
     public func forecast(_ query: LookupQuery) async throws -> WeatherForecast {
         let (coordinate, place, alternatives) = try await resolve(query)
-        var forecast = try await answer(coordinate.lookupKey, table: forecasts, ttl: limits.cacheTTL) {
+        var forecast = try await answer(coordinate.lookupKey, table: forecasts, ttl: { [limits] _ in limits.cacheTTL }) {
             try await $0.fetchForecast(at: coordinate)
         } failure: { error in
             weatherError(for: error, asked: place.map { "forecast at \($0.label)" } ?? "forecast at \(coordinate)")
@@ -202,31 +202,21 @@ public actor LookupService {
     }
 
     private func geocode(_ name: String) async throws -> [Place] {
-        let key = LookupKey.normalize(city: name)
-        let query = PlaceQuery(name)
-        let found = try await answer(
-            .city(key), table: places, ttl: { [limits] in $0.isEmpty ? limits.notFoundTTL : limits.geocodeTTL },
+        try await answer(
+            .city(LookupKey.normalize(city: name)), table: places,
+            ttl: { [limits] in $0.isEmpty ? limits.notFoundTTL : limits.geocodeTTL },
             stored: { if !$0.isEmpty { savePlaces() } }
         ) {
-            try await $0.places(query, limit: Self.placesPerName)
+            try await $0.places(PlaceQuery(name), limit: Self.placesPerName)
         } failure: { error in
             weatherError(for: error, asked: "places named \(name)")
         }
-        return found
     }
 
-    /// The answer for `key` from `table`'s cache, from an identical lookup in flight, or
-    /// from `fetch` (within the budget).
+    /// The answer for `key` from `table`'s cache, from an identical lookup in flight, or from `fetch`
+    /// (within the budget). An answer from upstream is kept for `ttl` of it, then handed to `stored`.
     private func answer<Answer: Sendable>(
-        _ key: LookupKey, table: Table<Answer>, ttl: Duration,
-        fetch: (any WeatherUpstream) async throws -> Answer, failure: (UpstreamError) -> WeatherError
-    ) async throws -> Answer {
-        try await answer(key, table: table, ttl: { _ in ttl }, stored: { _ in }, fetch: fetch, failure: failure)
-    }
-
-    /// `stored` is called with an answer that came from upstream, once it is in the cache.
-    private func answer<Answer: Sendable>(
-        _ key: LookupKey, table: Table<Answer>, ttl: (Answer) -> Duration, stored: (Answer) -> Void,
+        _ key: LookupKey, table: Table<Answer>, ttl: (Answer) -> Duration, stored: (Answer) -> Void = { _ in },
         fetch: (any WeatherUpstream) async throws -> Answer, failure: (UpstreamError) -> WeatherError
     ) async throws -> Answer {
         while true {
@@ -289,9 +279,8 @@ public actor LookupService {
         var entries: [PlaceCacheEntry] = []
         for (key, entry) in places.cache {
             guard case .city(let name) = key, !entry.answer.isEmpty, now < entry.expires else { continue }
-            let left = now.duration(to: entry.expires)
-            let seconds = Double(left.components.seconds) + Double(left.components.attoseconds) * 1e-18
-            entries.append(PlaceCacheEntry(name: name, places: entry.answer, expires: wallNow.addingTimeInterval(seconds)))
+            let expires = wallNow.addingTimeInterval(now.duration(to: entry.expires).timeInterval)
+            entries.append(PlaceCacheEntry(name: name, places: entry.answer, expires: expires))
         }
         entries.sort { $0.name < $1.name }
         do {
@@ -355,7 +344,7 @@ public actor LookupService {
         case .rateLimited(let retryAfter):
             let wait = retryAfter ?? Self.defaultRetryAfter
             blockedUntil = clock.now.advanced(by: wait)
-            blockedUntilWall = wallClock().addingTimeInterval(Double(wait.components.seconds) + Double(wait.components.attoseconds) * 1e-18)
+            blockedUntilWall = wallClock().addingTimeInterval(wait.timeInterval)
             blockStarts.wake()
             logger.warning("OpenWeatherMap answered 429; no request for \(wait.secondsRoundedUp) s")
             return WeatherError(
