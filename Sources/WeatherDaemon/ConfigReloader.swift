@@ -72,7 +72,7 @@ final class ConfigReloader: Service, CustomStringConvertible {
         do {
             let (loaded, key) = try source()
             for warning in loaded.warnings { logger.warning("reload: \(warning)") }
-            change = ConfigChange(old: running, new: loaded.config, apiKey: key)
+            change = ConfigChange(old: running, new: loaded.config, keys: ProviderKeys(openWeatherMap: key))
         } catch {
             let problems = error.problems.map(\.description)
             for problem in problems { logger.error("reload: \(problem)") }

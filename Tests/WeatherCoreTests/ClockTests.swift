@@ -165,5 +165,5 @@ struct CityRefresherTests {
 private func reload(_ change: (inout DaemonConfig) -> Void) -> ConfigChange {
     var new = DaemonConfig()
     change(&new)
-    return ConfigChange(old: DaemonConfig(), new: new, apiKey: Secret("test-key"))
+    return ConfigChange(old: DaemonConfig(), new: new, keys: ProviderKeys(openWeatherMap: Secret("test-key")))
 }

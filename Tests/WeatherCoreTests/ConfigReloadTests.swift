@@ -7,7 +7,7 @@ struct ConfigReloadTests {
     private func change(_ edit: (inout DaemonConfig) -> Void) -> ConfigChange {
         var new = DaemonConfig()
         edit(&new)
-        return ConfigChange(old: DaemonConfig(), new: new, apiKey: Secret("k"))
+        return ConfigChange(old: DaemonConfig(), new: new, keys: ProviderKeys(openWeatherMap: Secret("k")))
     }
 
     @Test("the same configuration changes no key")
@@ -43,7 +43,7 @@ struct ConfigReloadTests {
           ])
     func weatherInvalidated(table: String, line: String, invalidates: Bool) throws {
         let new = try parseConfig("[\(table)]\n" + line)
-        let change = ConfigChange(old: DaemonConfig(), new: new, apiKey: Secret("k"))
+        let change = ConfigChange(old: DaemonConfig(), new: new, keys: ProviderKeys(openWeatherMap: Secret("k")))
         #expect(change.changedKeys.count == 1)
         #expect(change.invalidatesWeather == invalidates)
         #expect(change.summary == [table])
@@ -52,7 +52,7 @@ struct ConfigReloadTests {
     @Test("a deprecated key changes the key it moved to, and only that one")
     func movedKeyChanges() throws {
         let new = try parseConfig(#"openweathermap.units = "imperial""#)
-        let change = ConfigChange(old: DaemonConfig(), new: new, apiKey: Secret("k"))
+        let change = ConfigChange(old: DaemonConfig(), new: new, keys: ProviderKeys(openWeatherMap: Secret("k")))
         #expect(change.changedKeys.map(\.path) == ["weather.units"])
         #expect(change.invalidatesWeather)
         #expect(change.summary == ["weather"])
@@ -74,7 +74,7 @@ struct ConfigReloadTests {
     @Test("every key of the schema is reported when it changes, and only then")
     func everyKeyDiffers() throws {
         let changed = try parseConfig(ConfigLoader.render(ConfigRenderTests.changed))
-        let all = ConfigChange(old: DaemonConfig(), new: changed, apiKey: Secret("k"))
+        let all = ConfigChange(old: DaemonConfig(), new: changed, keys: ProviderKeys(openWeatherMap: Secret("k")))
         #expect(all.changedKeys.map(\.path) == ConfigSchema.keys.map(\.path))
     }
 

@@ -171,7 +171,7 @@ struct ConfigDeprecatedKeyTests {
     func movingChangesNothing() throws {
         let old = try parseConfig(#"openweathermap.units = "imperial""#)
         let new = try parseConfig(#"weather.units = "imperial""#)
-        #expect(ConfigChange(old: old, new: new, apiKey: Secret("k")).changedKeys.isEmpty)
+        #expect(ConfigChange(old: old, new: new, keys: ProviderKeys(openWeatherMap: Secret("k"))).changedKeys.isEmpty)
     }
 }
 

@@ -4,15 +4,15 @@ public struct ConfigChange: Sendable {
     public let old: DaemonConfig
     /// The configuration from now on.
     public let new: DaemonConfig
-    /// The API key found with the new configuration.
-    public let apiKey: Secret
+    /// The providers' keys found with the new configuration.
+    public let keys: ProviderKeys
     /// The keys whose values differ, in the order of ``ConfigSchema/keys``.
     public let changedKeys: [ConfigKey]
 
-    public init(old: DaemonConfig, new: DaemonConfig, apiKey: Secret) {
+    public init(old: DaemonConfig, new: DaemonConfig, keys: ProviderKeys) {
         self.old = old
         self.new = new
-        self.apiKey = apiKey
+        self.keys = keys
         self.changedKeys = ConfigSchema.keys.filter { $0.differs(old, new) }
     }
 

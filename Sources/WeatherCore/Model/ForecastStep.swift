@@ -1,7 +1,12 @@
 import Foundation
 
-/// One 3-hour step of OpenWeatherMap's 5 day / 3 hour forecast. Values it did not send are nil.
+/// One step of a forecast: 3 hours from OpenWeatherMap, 1 hour from Open-Meteo. Values the
+/// provider did not send are nil.
 public struct ForecastStep: Sendable, Hashable, JSONRepresentable {
+    /// The length of OpenWeatherMap's steps and of Open-Meteo's, in seconds.
+    public static let threeHours = 10_800
+    public static let oneHour = 3_600
+
     /// The start of the step (`dt`).
     public var at: Date
     public var temperature: Double?
@@ -15,9 +20,9 @@ public struct ForecastStep: Sendable, Hashable, JSONRepresentable {
     public var clouds: Double?
     /// Probability of precipitation, 0 to 1.
     public var pop: Double?
-    /// Rain in the 3 hours, in mm.
+    /// Rain in the step (`rain_3h`, whatever the step's length), in mm.
     public var rain3h: Double?
-    /// Snow in the 3 hours, in mm.
+    /// Snow in the step, in mm.
     public var snow3h: Double?
     public var condition: String?
     public var conditionDescription: String?

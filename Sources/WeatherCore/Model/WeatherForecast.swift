@@ -1,25 +1,28 @@
 import Foundation
 
-/// OpenWeatherMap's 5 day / 3 hour forecast for one place: the place (from the response's `city`)
-/// and its steps, oldest first.
+/// The forecast for one place: the place and its steps, oldest first. OpenWeatherMap's steps are 3
+/// hours long (its 5 day / 3 hour forecast), Open-Meteo's one hour.
 public struct WeatherForecast: Sendable, Hashable {
     /// The place: id, name, country, coordinate, units and `fetchedAt`; no current weather (the
     /// forecast response carries none), so every weather value of it is nil.
     public var place: WeatherObservation
     /// The steps, oldest first.
     public var steps: [ForecastStep]
+    /// The length of a step in seconds (`properties.forecast_step`).
+    public var step: Int
 
-    public init(place: WeatherObservation, steps: [ForecastStep]) {
+    public init(place: WeatherObservation, steps: [ForecastStep], step: Int = ForecastStep.threeHours) {
         self.place = place
         self.steps = steps.sorted { $0.at < $1.at }
+        self.step = step
     }
 
     /// The hours a `forecast` request may ask for, and the default.
     public static let hoursRange = 3...120
     public static let defaultHours = 24
 
-    /// The steps that begin within `hours` of the first step (the one OpenWeatherMap puts first,
-    /// the step in progress or the next): `hours / 3` steps, rounded up, of a regular forecast.
+    /// The steps that begin within `hours` of the first step (the one the provider puts first, the
+    /// step in progress or the next): `hours / 3` steps of 3 hours, rounded up, or `hours` of 1.
     public func steps(covering hours: Int) -> [ForecastStep] {
         guard let first = steps.first else { return [] }
         let end = first.at.addingTimeInterval(TimeInterval(hours) * 3600)
@@ -33,6 +36,7 @@ public struct WeatherForecast: Sendable, Hashable {
               case .object(var properties)? = feature["properties"]
         else { preconditionFailure("a Feature is an object with properties") }
         properties["forecast"] = .array(steps(covering: hours).map(\.json))
+        properties["forecast_step"] = .integer(Int64(step))
         feature["properties"] = .object(properties)
         return .object(feature)
     }

@@ -1,9 +1,11 @@
 import Foundation
 
-/// The current weather at one place, as OpenWeatherMap reported it. Values it did not send are nil.
+/// The current weather at one place, as a provider reported it. Values it did not send are nil.
 public struct WeatherObservation: Sendable, Hashable {
     /// OpenWeatherMap's city id; nil (or 0 upstream) when the point has no city.
     public var cityID: Int?
+    /// The GeoNames id of the searched place, for an answer from Open-Meteo whose geocoder gave one.
+    public var geonamesID: Int?
     public var name: String?
     /// The state or region of the searched place; nil for a point or where the geocoder gave none.
     public var state: String?
@@ -25,7 +27,7 @@ public struct WeatherObservation: Sendable, Hashable {
     public var icon: String?
     public var observedAt: Date?
     public var units: Units
-    /// When weatherd received this observation from OpenWeatherMap (an answer from the cache keeps
+    /// When weatherd received this observation from its provider (an answer from the cache keeps
     /// its time); nil when it did not come from there.
     public var fetchedAt: Date?
     /// Which provider answered: `openweathermap` or `open-meteo`.
@@ -60,9 +62,10 @@ public struct WeatherObservation: Sendable, Hashable {
         self.units = units
     }
 
-    /// The GeoJSON feature id: `owm:<id>` or `pt:<lat>,<lon>` with 4 decimals.
+    /// The GeoJSON feature id: `owm:<id>`, `geonames:<id>` or `pt:<lat>,<lon>` with 4 decimals.
     public var featureID: String {
         if let cityID, cityID != 0 { return "owm:\(cityID)" }
+        if let geonamesID { return "geonames:\(geonamesID)" }
         return "pt:" + String(format: "%.4f,%.4f", coordinate.lat, coordinate.lon)
     }
 
@@ -74,6 +77,8 @@ public struct WeatherObservation: Sendable, Hashable {
         named.state = place.state
         named.country = place.country
         named.alternatives = alternatives
+        // Open-Meteo names no place: its answer is known by the GeoNames id of the place searched.
+        if named.cityID == nil, provider == WeatherProviderName.openMeteo.rawValue { named.geonamesID = place.geonamesID }
         return named
     }
 }

@@ -5,6 +5,8 @@ import Synchronization
 /// The OpenWeatherMap current-weather API (`/data/2.5/weather`) and its 5 day / 3 hour forecast
 /// (`/data/2.5/forecast`): the same query style, key, units and language.
 public struct OpenWeatherMapClient: WeatherUpstream {
+    public var provider: WeatherProviderName { .openWeatherMap }
+
     /// Where and how to ask; replaced as a whole on a configuration reload.
     public struct Endpoint: Sendable, Equatable {
         public var baseURL: String
@@ -162,20 +164,20 @@ public struct OpenWeatherMapClient: WeatherUpstream {
             response = try await transport.get(Self.url(for: request, endpoint: endpoint, key: endpoint.apiKey.revealed), timeout: endpoint.timeout)
             logger?.debug("GET \(Self.url(for: request, endpoint: endpoint, key: "<redacted>")) -> \(response.status) in \(started.duration(to: .now).formatted(.units(allowed: [.milliseconds])))")
         } catch let error as HTTPTransportError {
-            UpstreamMetrics.request(endpoint: label, outcome: "unavailable", duration: started.duration(to: .now))
+            UpstreamMetrics.request(provider: .openWeatherMap, endpoint: label, outcome: "unavailable", duration: started.duration(to: .now))
             throw UpstreamError.unavailable(error.description)
         } catch is CancellationError {
             throw CancellationError()
         } catch {
-            UpstreamMetrics.request(endpoint: label, outcome: "unavailable", duration: started.duration(to: .now))
+            UpstreamMetrics.request(provider: .openWeatherMap, endpoint: label, outcome: "unavailable", duration: started.duration(to: .now))
             throw UpstreamError.unavailable("transport failure")  // never the error text: it could hold the URL
         }
         do throws(UpstreamError) {
             let answer = try interpret(response, endpoint.units)
-            UpstreamMetrics.request(endpoint: label, outcome: "ok", duration: started.duration(to: .now))
+            UpstreamMetrics.request(provider: .openWeatherMap, endpoint: label, outcome: "ok", duration: started.duration(to: .now))
             return answer
         } catch {
-            UpstreamMetrics.request(endpoint: label, outcome: error.metricOutcome, duration: started.duration(to: .now))
+            UpstreamMetrics.request(provider: .openWeatherMap, endpoint: label, outcome: error.metricOutcome, duration: started.duration(to: .now))
             throw error
         }
     }
@@ -252,6 +254,6 @@ public struct OpenWeatherMapClient: WeatherUpstream {
 extension OpenWeatherMapClient: Reconfigurable {
     /// Later requests go to the new endpoint, with the new key, units, language and timeout.
     public func apply(_ change: ConfigChange) {
-        update(Endpoint(change.new, apiKey: change.apiKey))
+        update(Endpoint(change.new, apiKey: change.keys.openWeatherMap ?? Secret("")))
     }
 }

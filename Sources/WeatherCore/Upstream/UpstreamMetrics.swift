@@ -3,11 +3,16 @@ import CoreMetrics
 /// The counters of the upstream and the lookups, through swift-metrics: whatever metrics backend the
 /// process bootstrapped (Prometheus in the daemon) gets them; without one they cost nothing.
 enum UpstreamMetrics {
-    /// One HTTP request to OpenWeatherMap and how it ended: `ok`, `not_found`, `unauthorized`,
+    /// One HTTP request to a provider and how it ended: `ok`, `not_found`, `unauthorized`,
     /// `rate_limited` or `unavailable` (network, timeout, 5xx, undecodable).
-    static func request(endpoint: String, outcome: String, duration: Duration) {
-        Counter(label: "weatherd_upstream_requests_total", dimensions: [("endpoint", endpoint), ("outcome", outcome)]).increment()
-        CoreMetrics.Timer(label: "weatherd_upstream_request_duration_seconds", dimensions: [("endpoint", endpoint)])
+    static func request(provider: WeatherProviderName, endpoint: String, outcome: String, duration: Duration) {
+        Counter(
+            label: "weatherd_upstream_requests_total",
+            dimensions: [("provider", provider.rawValue), ("endpoint", endpoint), ("outcome", outcome)]
+        ).increment()
+        CoreMetrics.Timer(
+            label: "weatherd_upstream_request_duration_seconds",
+            dimensions: [("provider", provider.rawValue), ("endpoint", endpoint)])
             .recordNanoseconds(duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
     }
 

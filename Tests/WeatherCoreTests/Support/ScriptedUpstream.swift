@@ -56,8 +56,11 @@ final class ScriptedUpstream: WeatherUpstream, Sendable {
     }
 
     private let state = Mutex(State())
+    let provider: WeatherProviderName
 
-    init() {}
+    init(provider: WeatherProviderName = .openWeatherMap) {
+        self.provider = provider
+    }
 
     /// Answers `city` with `observation`.
     func answer(_ city: String, with observation: WeatherObservation) {

@@ -8,6 +8,7 @@ import WeatherCore
 /// it was given is a place at its observation's coordinate, which answers with that observation; any
 /// other name is not found, and any other coordinate answers with a station at that very place.
 final class MemoryUpstream: WeatherUpstream, Sendable {
+    var provider: WeatherProviderName { .openWeatherMap }
     private let cities: [String: WeatherObservation]
 
     /// - Parameter cities: the known cities, by name (matched case-insensitively).
