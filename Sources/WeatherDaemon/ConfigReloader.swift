@@ -70,9 +70,9 @@ final class ConfigReloader: Service, CustomStringConvertible {
         notifier.notify(["RELOADING=1", "MONOTONIC_USEC=\(Self.monotonicMicroseconds())", "STATUS=reloading the configuration"])
         let change: ConfigChange
         do {
-            let (loaded, key) = try source()
+            let (loaded, keys) = try source()
             for warning in loaded.warnings { logger.warning("reload: \(warning)") }
-            change = ConfigChange(old: running, new: loaded.config, keys: ProviderKeys(openWeatherMap: key))
+            change = ConfigChange(old: running, new: loaded.config, keys: keys)
         } catch {
             let problems = error.problems.map(\.description)
             for problem in problems { logger.error("reload: \(problem)") }

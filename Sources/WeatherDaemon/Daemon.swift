@@ -9,10 +9,10 @@ import WeatherCore
 /// until SIGTERM or SIGINT; SIGHUP re-reads the configuration.
 public struct Daemon: Sendable {
     /// Reads and checks the configuration (at a reload: again, from the same place): the configuration
-    /// with its warnings, and the API key found for it.
-    public typealias ConfigSource = @Sendable () throws(ConfigError) -> (loaded: LoadedConfig, apiKey: Secret)
+    /// with its warnings, and the providers' keys found for it.
+    public typealias ConfigSource = @Sendable () throws(ConfigError) -> (loaded: LoadedConfig, keys: ProviderKeys)
 
-    private let initial: (loaded: LoadedConfig, apiKey: Secret)
+    private let initial: (loaded: LoadedConfig, keys: ProviderKeys)
     private let source: ConfigSource
     private let logger: Logger
     private let environment: [String: String]
@@ -22,7 +22,7 @@ public struct Daemon: Sendable {
     ///   - initial: the configuration to start with, as `source` gave it; its warnings are logged at start.
     ///   - source: reads the configuration again at each SIGHUP.
     public init(
-        initial: (loaded: LoadedConfig, apiKey: Secret), source: @escaping ConfigSource, logger: Logger,
+        initial: (loaded: LoadedConfig, keys: ProviderKeys), source: @escaping ConfigSource, logger: Logger,
         environment: [String: String] = ProcessInfo.processInfo.environment, metrics: PrometheusCollectorRegistry? = nil
     ) {
         self.metrics = metrics
@@ -33,20 +33,25 @@ public struct Daemon: Sendable {
     }
 
     public func run() async throws {
-        let (loaded, apiKey) = initial
+        let (loaded, keys) = initial
         let config = loaded.config
         for warning in loaded.warnings { logger.warning("\(warning)") }
+        if config.weather.providers.contains(.openWeatherMap), keys.openWeatherMap == nil {
+            let serving = config.weather.providers.filter { $0.canServe(with: keys) }.map(\.displayName)
+            logger.notice(
+                "no OpenWeatherMap API key: serving weather from \(serving.joined(separator: ", ")); to add OpenWeatherMap, \(ConfigLoader.apiKeyHint(config))")
+        }
         let clock = DaemonClock.continuous
         let notifier = SystemdNotifier(environment: environment)
         notifier.notify(["STATUS=starting"])
 
         let transport = CurlTransport(userAgent: "weatherd/\(WeatherdVersion.current)", numberOfThreads: max(4, config.region.concurrency))
         let upstream = OpenWeatherMapClient(
-            transport: transport, baseURL: config.openWeatherMap.baseURL, apiKey: apiKey,
+            transport: transport, baseURL: config.openWeatherMap.baseURL, apiKey: keys.openWeatherMap ?? Secret(""),
             units: config.weather.units, lang: config.weather.lang, timeout: config.openWeatherMap.timeout,
             logger: logger)
         let lookups = LookupService(
-            upstream: upstream, limits: .init(config),
+            upstreams: [upstream], limits: .init(config, keys: keys),
             placeStore: FilePlaceStore(directory: config.state.directory, logger: logger), clock: clock, logger: logger)
         let store = FileCityStore(directory: config.state.directory, logger: logger)
         let watched: WatchedCities
@@ -64,7 +69,7 @@ public struct Daemon: Sendable {
         let publisher: any ChangePublisher = mqttLatest.map { ChangePublishers([hub, $0]) } ?? hub
         let engine = SearchEngine(
             cities: watched, gps: GPSStatus(enabled: config.gpsd.enabled), lookups: lookups, publisher: publisher,
-            budget: BudgetStatus(requestsPerMinute: config.openWeatherMap.requestsPerMinute), clock: clock, logger: logger)
+            budget: await lookups.budget, providers: await lookups.providerStatuses, clock: clock, logger: logger)
         let location = LocationService(settings: .init(config.gpsd), engine: engine, clock: clock, logger: logger)
         let regions = RegionSearches(settings: .init(config.region), engine: engine, clock: clock, logger: logger)
         let reloads = ReloadRequests()

@@ -38,7 +38,7 @@ struct WeatherdCommand: AsyncParsableCommand {
     /// Reads, checks and completes the configuration: at start, and again at each SIGHUP. The origins
     /// of `socket.path` (with `--socket`) and of the API key say where they were found.
     static func configSource(path: String, socket: String?, environment: [String: String]) -> Daemon.ConfigSource {
-        { () throws(ConfigError) -> (loaded: LoadedConfig, apiKey: Secret) in
+        { () throws(ConfigError) -> (loaded: LoadedConfig, keys: ProviderKeys) in
             var loaded: LoadedConfig
             if path == defaultConfigPath, !FileManager.default.fileExists(atPath: path) {
                 loaded = LoadedConfig()  // no file at the default place: every key has its default
@@ -49,13 +49,16 @@ struct WeatherdCommand: AsyncParsableCommand {
                 loaded.config.socket.path = socket
                 loaded.origins["socket.path"] = .elsewhere("--socket")
             }
-            let (apiKey, keyOrigin) = try ConfigLoader.findAPIKey(
-                loaded.config, file: path, environment: environment,
-                readFile: FileReader.text(atPath:))
-            loaded.origins["openweathermap.api_key"] = keyOrigin
+            var keys = ProviderKeys()
+            if let (key, origin) = ConfigLoader.findAPIKey(
+                loaded.config, file: path, environment: environment, readFile: FileReader.text(atPath:)) {
+                keys.openWeatherMap = key
+                loaded.origins["openweathermap.api_key"] = origin
+            }
+            try ConfigLoader.checkProviders(loaded.config, keys: keys, file: path)
             loaded.config.mqtt.password = try ConfigLoader.resolveMQTTPassword(
                 loaded.config, file: path, environment: environment, readFile: FileReader.text(atPath:))
-            return (loaded, apiKey)
+            return (loaded, keys)
         }
     }
 
@@ -63,9 +66,9 @@ struct WeatherdCommand: AsyncParsableCommand {
         let environment = ProcessInfo.processInfo.environment
         let source = Self.configSource(path: config, socket: socket, environment: environment)
         let loaded: LoadedConfig
-        let apiKey: Secret
+        let keys: ProviderKeys
         do {
-            (loaded, apiKey) = try source()
+            (loaded, keys) = try source()
         } catch {
             FileHandle.standardError.write(Data(DaemonLogHandler.fatalLines(error.description, environment: environment).utf8))
             throw ExitCode(78)  // EX_CONFIG
@@ -77,9 +80,16 @@ struct WeatherdCommand: AsyncParsableCommand {
                     warning.description, level: .warning, environment: environment).utf8))
             }
             var shown = loaded
-            shown.config.openWeatherMap.apiKey = apiKey  // rendered as "<redacted>", wherever it came from
+            if let key = keys.openWeatherMap {
+                shown.config.openWeatherMap.apiKey = key  // rendered as "<redacted>", wherever it came from
+            }
             print(ConfigLoader.render(shown), terminator: "")
-            print("# configuration OK (API key found)")
+            if keys.openWeatherMap != nil {
+                print("# configuration OK (API key found)")
+            } else {
+                let serving = loaded.config.weather.providers.filter { $0.canServe(with: keys) }.map(\.displayName)
+                print("# configuration OK (no OpenWeatherMap API key: weather from \(serving.joined(separator: ", ")))")
+            }
             return
         }
 
@@ -88,7 +98,7 @@ struct WeatherdCommand: AsyncParsableCommand {
         let logger = Logger(label: "weatherd")
         let metrics = MetricsExporter.bootstrapProcessMetrics()
         do {
-            try await Daemon(initial: (loaded, apiKey), source: source, logger: logger, environment: environment, metrics: metrics).run()
+            try await Daemon(initial: (loaded, keys), source: source, logger: logger, environment: environment, metrics: metrics).run()
         } catch {
             logger.error("fatal: \(error)")
             throw ExitCode(1)

@@ -77,7 +77,7 @@ struct ConfigAPIKeyTests {
     @Test("the key found says where it was found, for --check-config")
     func origin() throws {
         func origin(_ environment: [String: String], _ files: [String: String]) throws -> String {
-            try ConfigLoader.findAPIKey(Self.config(), file: "w.toml", environment: environment, readFile: { files[$0] })
+            try #require(ConfigLoader.findAPIKey(Self.config(), file: "w.toml", environment: environment, readFile: { files[$0] }))
                 .origin.description
         }
         let all = ["OWM_API_KEY": "env-key", "CREDENTIALS_DIRECTORY": "/creds"]
@@ -85,7 +85,8 @@ struct ConfigAPIKeyTests {
         #expect(try origin(["CREDENTIALS_DIRECTORY": "/creds"], Self.files) == "from the credential /creds/owm-api-key")
         #expect(try origin([:], Self.files) == "from the file /keys/owm (api_key_file)")
         #expect(try origin([:], [:]) == "set in w.toml")
-        let found = try ConfigLoader.findAPIKey(Self.config(), file: "w.toml", environment: [:], readFile: { _ in nil })
+        let found = try #require(ConfigLoader.findAPIKey(Self.config(), file: "w.toml", environment: [:], readFile: { _ in nil }))
+        #expect(ConfigLoader.findAPIKey(Self.config(inline: nil), file: "w.toml", environment: [:], readFile: { _ in nil }) == nil)
         #expect(found.key.revealed == "inline-key" && found.origin == .file("w.toml"))
     }
 }

@@ -121,7 +121,7 @@ struct RequestHandlerMethodTests {
     func state() async throws {
         let p = try Protocol()
         let result = try #require(try await p.reply(request(1, "state"))["result"])
-        #expect(result.objectValue?.keys == ["running", "phase", "pending", "input", "error", "gps", "budget", "updated_at"])
+        #expect(result.objectValue?.keys == ["running", "phase", "pending", "input", "error", "gps", "budget", "providers", "updated_at"])
         #expect(result["budget"]?.serialized == #"{"requests_per_minute":1000,"used":0,"blocked_until":null}"#)
         #expect(result["running"] == .bool(false))
         #expect(result["phase"] == "empty")

@@ -508,6 +508,7 @@ struct BudgetStateTests {
     func usedAlone() async throws {
         let h = try EngineHarness(cities: [])
         try h.scriptFixtures()
+        await h.engine.refreshBudget()  // state.providers as the daemon starts with it
         _ = try await h.engine.search(city: "London")
         let published = h.publisher.states.count
         #expect(await h.engine.freshState.budget.used == 2, "the places and the weather")

@@ -101,17 +101,28 @@ public enum ConfigLoader {
         environment: [String: String],
         readFile: (String) -> String?
     ) throws(ConfigError) -> Secret {
-        try findAPIKey(config, file: file, environment: environment, readFile: readFile).key
+        guard let found = findAPIKey(config, file: file, environment: environment, readFile: readFile) else {
+            throw ConfigError(ConfigProblem(file: file, message: "no openweathermap api key: " + apiKeyHint(config)))
+        }
+        return found.key
+    }
+
+    /// How to give OpenWeatherMap a key, for the messages that say none was found.
+    public static func apiKeyHint(_ config: DaemonConfig) -> String {
+        "set the environment variable \(apiKeyEnvironmentVariable), "
+            + "or LoadCredential=\(apiKeyCredentialName):PATH in the systemd unit, "
+            + "or put the key in the file \(config.openWeatherMap.apiKeyFile) (openweathermap.api_key_file), "
+            + "or set openweathermap.api_key"
     }
 
     /// The API key as ``resolveAPIKey(_:file:environment:readFile:)`` finds it, and where it was found
-    /// (`file` when it is `openweathermap.api_key` of the configuration file).
+    /// (`file` when it is `openweathermap.api_key` of the configuration file); nil when there is none.
     public static func findAPIKey(
         _ config: DaemonConfig,
         file: String,
         environment: [String: String],
         readFile: (String) -> String?
-    ) throws(ConfigError) -> (key: Secret, origin: ConfigOrigin) {
+    ) -> (key: Secret, origin: ConfigOrigin)? {
         func usable(_ value: String?) -> Secret? {
             guard let trimmed = value?.trimmingCharacters(in: .whitespacesAndNewlines), !trimmed.isEmpty else {
                 return nil
@@ -129,11 +140,17 @@ public enum ConfigLoader {
             return (key, .elsewhere("the file \(config.openWeatherMap.apiKeyFile) (api_key_file)"))
         }
         if let key = usable(config.openWeatherMap.apiKey?.revealed) { return (key, .file(file)) }
+        return nil
+    }
+
+    /// Checks that some provider of `weather.providers` can serve with the keys found (OpenWeatherMap
+    /// needs its key; Open-Meteo needs none).
+    /// - Throws: a `ConfigError` saying how to give OpenWeatherMap a key, when none can.
+    public static func checkProviders(_ config: DaemonConfig, keys: ProviderKeys, file: String) throws(ConfigError) {
+        guard !config.weather.providers.contains(where: { $0.canServe(with: keys) }) else { return }
         throw ConfigError(ConfigProblem(
             file: file,
-            message: "no openweathermap api key: set the environment variable \(apiKeyEnvironmentVariable), "
-                + "or LoadCredential=\(apiKeyCredentialName):PATH in the systemd unit, "
-                + "or put the key in the file \(config.openWeatherMap.apiKeyFile) (openweathermap.api_key_file), "
-                + "or set openweathermap.api_key"))
+            message: "no provider in weather.providers can serve: no openweathermap api key: " + apiKeyHint(config)
+                + "; or add \"open-meteo\" (no key needed) to weather.providers"))
     }
 }

@@ -4,4 +4,21 @@ public enum WeatherProviderName: String, Sendable, Hashable, CaseIterable {
     case openWeatherMap = "openweathermap"
     /// Open-Meteo.
     case openMeteo = "open-meteo"
+
+    /// Its name in messages and logs.
+    public var displayName: String {
+        switch self {
+        case .openWeatherMap: "OpenWeatherMap"
+        case .openMeteo: "Open-Meteo"
+        }
+    }
+
+    /// Whether it can serve with the keys found: OpenWeatherMap needs its key; Open-Meteo's free API
+    /// needs none.
+    public func canServe(with keys: ProviderKeys) -> Bool {
+        switch self {
+        case .openWeatherMap: keys.openWeatherMap != nil
+        case .openMeteo: true
+        }
+    }
 }

@@ -11,6 +11,9 @@ public struct DaemonState: Sendable, Hashable, JSONRepresentable {
     public var gps: GPSStatus
     /// The request budget; a change of `used` alone is no news (no notification).
     public var budget: BudgetStatus
+    /// Each provider of `weather.providers`, in that order; a change of its request counts alone is
+    /// no news.
+    public var providers: [ProviderStatus]
     public var updatedAt: Date
 
     /// True exactly while lookups are in flight.
@@ -18,9 +21,10 @@ public struct DaemonState: Sendable, Hashable, JSONRepresentable {
 
     public init(
         pending: Int, phase: SearchPhase, input: SearchInput?, error: WeatherError? = nil, gps: GPSStatus,
-        budget: BudgetStatus = BudgetStatus(requestsPerMinute: 60), updatedAt: Date
+        budget: BudgetStatus = BudgetStatus(requestsPerMinute: 60), providers: [ProviderStatus] = [], updatedAt: Date
     ) {
         self.budget = budget
+        self.providers = providers
         self.pending = pending
         self.phase = phase
         self.input = input
@@ -34,16 +38,22 @@ public struct DaemonState: Sendable, Hashable, JSONRepresentable {
             "running": .bool(running), "phase": .string(phase.rawValue), "pending": .integer(Int64(pending)),
             "input": input?.json ?? .null,
             "error": error.map { .object(["code": .integer(Int64($0.code.value)), "message": .string($0.message)]) } ?? .null,
-            "gps": gps.json, "budget": budget.json, "updated_at": .string(Timestamp.iso8601(updatedAt)),
+            "gps": gps.json, "budget": budget.json,
+            "providers": .array(providers.map(\.json)), "updated_at": .string(Timestamp.iso8601(updatedAt)),
         ])
     }
 
-    /// Equal but for the time of the change and the budget's `used` (which changes with every
-    /// request: no news on its own).
+    /// Equal but for the time of the change, the budget's `used` and the providers' request counts
+    /// (which change with every request: no news on their own).
     func sameFields(as other: DaemonState) -> Bool {
         var other = other
         other.updatedAt = updatedAt
         other.budget.used = budget.used
+        guard providers.count == other.providers.count else { return false }
+        for index in providers.indices {
+            other.providers[index].usedMinute = providers[index].usedMinute
+            other.providers[index].usedDay = providers[index].usedDay
+        }
         return self == other
     }
 

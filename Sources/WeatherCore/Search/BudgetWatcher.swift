@@ -1,6 +1,7 @@
-/// Tells the engine when a 429 block of the request budget ends, so `state.budget.blocked_until`
-/// goes back to null with a notification at that moment (its start is noticed by the lookup that
-/// got the 429). Sleeps on the daemon's clock; no periodic wake-up.
+/// Tells the engine when a provider's status changes (`state.budget` and `state.providers`): when a
+/// lookup changed it (a failure, a 429, a recovery) and when a block, a spent budget or a backoff
+/// ends by itself, so each change goes out with a notification at that moment. Sleeps on the
+/// daemon's clock; no periodic wake-up.
 public struct BudgetWatcher: Sendable {
     let lookups: LookupService
     let engine: SearchEngine
@@ -14,12 +15,10 @@ public struct BudgetWatcher: Sendable {
 
     /// Runs until cancelled.
     public func run() async {
+        await engine.refreshBudget()
         while !Task.isCancelled {
-            if let end = await lookups.blockEnd {
-                guard (try? await clock.sleep(until: end)) != nil else { return }
-            } else {
-                guard await lookups.blockStarts.wait() else { return }
-            }
+            let next = await lookups.nextStatusChange
+            guard (try? await lookups.statusChanges.sleep(until: next, on: clock)) != nil else { return }
             await engine.refreshBudget()
         }
     }

@@ -68,6 +68,8 @@ public actor SearchEngine {
     /// A `gps.last_fix` change alone waits for its second to be up (``runHeldNotices()`` sends it).
     private var heldFixNotice = false
     private let heldNotices = Wakeup()
+    /// Woken when the region search in progress is superseded (its request is then cancelled).
+    private var regionSuperseded: Wakeup?
 
     /// At most one `state` notification a second for a change of `gps.last_fix` alone.
     static let lastFixNoticeInterval = Duration.seconds(1)
@@ -77,7 +79,7 @@ public actor SearchEngine {
 
     public init(
         cities watched: WatchedCities, gps: GPSStatus, lookups: LookupService, publisher: any ChangePublisher,
-        budget: BudgetStatus = BudgetStatus(requestsPerMinute: 60), wallClock: @escaping @Sendable () -> Date = Date.init,
+        budget: BudgetStatus = BudgetStatus(requestsPerMinute: 60), providers: [ProviderStatus] = [], wallClock: @escaping @Sendable () -> Date = Date.init,
         clock: DaemonClock = .continuous, logger: Logger
     ) {
         self.clock = clock
@@ -93,8 +95,9 @@ public actor SearchEngine {
         let now = wallClock()
         // At start the first watched-city round is due: running and loading until it settles.
         self.state = cities.isEmpty
-            ? DaemonState(pending: 0, phase: .empty, input: nil, gps: gps, budget: budget, updatedAt: now)
-            : DaemonState(pending: cities.count, phase: .loading, input: .cities, gps: gps, budget: budget, updatedAt: now)
+            ? DaemonState(pending: 0, phase: .empty, input: nil, gps: gps, budget: budget, providers: providers, updatedAt: now)
+            : DaemonState(
+                pending: cities.count, phase: .loading, input: .cities, gps: gps, budget: budget, providers: providers, updatedAt: now)
         self.overlays = Overlays(seq: 0, focus: nil, features: [])
         publisher.publish(state: state)
         publisher.publish(overlays: overlays)
@@ -104,21 +107,21 @@ public actor SearchEngine {
 
     public var currentState: DaemonState { state }
 
-    /// The state with the budget as it is now (its `used` changes without a notification).
+    /// The state with the budget and the providers as they are now (their request counts change
+    /// without a notification).
     public var freshState: DaemonState {
         get async {
             var now = state
-            now.budget = await lookups.budget
+            (now.budget, now.providers) = await (lookups.budget, lookups.providerStatuses)
             return now
         }
     }
 
-    /// Takes in the budget as it is now: a notification when a block started or ended or the limit
-    /// changed, none for `used` alone.
+    /// Takes in the budget and the providers as they are now: a notification when a block started
+    /// or ended, a provider failed or recovered, or a limit changed; none for request counts alone.
     public func refreshBudget() async {
-        let budget = await lookups.budget
         var next = state
-        next.budget = budget
+        (next.budget, next.providers) = await (lookups.budget, lookups.providerStatuses)
         commit(next)
     }
     public var currentOverlays: Overlays { overlays }
@@ -177,23 +180,55 @@ public actor SearchEngine {
     public struct RegionSearch: Sendable {
         let ticket: Ticket
         let points: [RegionGrid.Point]
+        /// Woken when a newer input supersedes it.
+        let superseded: Wakeup
     }
 
     /// Enters a map region's grid into the stream as an interactive input: it supersedes every older
     /// input at once. Run it with ``searchRegion(_:concurrency:)``.
     public func beginRegion(_ region: MapRegion, points: [RegionGrid.Point]) -> RegionSearch {
-        RegionSearch(ticket: begin(.region(region), lookups: points.count), points: points)
+        let ticket = begin(.region(region), lookups: points.count)
+        let superseded = Wakeup()
+        regionSuperseded = superseded
+        return RegionSearch(ticket: ticket, points: points, superseded: superseded)
     }
 
-    /// Looks up the grid of a region search, at most `concurrency` points at once. Once a newer input
-    /// supersedes it, its queued lookups are never sent. The overlays change once, when the whole grid
-    /// has settled: points that failed are left out, and `focus` is null.
+    /// Looks up the grid of a region search: first together, in one request, where the first
+    /// provider can (``LookupService/lookUpTogether(_:)``), then each point not answered so, at most
+    /// `concurrency` at once. Once a newer input supersedes it, its request in flight is cancelled and
+    /// its queued lookups are never sent. The overlays change once, when the whole grid has settled:
+    /// points that failed are left out, and `focus` is null.
     /// - Returns: whether its result landed (false when it was superseded).
     public func searchRegion(_ search: RegionSearch, concurrency: Int) async -> Bool {
-        let run = await runLookups(search.points.map { .coordinate($0.coordinate) }, concurrency: concurrency, for: search.ticket)
+        let coordinates = search.points.map(\.coordinate)
+        var results = [Result<WeatherObservation, WeatherError>?](repeating: nil, count: coordinates.count)
+        if isCurrent(search.ticket), !Task.isCancelled {
+            let together = await withTaskGroup(of: [Result<WeatherObservation, WeatherError>?]?.self) { group in
+                group.addTask { [lookups] in await lookups.lookUpTogether(coordinates) }
+                group.addTask { _ = await search.superseded.wait(); return nil }
+                let first = await group.next() ?? nil
+                group.cancelAll()
+                return first
+            }
+            if let together { results = together }
+        }
+        if results.contains(where: { if case .failure(let error)? = $0 { error.code == .rateLimited } else { false } }) {
+            await refreshBudget()
+        }
+        let rest = results.indices.filter { results[$0] == nil }
+        let stillPending: Int
+        if rest.isEmpty {
+            lookupsSettled(results.count - 1)
+            stillPending = 1
+        } else {
+            lookupsSettled(results.count - rest.count)
+            let run = await runLookups(rest.map { .coordinate(coordinates[$0]) }, concurrency: concurrency, for: search.ticket)
+            for (index, result) in zip(rest, run.results) { results[index] = result }
+            stillPending = run.stillPending
+        }
         var features: [WeatherFeature] = []
         var failures: [WeatherError] = []
-        for (point, result) in zip(search.points, run.results) {
+        for (point, result) in zip(search.points, results) {
             switch result {
             case .success(let observation)?: features.append(WeatherFeature(observation: observation, source: point.source))
             case .failure(let error)?: failures.append(error)
@@ -201,7 +236,7 @@ public actor SearchEngine {
             }
         }
         let failure = features.isEmpty ? failures.first(where: { $0.code != .notFound }) ?? failures.first : nil
-        return settle(search.ticket, features: features, focus: nil, failure: failure, stillPending: run.stillPending)
+        return settle(search.ticket, features: features, focus: nil, failure: failure, stillPending: stillPending)
     }
 
     /// One lookup as an interactive input: the requester always gets its answer; the overlays
@@ -236,6 +271,8 @@ public actor SearchEngine {
     /// one. The state goes to loading and running at once.
     private func begin(_ input: SearchInput, lookups count: Int) -> Ticket {
         latestGeneration += 1
+        regionSuperseded?.wake()
+        regionSuperseded = nil
         if case .region = input {} else { textAndLocationInputs += 1 }
         phaseSource = .interactive(generation: latestGeneration)
         var next = state
@@ -569,6 +606,6 @@ extension SearchEngine: Reconfigurable {
     /// New configured cities (`cities`): the stored changes stay on top of them.
     public func apply(_ change: ConfigChange) async {
         if change.changed("cities") { reconfigure(cities: change.new.cities) }
-        if change.changed("openweathermap.requests_per_minute") { await refreshBudget() }
+        await refreshBudget()  // the providers, their order or their budgets may have changed
     }
 }

@@ -2,34 +2,83 @@ import Foundation
 import Logging
 
 /// Answers weather and forecast lookups through a cache, shares identical lookups in flight, and
-/// keeps to the request budget and to OpenWeatherMap's `Retry-After`.
+/// sends each to the providers in the order of `weather.providers`, each within its own budget.
 ///
 /// Every input of the search stream (watched cities, searches, locations, region grids) and every
-/// `forecast` request goes through one `LookupService`, so the budget and the cache are shared by
-/// all of them. The places of names, weather and forecasts are cached and shared apart (each kind of
-/// answer has its own table).
+/// `forecast` and `places` request goes through one `LookupService`, so the budgets and the cache are
+/// shared by all of them. The places of names, weather and forecasts are cached and shared apart
+/// (each kind of answer has its own table).
+///
+/// Failover: a lookup goes to the first usable provider; when it answers `upstream_unavailable`,
+/// `rate_limited` or `unauthorized`, the same lookup goes to the next usable one, and the requester
+/// sees the last provider's error only when none answered. `not_found` is final. A failing provider
+/// is left out for a backoff (``ProviderHealth``) while another is usable, and is first again once
+/// it answers. Cached answers serve whichever provider gave them.
 public actor LookupService {
-    /// The limits an operator sets (`weather.cache_ttl`, `weather.geocode_ttl`, `openweathermap.requests_per_minute`).
+    /// The limits an operator sets: `weather.cache_ttl`, `weather.geocode_ttl`, `weather.providers`
+    /// (those with their key) and each provider's budget.
     public struct Limits: Sendable, Equatable {
         public var cacheTTL: Duration
         /// How long the places of a name that was found are kept.
         public var geocodeTTL: Duration
-        public var requestsPerMinute: Int
+        /// The providers asked, in order of preference; one without its key is not among them.
+        public var providers: [WeatherProviderName]
+        /// `weather.providers`: those asked and those without their key, in order (`state.providers`).
+        public var configured: [WeatherProviderName]
+        /// Each provider's requests a minute and (nil: no limit) a day.
+        public var budgets: [WeatherProviderName: ProviderBudget]
 
-        public init(cacheTTL: Duration, geocodeTTL: Duration = .seconds(30 * 86400), requestsPerMinute: Int) {
-            self.cacheTTL = cacheTTL
-            self.geocodeTTL = geocodeTTL
-            self.requestsPerMinute = requestsPerMinute
+        public init(
+            cacheTTL: Duration, geocodeTTL: Duration = .seconds(30 * 86400), requestsPerMinute: Int,
+            providers: [WeatherProviderName] = [.openWeatherMap]
+        ) {
+            self.init(
+                cacheTTL: cacheTTL, geocodeTTL: geocodeTTL, providers: providers,
+                budgets: Dictionary(uniqueKeysWithValues: providers.map { ($0, ProviderBudget(perMinute: requestsPerMinute)) }))
         }
 
-        /// The limits of the configuration.
-        public init(_ config: DaemonConfig) {
-            self.init(cacheTTL: config.weather.cacheTTL, geocodeTTL: config.weather.geocodeTTL, requestsPerMinute: config.openWeatherMap.requestsPerMinute)
+        public init(
+            cacheTTL: Duration, geocodeTTL: Duration, providers: [WeatherProviderName], configured: [WeatherProviderName]? = nil,
+            budgets: [WeatherProviderName: ProviderBudget]
+        ) {
+            self.cacheTTL = cacheTTL
+            self.geocodeTTL = geocodeTTL
+            self.providers = providers
+            self.configured = configured ?? providers
+            self.budgets = budgets
+        }
+
+        /// The limits of the configuration, with the providers whose keys were found.
+        public init(_ config: DaemonConfig, keys: ProviderKeys) {
+            self.init(
+                cacheTTL: config.weather.cacheTTL, geocodeTTL: config.weather.geocodeTTL,
+                providers: config.weather.providers.filter { $0.canServe(with: keys) },
+                configured: config.weather.providers,
+                budgets: [
+                    .openWeatherMap: ProviderBudget(perMinute: config.openWeatherMap.requestsPerMinute),
+                    .openMeteo: ProviderBudget(perMinute: 600, perDay: 10_000),
+                ])
         }
 
         /// How long a name no geocoder knows stays unknown: briefly (no request storm for a typo),
         /// the weather's `cache_ttl`, and never longer than a found name's places.
         var notFoundTTL: Duration { min(cacheTTL, geocodeTTL) }
+
+        func budget(of provider: WeatherProviderName) -> ProviderHealth.Limits {
+            let budget = budgets[provider] ?? ProviderBudget(perMinute: 60)
+            return ProviderHealth.Limits(requestsPerMinute: budget.perMinute, requestsPerDay: budget.perDay)
+        }
+    }
+
+    /// A provider's request budget.
+    public struct ProviderBudget: Sendable, Equatable {
+        public var perMinute: Int
+        public var perDay: Int?
+
+        public init(perMinute: Int, perDay: Int? = nil) {
+            self.perMinute = perMinute
+            self.perDay = perDay
+        }
     }
 
     private struct CacheEntry<Answer> {
@@ -56,9 +105,19 @@ public actor LookupService {
                 cache[key] = now < expires ? CacheEntry(answer: entry.answer, expires: expires) : nil
             }
         }
+
+        /// The unexpired answer for `key`; an expired one goes.
+        func cached(_ key: LookupKey, now: DaemonClock.Instant) -> Answer? {
+            guard let entry = cache[key] else { return nil }
+            if now < entry.expires { return entry.answer }
+            cache[key] = nil
+            return nil
+        }
     }
 
-    private let upstream: any WeatherUpstream
+    /// Every provider the lookups can ask (whether `weather.providers` names it or not), by name.
+    private let upstreams: [WeatherProviderName: any WeatherUpstream]
+    private var health: [WeatherProviderName: ProviderHealth]
     private let placeStore: (any PlaceStore)?
     private let clock: DaemonClock
     private let logger: Logger
@@ -67,32 +126,45 @@ public actor LookupService {
     private let forecasts = Table<WeatherForecast>()
     /// The places of each name (by ``LookupKey/normalize(city:)``); an unknown name's empty list too.
     private let places = Table<[Place]>()
-    /// When each request of the last minute was sent, oldest first.
-    private var sent: [DaemonClock.Instant] = []
-    private var blockedUntil: DaemonClock.Instant?
-    /// `blockedUntil` on the wall clock, for `state.budget`.
-    private var blockedUntilWall: Date?
     private let wallClock: @Sendable () -> Date
-    /// Woken when a 429 block starts (the budget watcher then waits for its end).
-    public nonisolated let blockStarts = Wakeup()
+    /// Woken when a provider's status changes (it fails, recovers, is blocked), besides its request
+    /// counts; ``nextStatusChange`` says when one changes by itself.
+    public nonisolated let statusChanges = Wakeup()
 
     /// Each cache (weather, forecasts) holds at most this many entries; expired ones go first, then the oldest.
     static let maxCacheEntries = 4096
-    static let budgetWindow = Duration.seconds(60)
-    static let defaultRetryAfter = Duration.seconds(60)
 
     /// The places a name's geocoding gives, at most: as many as a client may ask `places` for
     /// (OpenWeatherMap gives 5 at most).
     public static let placesPerName = Place.limitRange.upperBound
 
-    /// - Parameter placeStore: where the places of found names are kept across restarts; its
-    ///   entries are loaded here.
+    /// One provider: the lookups ask `upstream` alone.
     public init(
         upstream: any WeatherUpstream, limits: Limits, placeStore: (any PlaceStore)? = nil, clock: DaemonClock,
         wallClock: @escaping @Sendable () -> Date = Date.init, logger: Logger
     ) {
+        var limits = limits
+        if !limits.providers.contains(upstream.provider) {
+            limits.providers = [upstream.provider]
+            limits.configured = [upstream.provider]
+            limits.budgets[upstream.provider] = limits.budgets.values.first ?? ProviderBudget(perMinute: 60)
+        }
+        self.init(upstreams: [upstream], limits: limits, placeStore: placeStore, clock: clock, wallClock: wallClock, logger: logger)
+    }
+
+    /// - Parameters:
+    ///   - upstreams: every provider that may be asked; `limits.providers` says which are, in which order.
+    ///   - placeStore: where the places of found names are kept across restarts; its entries are
+    ///     loaded here.
+    public init(
+        upstreams: [any WeatherUpstream], limits: Limits, placeStore: (any PlaceStore)? = nil, clock: DaemonClock,
+        wallClock: @escaping @Sendable () -> Date = Date.init, logger: Logger
+    ) {
         self.wallClock = wallClock
-        self.upstream = upstream
+        self.upstreams = Dictionary(upstreams.map { ($0.provider, $0) }, uniquingKeysWith: { first, _ in first })
+        self.health = Dictionary(uniqueKeysWithValues: WeatherProviderName.allCases.map {
+            ($0, ProviderHealth(limits: limits.budget(of: $0), hasKey: limits.providers.contains($0)))
+        })
         self.placeStore = placeStore
         self.limits = limits
         self.clock = clock
@@ -108,9 +180,18 @@ public actor LookupService {
         }
     }
 
-    /// Applies new limits (configuration reload); cached answers stay.
+    /// Applies new limits (configuration reload): providers, their order and budgets; cached answers
+    /// stay. A provider that is asked again (its key was given) starts healthy.
     public func update(limits: Limits) {
+        let before = statusesWithoutCounts
         self.limits = limits
+        for name in WeatherProviderName.allCases {
+            let asked = limits.providers.contains(name)
+            if asked, health[name]?.hasKey == false { health[name] = ProviderHealth(limits: limits.budget(of: name), hasKey: true) }
+            health[name]?.limits = limits.budget(of: name)
+            health[name]?.hasKey = asked
+        }
+        if statusesWithoutCounts != before { statusChanges.wake() }
     }
 
     /// The machine was suspended for `suspended` (which the clock did not count): cached answers
@@ -129,24 +210,99 @@ public actor LookupService {
         forecasts.cache.removeAll()
     }
 
-    /// `state.budget` now.
+    // MARK: Budgets and health
+
+    /// The providers asked, in order (those of `weather.providers` with their key), and that of them
+    /// `state.budget` shows: the first.
+    private var order: [WeatherProviderName] { limits.providers.filter { upstreams[$0] != nil } }
+
+    /// `state.budget` now: the first provider's.
     public var budget: BudgetStatus {
         let now = clock.now
-        pruneBudget(now: now)
-        let blocked = blockedUntil.map { now < $0 } ?? false
-        return BudgetStatus(requestsPerMinute: limits.requestsPerMinute, used: sent.count, blockedUntil: blocked ? blockedUntilWall : nil)
+        guard let first = order.first, let health = health[first] else { return BudgetStatus(requestsPerMinute: 0) }
+        let status = health.status(first, now: now, wallNow: wallClock())
+        let blocked = health.refusal(now: now)?.reason == .blocked
+        return BudgetStatus(
+            requestsPerMinute: health.limits.requestsPerMinute, used: status.usedMinute, blockedUntil: blocked ? status.blockedUntil : nil)
     }
 
-    /// When the current 429 block ends, on the daemon's clock; nil when none holds.
+    /// `state.providers` now: one entry for each provider of `weather.providers`, in that order (one
+    /// without its key too).
+    public var providerStatuses: [ProviderStatus] {
+        let now = clock.now
+        let wallNow = wallClock()
+        return limits.configured.map { name in
+            guard upstreams[name] != nil, let health = health[name] else {
+                return ProviderStatus(name: name, usable: false, error: "not available in this build")
+            }
+            return health.status(name, now: now, wallNow: wallNow)
+        }
+    }
+
+    /// Every provider's status without the request counts: what a change of is news.
+    private var statusesWithoutCounts: [ProviderStatus] {
+        let now = clock.now
+        let wallNow = wallClock()
+        return WeatherProviderName.allCases.compactMap { name in health[name]?.status(name, now: now, wallNow: wallNow).withoutCounts }
+    }
+
+    /// When a provider's status next changes by itself (a 429 block, a spent budget or a backoff
+    /// ends); nil when nothing is waiting to end.
+    public var nextStatusChange: DaemonClock.Instant? {
+        let now = clock.now
+        return order.compactMap { health[$0]?.nextChange(now: now) }.min()
+    }
+
+    /// When the current 429 block of the first provider ends, on the daemon's clock; nil when none holds.
     public var blockEnd: DaemonClock.Instant? {
-        guard let blockedUntil, clock.now < blockedUntil else { return nil }
-        return blockedUntil
+        let now = clock.now
+        guard let first = order.first, let refusal = health[first]?.refusal(now: now), refusal.reason == .blocked,
+              let wait = refusal.retryAfter
+        else { return nil }
+        return now.advanced(by: wait)
     }
 
-    /// HTTP requests sent in the last minute.
+    /// Requests (points) sent to the first provider in the last minute.
     public var requestsInLastMinute: Int {
-        pruneBudget(now: clock.now)
-        return sent.count
+        guard let first = order.first else { return 0 }
+        return health[first]?.status(first, now: clock.now, wallNow: wallClock()).usedMinute ?? 0
+    }
+
+    /// The providers a lookup tries now, in order: the usable ones; when none is, every one (a
+    /// failing one in its backoff is tried again rather than nothing; a blocked one refuses).
+    private func plan(now: DaemonClock.Instant) -> [WeatherProviderName] {
+        let all = order
+        let usable = all.filter { health[$0]?.isUsable(now: now) == true }
+        return usable.isEmpty ? all : usable
+    }
+
+    /// Changes a provider's health; a change of its status (besides its counts) wakes the watchers.
+    private func changeHealth<Result>(of name: WeatherProviderName, _ change: (inout ProviderHealth) -> Result) -> Result {
+        let now = clock.now
+        let wallNow = wallClock()
+        let before = health[name]?.status(name, now: now, wallNow: wallNow).withoutCounts
+        let result = change(&health[name, default: ProviderHealth(limits: limits.budget(of: name), hasKey: true)])
+        if health[name]?.status(name, now: now, wallNow: wallNow).withoutCounts != before { statusChanges.wake() }
+        return result
+    }
+
+    /// Counts `count` requests against `name`'s budget; the error a requester sees when it refuses.
+    private func admit(_ count: Int, to name: WeatherProviderName, now: DaemonClock.Instant) -> WeatherError? {
+        guard let refusal = changeHealth(of: name, { $0.admit(count, now: now) }) else { return nil }
+        let wait = refusal.retryAfter?.secondsRoundedUp ?? 0
+        let details: JSONObject = ["retry_after": .integer(Int64(wait)), "provider": .string(name.rawValue)]
+        switch refusal.reason {
+        case .noKey:
+            return WeatherError(.unauthorized, "no \(name.displayName) API key")
+        case .blocked:
+            return WeatherError(.rateLimited, "\(name.displayName) asked to wait; retry in \(wait) s", details: details)
+        case .minuteBudget(let limit):
+            return WeatherError(
+                .rateLimited, "\(name.displayName) request budget of \(limit) per minute is spent; retry in \(wait) s", details: details)
+        case .dayBudget(let limit):
+            return WeatherError(
+                .rateLimited, "\(name.displayName) request budget of \(limit) per day is spent; retry in \(wait) s", details: details)
+        }
     }
 
     /// The weather for `query`: from the cache, from an identical lookup in flight, or upstream. A
@@ -158,10 +314,89 @@ public actor LookupService {
         let (coordinate, place, alternatives) = try await resolve(query)
         let observation = try await answer(coordinate.lookupKey, table: weather, ttl: { [limits] _ in limits.cacheTTL }) {
             try await $0.fetch(at: coordinate)
-        } failure: { error in
-            weatherError(for: error, asked: place.map { "weather at \($0.label)" } ?? "weather at \(coordinate)")
+        } asked: {
+            place.map { "weather at \($0.label)" } ?? "weather at \(coordinate)"
         }
         return place.map { observation.named(after: $0, alternatives: alternatives) } ?? observation
+    }
+
+    /// The weather at each of `coordinates` (a region's grid) where one request of the first
+    /// provider can ask them all (Open-Meteo's list form): each cached point from the cache, the
+    /// others together, counted against the budget as one request each. A point left nil is not
+    /// answered here (cached nowhere, in flight elsewhere, or the provider asks one point at a time):
+    /// look it up alone with ``lookup(_:)``. When the request fails and no other provider is usable,
+    /// its points get its error; else they are left nil, and their lookups fail over one by one.
+    public func lookUpTogether(_ coordinates: [Coordinate]) async -> [Result<WeatherObservation, WeatherError>?] {
+        var results = [Result<WeatherObservation, WeatherError>?](repeating: nil, count: coordinates.count)
+        let now = clock.now
+        var asked: [Int] = []
+        var keys = Set<LookupKey>()
+        for (index, coordinate) in coordinates.enumerated() {
+            let key = coordinate.lookupKey
+            if let cached = weather.cached(key, now: now) {
+                UpstreamMetrics.lookup(.cache)
+                results[index] = .success(cached)
+            } else if weather.flights[key] == nil, keys.insert(key).inserted {
+                asked.append(index)
+            }
+        }
+        guard asked.count > 1, let provider = plan(now: now).first, let upstream = upstreams[provider],
+              upstream.maxPointsPerRequest > 1
+        else { return results }
+        var start = asked.startIndex
+        while start < asked.endIndex, !Task.isCancelled {
+            let chunk = Array(asked[start..<min(start + upstream.maxPointsPerRequest, asked.endIndex)])
+            start += chunk.count
+            guard admit(chunk.count, to: provider, now: clock.now) == nil else { return results }
+            let flights = chunk.map { index in
+                let flight = LookupFlight<WeatherObservation>()
+                weather.flights[coordinates[index].lookupKey] = flight
+                return flight
+            }
+            let outcome: Result<[WeatherObservation], UpstreamError>?
+            do {
+                let observations = try await upstream.fetch(at: chunk.map { coordinates[$0] })
+                outcome = observations.count == chunk.count
+                    ? .success(observations) : .failure(.unavailable("it answered \(observations.count) points of \(chunk.count)"))
+            } catch let error as UpstreamError {
+                outcome = .failure(error)
+            } catch {
+                outcome = nil  // cancelled: superseded or shutting down
+            }
+            for (index, flight) in zip(chunk, flights) {
+                let key = coordinates[index].lookupKey
+                weather.flights[key] = nil
+                switch outcome {
+                case .success(let observations)?:
+                    let observation = observations[chunk.firstIndex(of: index)!]
+                    UpstreamMetrics.lookup(.upstream)
+                    store(observation, for: key, in: weather, ttl: limits.cacheTTL)
+                    results[index] = .success(observation)
+                    flight.end(.success(observation))
+                case .failure, nil:
+                    flight.end(.retry)  // a waiter looks again, on its own
+                }
+            }
+            switch outcome {
+            case .success?:
+                changeHealth(of: provider) { $0.succeeded() }
+            case .failure(let error)?:
+                let weatherError = weatherError(for: error, from: provider, asked: "weather at \(chunk.count) points")
+                if case .notFound = error {
+                    for index in chunk { results[index] = .failure(weatherError) }
+                    continue
+                }
+                changeHealth(of: provider) { $0.failed(error, message: weatherError.message, now: clock.now, wallNow: wallClock()) }
+                if !plan(now: clock.now).contains(where: { $0 != provider }) {
+                    for index in chunk { results[index] = .failure(weatherError) }
+                } else {
+                    logger.notice("\(provider.displayName) failed for \(chunk.count) points; asking them one by one elsewhere")
+                }
+            case nil:
+                return results
+            }
+        }
+        return results
     }
 
     /// The forecast for `query`, like `lookup`: cached, shared in flight, within the same request
@@ -171,8 +406,8 @@ public actor LookupService {
         let (coordinate, place, alternatives) = try await resolve(query)
         var forecast = try await answer(coordinate.lookupKey, table: forecasts, ttl: { [limits] _ in limits.cacheTTL }) {
             try await $0.fetchForecast(at: coordinate)
-        } failure: { error in
-            weatherError(for: error, asked: place.map { "forecast at \($0.label)" } ?? "forecast at \(coordinate)")
+        } asked: {
+            place.map { "forecast at \($0.label)" } ?? "forecast at \(coordinate)"
         }
         if let place { forecast.place = forecast.place.named(after: place, alternatives: alternatives) }
         return forecast
@@ -208,26 +443,23 @@ public actor LookupService {
             stored: { if !$0.isEmpty { savePlaces() } }
         ) {
             try await $0.places(PlaceQuery(name), limit: Self.placesPerName)
-        } failure: { error in
-            weatherError(for: error, asked: "places named \(name)")
+        } asked: {
+            "places named \(name)"
         }
     }
 
-    /// The answer for `key` from `table`'s cache, from an identical lookup in flight, or from `fetch`
-    /// (within the budget). An answer from upstream is kept for `ttl` of it, then handed to `stored`.
+    /// The answer for `key` from `table`'s cache, from an identical lookup in flight, or from the
+    /// providers (``lead``). An answer from upstream is kept for `ttl` of it, then handed to `stored`.
+    /// `asked` names what was asked, for errors and logs.
     private func answer<Answer: Sendable>(
         _ key: LookupKey, table: Table<Answer>, ttl: (Answer) -> Duration, stored: (Answer) -> Void = { _ in },
-        fetch: (any WeatherUpstream) async throws -> Answer, failure: (UpstreamError) -> WeatherError
+        fetch: (any WeatherUpstream) async throws -> Answer, asked: () -> String
     ) async throws -> Answer {
         while true {
             try Task.checkCancellation()
-            let now = clock.now
-            if let entry = table.cache[key] {
-                if now < entry.expires {
-                    UpstreamMetrics.lookup(.cache)
-                    return entry.answer
-                }
-                table.cache[key] = nil
+            if let cached = table.cached(key, now: clock.now) {
+                UpstreamMetrics.lookup(.cache)
+                return cached
             }
             if let flight = table.flights[key] {
                 switch await flight.wait() {
@@ -238,31 +470,65 @@ public actor LookupService {
                 case .retry: continue
                 }
             }
-            return try await lead(key, table: table, ttl: ttl, stored: stored, now: now, fetch: fetch, failure: failure)
+            return try await lead(key, table: table, ttl: ttl, stored: stored, fetch: fetch, asked: asked)
         }
     }
 
+    /// Asks the providers for `key`'s answer, in the order of ``plan(now:)``, each within its budget,
+    /// until one answers or says not_found; identical lookups meanwhile wait for it.
     private func lead<Answer: Sendable>(
-        _ key: LookupKey, table: Table<Answer>, ttl: (Answer) -> Duration, stored: (Answer) -> Void, now: DaemonClock.Instant,
-        fetch: (any WeatherUpstream) async throws -> Answer, failure: (UpstreamError) -> WeatherError
+        _ key: LookupKey, table: Table<Answer>, ttl: (Answer) -> Duration, stored: (Answer) -> Void,
+        fetch: (any WeatherUpstream) async throws -> Answer, asked: () -> String
     ) async throws -> Answer {
-        try admit(now: now)
+        let providers = plan(now: clock.now)
+        // Refused at once by every provider (blocked, budget spent): no flight to share.
+        var lastError: WeatherError?
+        var admitted: WeatherProviderName?
+        var untried = providers[...]
+        while admitted == nil, let provider = untried.popFirst() {
+            if let refusal = admit(1, to: provider, now: clock.now) { lastError = refusal } else { admitted = provider }
+        }
+        guard var provider = admitted else {
+            throw lastError ?? WeatherError(.upstreamUnavailable, "no weather provider is configured")
+        }
         UpstreamMetrics.lookup(.upstream)
         table.flights[key] = LookupFlight()
-        let outcome: LookupFlight<Answer>.Outcome
+        var outcome: LookupFlight<Answer>.Outcome = .retry
         var thrown: (any Error)?
-        do {
-            let answer = try await fetch(upstream)
-            outcome = .success(answer)
-            store(answer, for: key, in: table, ttl: ttl(answer))
-            stored(answer)
-        } catch let error as UpstreamError {
-            let weatherError = failure(error)
-            outcome = .failure(weatherError)
-            thrown = weatherError
-        } catch {
-            outcome = .retry  // cancelled: a waiter, if any, tries again
-            thrown = error
+        attempts: while true {
+            do {
+                let answer = try await fetch(upstreams[provider]!)
+                changeHealth(of: provider) { $0.succeeded() }
+                outcome = .success(answer)
+                thrown = nil  // an earlier provider's error, answered by this one
+                store(answer, for: key, in: table, ttl: ttl(answer))
+                stored(answer)
+                break attempts
+            } catch let error as UpstreamError {
+                let weatherError = weatherError(for: error, from: provider, asked: asked())
+                outcome = .failure(weatherError)
+                thrown = weatherError
+                if case .notFound = error {
+                    changeHealth(of: provider) { $0.succeeded() }  // it answered: not found is final
+                    break attempts
+                }
+                changeHealth(of: provider) { $0.failed(error, message: weatherError.message, now: clock.now, wallNow: wallClock()) }
+                // The same lookup goes to the next provider that admits it.
+                while let next = untried.popFirst() {
+                    if let refusal = admit(1, to: next, now: clock.now) {
+                        logger.debug("\(next.displayName) cannot take \(asked()) now: \(refusal.message)")
+                        continue
+                    }
+                    logger.notice("\(provider.displayName) failed (\(weatherError.message)); asking \(next.displayName) for \(asked())")
+                    provider = next
+                    continue attempts
+                }
+                break attempts
+            } catch {
+                outcome = .retry  // cancelled: a waiter, if any, tries again
+                thrown = error
+                break attempts
+            }
         }
         table.flights.removeValue(forKey: key)?.end(outcome)
         if let thrown { throw thrown }
@@ -290,35 +556,6 @@ public actor LookupService {
         }
     }
 
-    /// Counts one request against the budget, or throws rate_limited.
-    private func admit(now: DaemonClock.Instant) throws {
-        if let blockedUntil, now < blockedUntil {
-            let wait = now.duration(to: blockedUntil).secondsRoundedUp
-            throw WeatherError(
-                .rateLimited, "OpenWeatherMap asked to wait; retry in \(wait) s",
-                details: ["retry_after": .integer(Int64(wait))])
-        }
-        blockedUntil = nil
-        pruneBudget(now: now)
-        if sent.count >= limits.requestsPerMinute {
-            let wait = now.duration(to: sent[0].advanced(by: Self.budgetWindow)).secondsRoundedUp
-            throw WeatherError(
-                .rateLimited,
-                "request budget of \(limits.requestsPerMinute) per minute is spent; retry in \(wait) s",
-                details: ["retry_after": .integer(Int64(wait))])
-        }
-        sent.append(now)
-    }
-
-    private func pruneBudget(now: DaemonClock.Instant) {
-        let windowStart = now.advanced(by: .zero - Self.budgetWindow)
-        if let firstKept = sent.firstIndex(where: { $0 > windowStart }) {
-            sent.removeFirst(firstKept)
-        } else {
-            sent.removeAll()
-        }
-    }
-
     private func store<Answer>(_ answer: Answer, for key: LookupKey, in table: Table<Answer>, ttl: Duration) {
         guard ttl > .zero else { return }
         let now = clock.now
@@ -332,27 +569,25 @@ public actor LookupService {
         table.cache[key] = CacheEntry(answer: answer, expires: now.advanced(by: ttl))
     }
 
-    /// The error a client sees for `error`, the answer to what was `asked` (`weather at London, GB`);
-    /// a 429 starts a block.
-    private func weatherError(for error: UpstreamError, asked: String) -> WeatherError {
+    /// The error a client sees for `provider`'s `error`, the answer to what was `asked` (`weather at
+    /// London, GB`), logged as the operator needs it.
+    private func weatherError(for error: UpstreamError, from provider: WeatherProviderName, asked: String) -> WeatherError {
+        let name = provider.displayName
+        var details: JSONObject = ["provider": .string(provider.rawValue)]
         switch error {
         case .notFound:
             return WeatherError(.notFound, "no \(asked)")
         case .unauthorized:
-            logger.error("OpenWeatherMap rejected the API key (HTTP 401); check the key's source and that it is active")
-            return WeatherError(.unauthorized, "OpenWeatherMap rejected the API key")
+            logger.error("\(name) rejected the API key (HTTP 401); check the key's source and that it is active")
+            return WeatherError(.unauthorized, "\(name) rejected the API key", details: details)
         case .rateLimited(let retryAfter):
-            let wait = retryAfter ?? Self.defaultRetryAfter
-            blockedUntil = clock.now.advanced(by: wait)
-            blockedUntilWall = wallClock().addingTimeInterval(wait.timeInterval)
-            blockStarts.wake()
-            logger.warning("OpenWeatherMap answered 429; no request for \(wait.secondsRoundedUp) s")
-            return WeatherError(
-                .rateLimited, "OpenWeatherMap rate limit reached; retry in \(wait.secondsRoundedUp) s",
-                details: ["retry_after": .integer(Int64(wait.secondsRoundedUp))])
+            let wait = (retryAfter ?? ProviderHealth.defaultRetryAfter).secondsRoundedUp
+            logger.warning("\(name) answered 429; no request to it for \(wait) s")
+            details["retry_after"] = .integer(Int64(wait))
+            return WeatherError(.rateLimited, "\(name) rate limit reached; retry in \(wait) s", details: details)
         case .unavailable(let message):
-            logger.warning("OpenWeatherMap lookup of \(asked) failed: \(message)")
-            return WeatherError(.upstreamUnavailable, "OpenWeatherMap is unavailable: \(message)")
+            logger.warning("\(name) lookup of \(asked) failed: \(message)")
+            return WeatherError(.upstreamUnavailable, "\(name) is unavailable: \(message)", details: details)
         }
     }
 }
@@ -361,7 +596,7 @@ extension LookupService: Reconfigurable {
     /// New limits apply at once (cached answers stay); after a change that makes fetched weather
     /// wrong (units, language, provider) every cached answer is dropped.
     public func apply(_ change: ConfigChange) {
-        update(limits: Limits(change.new))
+        update(limits: Limits(change.new, keys: change.keys))
         if change.invalidatesWeather { clearCache() }
     }
 }
