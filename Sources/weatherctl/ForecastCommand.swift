@@ -44,6 +44,6 @@ struct ForecastCommand: ParsableCommand, HasGlobalOptions {
         var params = try place()
         if let hours { params["hours"] = .integer(Int64(hours)) }
         let feature = try options.withConnection { try $0.call("forecast", params) }
-        output(json ? feature.serialized : HumanFormat.forecast(feature).joined(separator: "\n"))
+        output(json ? feature.serialized : HumanFormat.credited(HumanFormat.forecast(feature), for: feature))
     }
 }

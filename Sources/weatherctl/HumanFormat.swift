@@ -139,6 +139,21 @@ enum HumanFormat {
         return place
     }
 
+    /// The credit Open-Meteo's terms ask for wherever its data is shown (CC BY 4.0).
+    static let openMeteoCredit = "Weather data by Open-Meteo.com (CC BY 4.0)"
+
+    /// The credit line for what is shown of `features` (Features or forecasts), once: nil when none
+    /// came from a provider that asks for one.
+    static func attribution(_ features: [JSONValue]) -> String? {
+        features.contains { $0["properties"]?["provider"]?.stringValue == WeatherProviderName.openMeteo.rawValue }
+            ? openMeteoCredit : nil
+    }
+
+    /// `feature`'s lines followed by the credit its provider asks for, if any.
+    static func credited(_ lines: [String], for feature: JSONValue) -> String {
+        (lines + [attribution([feature])].compactMap { $0 }).joined(separator: "\n")
+    }
+
     /// `running  phase populated  input text "Seoul"  pending 1  gps enabled, not connected`
     static func state(_ json: JSONValue) -> String {
         var parts = [json["running"]?.boolValue == true ? "running" : "idle"]
@@ -165,6 +180,16 @@ enum HumanFormat {
         if let budget = json["budget"], let limit = budget["requests_per_minute"]?.intValue {
             parts.append("budget \(budget["used"]?.intValue ?? 0)/\(limit) a minute")
             if let until = budget["blocked_until"]?.stringValue { parts.append("blocked until \(until)") }
+        }
+        if let providers = json["providers"]?.arrayValue, !providers.isEmpty {
+            let each = providers.map { provider in
+                let name = provider["name"]?.stringValue ?? "?"
+                if provider["usable"]?.boolValue == true { return "\(name) ok" }
+                let why = provider["blocked_until"]?.stringValue.map { "blocked until \($0)" }
+                    ?? provider["error"]?.stringValue ?? "not usable"
+                return "\(name) (\(why))"
+            }
+            parts.append("providers " + each.joined(separator: ", "))
         }
         if let error = json["error"], !error.isNull {
             parts.append("error \(error["code"]?.intValue ?? 0): \(error["message"]?.stringValue ?? "")")

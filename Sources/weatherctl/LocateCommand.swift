@@ -13,6 +13,6 @@ struct LocateCommand: ParsableCommand, HasGlobalOptions {
         var params: JSONObject = [:]
         if let timeout { params["timeout"] = .double(timeout) }
         let feature = try options.withConnection { try $0.call("locate", params) }
-        output(json ? feature.serialized : HumanFormat.feature(feature))
+        output(json ? feature.serialized : HumanFormat.credited([HumanFormat.feature(feature)], for: feature))
     }
 }

@@ -25,8 +25,9 @@ struct SearchCommand: ParsableCommand, HasGlobalOptions {
         if json {
             output(feature.serialized)
         } else {
-            output(([HumanFormat.feature(feature)] + [HumanFormat.alternativesHint(feature, searched: name)].compactMap { $0 })
-                .joined(separator: "\n"))
+            output(HumanFormat.credited(
+                [HumanFormat.feature(feature)] + [HumanFormat.alternativesHint(feature, searched: name)].compactMap { $0 },
+                for: feature))
         }
     }
 }

@@ -98,11 +98,13 @@ struct ConfigCheckTests {
         #expect(!fromEnvironment.stdout.contains("env-key-0123456789") && !fromEnvironment.stderr.contains("env-key-0123456789"))
     }
 
-    @Test("no API key anywhere: exit 78 saying how to provide one")
+    @Test("no API key anywhere and OpenWeatherMap the only provider: exit 78 saying how to provide one")
     func noAPIKey() async throws {
         let directory = try TemporaryDirectory()
         let file = try directory.write("weatherd.toml", """
             cities = []
+            [weather]
+            providers = ["openweathermap"]
             [openweathermap]
             api_key_file = "\(directory.file("missing-key"))"
             """)
@@ -115,6 +117,19 @@ struct ConfigCheckTests {
         let daemon = try await runWeatherd(["--config", file, "--socket", directory.file("s.sock")])
         #expect(daemon.status == 78, "\(daemon)")
         #expect(daemon.stderr.contains("OWM_API_KEY"))
+    }
+
+    @Test("no OpenWeatherMap key with Open-Meteo among the providers (the default): the configuration is fine")
+    func noKeyOpenMeteo() async throws {
+        let directory = try TemporaryDirectory()
+        let file = try directory.write("weatherd.toml", """
+            cities = []
+            [openweathermap]
+            api_key_file = "\(directory.file("missing-key"))"
+            """)
+        let result = try await runWeatherd(["--check-config", "--config", file])
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout.hasSuffix("# configuration OK (no OpenWeatherMap API key: weather from Open-Meteo)\n"), "\(result)")
     }
 
     @Test("a deprecated key: exit 0, its warning on stderr, every value's origin on stdout")

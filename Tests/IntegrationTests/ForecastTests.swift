@@ -35,12 +35,15 @@ struct ForecastTests {
         #expect(stats.weatherRequests == 0, "a forecast asks no current weather: \(stats)")
 
         #expect(try await daemon.call("overlays") == overlaysBefore)
-        var state = try await daemon.call("state")
-        state = .object(state.objectValue!.filtering { $0 != "updated_at" && $0 != "budget" })
-        #expect(state == .object(stateBefore.objectValue!.filtering { $0 != "updated_at" && $0 != "budget" }))
+        let state = try await daemon.call("state")
+        // Its requests count in the budget and the providers' counts; nothing else changes.
+        let unchanged: (JSONValue) -> JSONValue = { .object($0.objectValue!.filtering { !["updated_at", "budget", "providers"].contains($0) }) }
+        #expect(unchanged(state) == unchanged(stateBefore))
+        let provider = state["providers"]?.arrayValue?.first
+        #expect(provider?["used_minute"]?.intValue == 2 && provider?["usable"]?.boolValue == true, "\(state.serialized)")
 
         let metrics = try await httpRequest(port: webPort, "/metrics").text
-        #expect(metrics.contains(#"weatherd_upstream_requests_total{endpoint="forecast",outcome="ok"} 1"#), "\(metrics)")
+        #expect(metrics.contains(#"weatherd_upstream_requests_total{endpoint="forecast",outcome="ok",provider="openweathermap"} 1"#), "\(metrics)")
 
         let human = try await daemon.weatherctl(["forecast", "Paris", "--hours", "120"])
         #expect(human.status == 0, "\(human)")

@@ -149,6 +149,9 @@ class Daemon:
 cities = [{city_list}]
 refresh = "10m"
 
+[weather]
+providers = ["openweathermap"]
+
 [openweathermap]
 base_url = "{owm_url}"
 api_key = "browser-test"

@@ -52,7 +52,7 @@ def test_values_follow_events(daemon, owm):
     assert value(after, "weatherd_lookups_total", result="upstream") == value(before, "weatherd_lookups_total", result="upstream") + 2
     assert value(after, "weatherd_lookups_total", result="cache") == value(before, "weatherd_lookups_total", result="cache") + 2
     for endpoint in ("geocoding", "weather"):
-        ok = dict(endpoint=endpoint, outcome="ok")
+        ok = dict(endpoint=endpoint, outcome="ok", provider="openweathermap")
         assert value(after, "weatherd_upstream_requests_total", **ok) == value(before, "weatherd_upstream_requests_total", **ok) + 1
     assert value(after, "weatherd_budget_used") == value(before, "weatherd_budget_used") + 2
     # A 429 counts as rate_limited (on Berlin's geocoding, or on its weather if its places are cached).
@@ -66,7 +66,8 @@ def test_values_follow_events(daemon, owm):
     _, limited = scrape(daemon)
 
     def total(samples, name, **labels):
-        return sum(value(samples, name, endpoint=endpoint, **labels) for endpoint in ("geocoding", "weather"))
+        return sum(value(samples, name, endpoint=endpoint, provider="openweathermap", **labels)
+                   for endpoint in ("geocoding", "weather"))
 
     assert total(limited, "weatherd_upstream_requests_total", outcome="rate_limited") == total(after, "weatherd_upstream_requests_total", outcome="rate_limited") + 1
     assert total(limited, "weatherd_upstream_request_duration_seconds_count") == total(before, "weatherd_upstream_request_duration_seconds_count") + 3

@@ -89,3 +89,30 @@ struct HumanFormatPlacesTests {
         #expect(HumanFormat.feature(feature).hasPrefix("Springfield, Illinois, GB  8.9 °C"))
     }
 }
+
+@Suite("HumanFormat: providers")
+struct HumanFormatProviderTests {
+    @Test("weather from Open-Meteo is credited once, after the result; OpenWeatherMap's is not")
+    func credit() throws {
+        var observation = try Fixture.londonObservation()
+        let owm = WeatherFeature(observation: observation, source: .text).json
+        #expect(HumanFormat.credited(["line"], for: owm) == "line")
+        observation.provider = "open-meteo"
+        let om = WeatherFeature(observation: observation, source: .text).json
+        #expect(HumanFormat.credited(["line", "hint"], for: om) == "line\nhint\nWeather data by Open-Meteo.com (CC BY 4.0)")
+        #expect(HumanFormat.attribution([owm, om, om]) == HumanFormat.openMeteoCredit)
+        #expect(HumanFormat.attribution([owm]) == nil)
+    }
+
+    @Test("the state line says how each provider is")
+    func providers() {
+        var state = DaemonState(pending: 0, phase: .empty, input: nil, gps: GPSStatus(enabled: false), updatedAt: Date(timeIntervalSince1970: 1_795_000_000))
+        state.providers = [
+            ProviderStatus(name: .openWeatherMap, usable: false, error: "no API key"),
+            ProviderStatus(name: .openMeteo, usable: true, usedMinute: 3, usedDay: 40),
+        ]
+        #expect(HumanFormat.state(state.json).hasSuffix("providers openweathermap (no API key), open-meteo ok"), "\(HumanFormat.state(state.json))")
+        state.providers[1] = ProviderStatus(name: .openMeteo, usable: false, blockedUntil: Date(timeIntervalSince1970: 1_795_000_060), error: "x")
+        #expect(HumanFormat.state(state.json).hasSuffix("open-meteo (blocked until 2026-11-18T11:07:40Z)"))
+    }
+}

@@ -120,8 +120,10 @@ public actor SearchEngine {
     /// Takes in the budget and the providers as they are now: a notification when a block started
     /// or ended, a provider failed or recovered, or a limit changed; none for request counts alone.
     public func refreshBudget() async {
-        var next = state
-        (next.budget, next.providers) = await (lookups.budget, lookups.providerStatuses)
+        let (budget, providers) = await (lookups.budget, lookups.providerStatuses)
+        var next = state  // read after the wait: the state may have changed meanwhile
+        next.budget = budget
+        next.providers = providers
         commit(next)
     }
     public var currentOverlays: Overlays { overlays }

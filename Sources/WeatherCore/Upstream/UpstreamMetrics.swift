@@ -8,11 +8,11 @@ enum UpstreamMetrics {
     static func request(provider: WeatherProviderName, endpoint: String, outcome: String, duration: Duration) {
         Counter(
             label: "weatherd_upstream_requests_total",
-            dimensions: [("provider", provider.rawValue), ("endpoint", endpoint), ("outcome", outcome)]
+            dimensions: [("endpoint", endpoint), ("outcome", outcome), ("provider", provider.rawValue)]
         ).increment()
         CoreMetrics.Timer(
             label: "weatherd_upstream_request_duration_seconds",
-            dimensions: [("provider", provider.rawValue), ("endpoint", endpoint)])
+            dimensions: [("endpoint", endpoint), ("provider", provider.rawValue)])
             .recordNanoseconds(duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
     }
 

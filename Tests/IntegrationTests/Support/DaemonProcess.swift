@@ -18,7 +18,10 @@ struct DaemonSetup: Sendable {
     var maxClients: Int?
     /// The top-level `refresh` (nil: the default).
     var refresh: String?
-    /// TOML lines for a `[weather]` table (none: no table, the defaults), e.g. `cache_ttl = "0s"`.
+    /// `weather.providers`: OpenWeatherMap alone unless a test asks for more (the tests of one
+    /// provider's faults see that provider's errors, never a failover).
+    var providers: [String] = ["openweathermap"]
+    /// More TOML lines for the `[weather]` table, e.g. `cache_ttl = "0s"`.
     var weatherLines: [String] = []
     /// More TOML lines for the `[openweathermap]` table.
     var openWeatherMapLines: [String] = []
@@ -43,7 +46,7 @@ struct DaemonSetup: Sendable {
 
     var toml: String {
         var lines = ["cities = [\(cities.map { "\"\($0)\"" }.joined(separator: ", "))]"] + (refresh.map { ["refresh = \"\($0)\""] } ?? []) + [""]
-        if !weatherLines.isEmpty { lines += ["[weather]"] + weatherLines + [""] }
+        lines += ["[weather]", "providers = [\(providers.map { "\"\($0)\"" }.joined(separator: ", "))]"] + weatherLines + [""]
         lines += ["[openweathermap]", "base_url = \"\(baseURL)\""]
         if let apiKey { lines.append("api_key = \"\(apiKey)\"") }
         lines += openWeatherMapLines
