@@ -323,3 +323,69 @@ struct ProviderHealthTests {
         #expect(health.nextChange(now: now) == nil)
     }
 }
+
+@Suite("SearchEngine: a region grid with Open-Meteo first", .timeLimit(.minutes(1)))
+struct RegionTogetherTests {
+    let clock = ManualClock()
+    let om = ProviderStub(.openMeteo, maxPointsPerRequest: 50)
+    let owm = ProviderStub(.openWeatherMap)
+    let publisher = RecordingPublisher()
+    let engine: SearchEngine
+
+    init() throws {
+        let lookups = LookupService(
+            upstreams: [om, owm],
+            limits: .init(cacheTTL: .zero, geocodeTTL: .seconds(86_400), providers: [.openMeteo, .openWeatherMap],
+                          budgets: [.openMeteo: .init(perMinute: 600), .openWeatherMap: .init(perMinute: 60)]),
+            clock: DaemonClock(clock), logger: silentLogger)
+        engine = SearchEngine(
+            cities: try WatchedCities(configured: [], store: MemoryCityStore(CityChanges())), gps: GPSStatus(enabled: false),
+            lookups: lookups, publisher: publisher, wallClock: { EngineHarness.startTime }, clock: DaemonClock(clock),
+            logger: silentLogger)
+    }
+
+    static func region(_ lat: Double) -> MapRegion {
+        MapRegion(center: Coordinate(lat: lat, lon: 10), span: Coordinate(lat: 3, lon: 3))
+    }
+
+    @Test("the grid's nine points in one request; the overlays change once, with nine features; nothing pending after")
+    func oneRequest() async throws {
+        let points = RegionGrid.points(of: Self.region(50), around: 1)
+        let search = await engine.beginRegion(Self.region(50), points: points)
+        #expect(await engine.searchRegion(search, concurrency: 4))
+        #expect(om.calls == [.together(points.map(\.coordinate))] && owm.callCount == 0)
+        let overlays = await engine.currentOverlays
+        #expect(overlays.features.count == 9 && overlays.features.allSatisfy { $0.observation.provider == "open-meteo" })
+        #expect(publisher.overlays.count == 2, "the start and the grid")
+        #expect(await engine.currentState.pending == 0)
+    }
+
+    @Test("Open-Meteo failing mid-drag: the grid's points fail over to OpenWeatherMap one by one; no feature is lost")
+    func failsOver() async throws {
+        om.failNext(with: .unavailable("HTTP 502"))
+        let points = RegionGrid.points(of: Self.region(50), around: 1)
+        let search = await engine.beginRegion(Self.region(50), points: points)
+        #expect(await engine.searchRegion(search, concurrency: 4))
+        #expect(owm.callCount == 9)
+        let overlays = await engine.currentOverlays
+        #expect(overlays.features.count == 9 && overlays.features.allSatisfy { $0.observation.provider == "openweathermap" })
+        #expect(await engine.currentState.pending == 0)
+    }
+
+    @Test("a superseded grid's request in flight is cancelled, its result never lands; the newer grid's does")
+    func cancelled() async throws {
+        om.hold()
+        let first = await engine.beginRegion(Self.region(50), points: RegionGrid.points(of: Self.region(50), around: 1))
+        async let landed = engine.searchRegion(first, concurrency: 4)
+        await om.waitForCalls(1)
+        let points = RegionGrid.points(of: Self.region(20), around: 1)
+        let second = await engine.beginRegion(Self.region(20), points: points)
+        #expect(await landed == false)
+        #expect(om.cancelledCount == 1, "the request in flight was cancelled")
+        om.release()
+        #expect(await engine.searchRegion(second, concurrency: 4))
+        #expect(om.calls.last == .together(points.map(\.coordinate)))
+        #expect(await engine.currentOverlays.features.map(\.coordinate) == points.map(\.coordinate))
+        #expect(await engine.currentState.pending == 0)
+    }
+}

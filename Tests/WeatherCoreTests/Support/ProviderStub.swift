@@ -15,6 +15,11 @@ final class ProviderStub: WeatherUpstream, Sendable {
 
     private struct State {
         var calls: [Call] = []
+        /// Requests for several points wait until released (or cancelled) while this holds.
+        var holding = false
+        var held: [CheckedContinuation<Void, Never>] = []
+        var cancelled = 0
+        var arrivalWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
         /// Failures to answer with, oldest first; the last one stays while `failing` holds.
         var failures: [UpstreamError] = []
         var failing: UpstreamError?
@@ -40,15 +45,72 @@ final class ProviderStub: WeatherUpstream, Sendable {
     }
 
     var calls: [Call] { state.withLock { $0.calls } }
+    /// Held requests that ended because their task was cancelled.
+    var cancelledCount: Int { state.withLock { $0.cancelled } }
+
+    /// Holds requests for several points from now on, until ``release()`` or their cancellation.
+    func hold() {
+        state.withLock { $0.holding = true }
+    }
+
+    func release() {
+        let held = state.withLock { state in
+            state.holding = false
+            defer { state.held = [] }
+            return state.held
+        }
+        for continuation in held { continuation.resume() }
+    }
+
+    /// Returns once at least `count` calls have arrived.
+    func waitForCalls(_ count: Int) async {
+        await withCheckedContinuation { continuation in
+            let now = state.withLock { state in
+                if state.calls.count >= count { return true }
+                state.arrivalWaiters.append((count, continuation))
+                return false
+            }
+            if now { continuation.resume() }
+        }
+    }
     var callCount: Int { state.withLock { $0.calls.count } }
 
     private func call(_ call: Call) throws(UpstreamError) {
-        let error = state.withLock { state -> UpstreamError? in
+        let (error, ready) = state.withLock { state -> (UpstreamError?, [CheckedContinuation<Void, Never>]) in
             state.calls.append(call)
-            if !state.failures.isEmpty { return state.failures.removeFirst() }
-            return state.failing
+            let reached = state.calls.count
+            let ready = state.arrivalWaiters.filter { $0.count <= reached }.map(\.continuation)
+            state.arrivalWaiters.removeAll { $0.count <= reached }
+            if !state.failures.isEmpty { return (state.failures.removeFirst(), ready) }
+            return (state.failing, ready)
         }
+        for waiter in ready { waiter.resume() }
         if let error { throw error }
+    }
+
+    /// Waits while requests are held; throws when the task is cancelled meanwhile.
+    private func waitWhileHeld() async throws {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let now = state.withLock { state in
+                    guard state.holding, !Task.isCancelled else { return true }
+                    state.held.append(continuation)
+                    return false
+                }
+                if now { continuation.resume() }
+            }
+        } onCancel: {
+            // Every held request ends: the tests hold one at a time.
+            let held = state.withLock { state in
+                defer { state.held = [] }
+                return state.held
+            }
+            for continuation in held { continuation.resume() }
+        }
+        if Task.isCancelled {
+            state.withLock { $0.cancelled += 1 }
+            throw CancellationError()
+        }
     }
 
     static func spot(of name: String) -> Coordinate {
@@ -76,6 +138,7 @@ final class ProviderStub: WeatherUpstream, Sendable {
 
     func fetch(at coordinates: [Coordinate]) async throws -> [WeatherObservation] {
         try call(.together(coordinates))
+        try await waitWhileHeld()
         return coordinates.map(observation(at:))
     }
 
