@@ -15,6 +15,9 @@ struct ConfigRenderTests {
             openWeatherMap: OpenWeatherMapConfig(
                 baseURL: "http://127.0.0.1:8081", apiKeyFile: "/k", apiKey: Secret("s3cr3t-KEY"),
                 timeout: .seconds(30), requestsPerMinute: 5),
+            openMeteo: OpenMeteoConfig(
+                baseURL: "http://127.0.0.1:8082/om", geocodingURL: "http://127.0.0.1:8083", apiKeyFile: "/etc/weatherd/om-key",
+                timeout: .milliseconds(2500), requestsPerMinute: 6000, requestsPerDay: 10_000_000),
             socket: SocketConfig(path: "/tmp/w.sock", mode: 0o600, maxClients: 9),
             gpsd: GPSDConfig(enabled: false, host: "::1", port: 1, maxHorizontalError: 12.5,
                              locateTimeout: .seconds(5), follow: true, followDistance: 0),
@@ -42,7 +45,9 @@ struct ConfigRenderTests {
             "providers = [\"openweathermap\", \"open-meteo\"]", "units = \"metric\"", "lang = \"en\"",
             "cache_ttl = \"10m\"", "geocode_ttl = \"30d\"", "[openweathermap]",
             "base_url = \"https://api.openweathermap.org\"", "api_key_file = \"/etc/weatherd/owm-api-key\"",
-            "timeout = \"10s\"", "requests_per_minute = 60", "[socket]", "path = \"/run/weatherd/weatherd.sock\"", "mode = \"0660\"",
+            "timeout = \"10s\"", "requests_per_minute = 60", "[open-meteo]", "base_url = \"https://api.open-meteo.com\"",
+            "geocoding_url = \"https://geocoding-api.open-meteo.com\"", "api_key_file = \"\"", "requests_per_minute = 600",
+            "requests_per_day = 10000", "[socket]", "path = \"/run/weatherd/weatherd.sock\"", "mode = \"0660\"",
             "max_clients = 256", "[gpsd]", "enabled = true", "host = \"127.0.0.1\"", "port = 2947",
             "max_horizontal_error = 100.0", "locate_timeout = \"30s\"", "follow = false",
             "follow_distance = 1000.0", "[region]", "debounce = \"250ms\"", "around = 1", "concurrency = 4",

@@ -81,7 +81,9 @@ struct ConfigChecker {
         let known = ConfigSchema.knownKeys.first(where: { $0.table == parent })?.keys ?? []
         for key in table.keys.sorted() where !known.contains(key) {
             var message = "unknown key"
-            if let suggestion = Self.suggestion(for: key, in: parent, known: known) {
+            if let suggestion = ConfigSchema.suggestions[ConfigText.path(parent, key)] {
+                message += "; did you mean `\(suggestion)`?"
+            } else if let suggestion = Self.suggestion(for: key, in: parent, known: known) {
                 // A deprecated key is suggested by the path it moved to.
                 let path = ConfigText.path(parent, suggestion)
                 let moved = ConfigSchema.movedKeys.first { $0.path == path || $0.path == suggestion }?.movedTo

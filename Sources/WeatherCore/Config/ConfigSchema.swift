@@ -3,7 +3,7 @@
 /// Moving a key is one entry in ``movedKeys``: the old path is still read, with a warning.
 public enum ConfigSchema {
     /// The tables of the file, in order ("" is the top level).
-    public static let tables = ["", "weather", "openweathermap", "socket", "gpsd", "region", "state", "web", "mqtt"]
+    public static let tables = ["", "weather", "openweathermap", "open-meteo", "socket", "gpsd", "region", "state", "web", "mqtt"]
 
     /// Every key, table by table.
     public static let keys: [ConfigKey] = [
@@ -25,6 +25,15 @@ public enum ConfigSchema {
         ConfigKey("openweathermap.timeout", \.openWeatherMap.timeout,
                   .duration(.moreThan(.zero, atMost: .seconds(300))), reload: .live),
         ConfigKey("openweathermap.requests_per_minute", \.openWeatherMap.requestsPerMinute, .integer(1...6000), reload: .live),
+
+        // No key in the file itself: a commercial key comes from the credential or api_key_file.
+        ConfigKey("open-meteo.base_url", \.openMeteo.baseURL, .httpURL, reload: .refetch),
+        ConfigKey("open-meteo.geocoding_url", \.openMeteo.geocodingURL, .httpURL, reload: .refetch),
+        ConfigKey("open-meteo.api_key_file", \.openMeteo.apiKeyFile, .string, reload: .live),
+        ConfigKey("open-meteo.timeout", \.openMeteo.timeout,
+                  .duration(.moreThan(.zero, atMost: .seconds(300))), reload: .live),
+        ConfigKey("open-meteo.requests_per_minute", \.openMeteo.requestsPerMinute, .integer(1...6000), reload: .live),
+        ConfigKey("open-meteo.requests_per_day", \.openMeteo.requestsPerDay, .integer(1...10_000_000), reload: .live),
 
         ConfigKey("socket.path", \.socket.path, .socketPath, reload: .restart),
         ConfigKey("socket.mode", \.socket.mode, .fileMode, reload: .live),
@@ -71,6 +80,11 @@ public enum ConfigSchema {
         key("weather.lang")!.moved(from: "openweathermap.lang"),
         key("weather.cache_ttl")!.moved(from: "openweathermap.cache_ttl"),
     ]
+
+    /// Unknown keys whose likely meaning no spelling rule finds, by path: the key of the same table
+    /// to suggest instead. (`open-meteo.api_key` would otherwise be pointed at
+    /// `openweathermap.api_key`; an Open-Meteo key is never written in the file.)
+    static let suggestions = ["open-meteo.api_key": "api_key_file"]
 
     /// The key of ``keys`` at `path`, like `"weather.units"`.
     public static func key(_ path: String) -> ConfigKey? {

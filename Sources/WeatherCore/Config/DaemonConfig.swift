@@ -12,6 +12,8 @@ public struct DaemonConfig: Sendable, Equatable {
     public var weather: WeatherConfig
     /// The `[openweathermap]` table: the OpenWeatherMap provider.
     public var openWeatherMap: OpenWeatherMapConfig
+    /// The `[open-meteo]` table: the Open-Meteo provider.
+    public var openMeteo: OpenMeteoConfig
     /// The `[socket]` table: the Unix domain socket clients connect to.
     public var socket: SocketConfig
     /// The `[gpsd]` table: the location source.
@@ -39,6 +41,7 @@ public struct DaemonConfig: Sendable, Equatable {
         refresh: Duration = .seconds(600),
         weather: WeatherConfig = WeatherConfig(),
         openWeatherMap: OpenWeatherMapConfig = OpenWeatherMapConfig(),
+        openMeteo: OpenMeteoConfig = OpenMeteoConfig(),
         socket: SocketConfig = SocketConfig(),
         gpsd: GPSDConfig = GPSDConfig(),
         region: RegionConfig = RegionConfig(),
@@ -50,6 +53,7 @@ public struct DaemonConfig: Sendable, Equatable {
         self.refresh = refresh
         self.weather = weather
         self.openWeatherMap = openWeatherMap
+        self.openMeteo = openMeteo
         self.socket = socket
         self.gpsd = gpsd
         self.region = region

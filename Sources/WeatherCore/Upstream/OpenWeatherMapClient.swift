@@ -120,18 +120,7 @@ public struct OpenWeatherMapClient: WeatherUpstream {
 
     /// Percent-encodes everything but RFC 3986 unreserved characters.
     static func percentEncode(_ value: String) -> String {
-        var out = ""
-        for byte in value.utf8 {
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."),
-                UInt8(ascii: "_"), UInt8(ascii: "~"):
-                out.unicodeScalars.append(Unicode.Scalar(byte))
-            default:
-                out += String(format: "%%%02X", byte)
-            }
-        }
-        return out
+        URLQuery.encode(value)
     }
 
     public func places(_ query: PlaceQuery, limit: Int) async throws -> [Place] {
@@ -239,15 +228,10 @@ public struct OpenWeatherMapClient: WeatherUpstream {
         case 401:
             throw .unauthorized
         case 429:
-            throw .rateLimited(retryAfter: response.headers["retry-after"].flatMap(Self.retryAfter))
+            throw .rateLimited(retryAfter: response.retryAfter)
         default:
             throw .unavailable("OpenWeatherMap answered HTTP \(response.status)")
         }
-    }
-
-    /// `Retry-After` as delay-seconds (an HTTP date is rare here and treated as absent).
-    static func retryAfter(_ header: String) -> Duration? {
-        Int(header.trimmingCharacters(in: .whitespaces)).flatMap { $0 >= 0 ? .seconds($0) : nil }
     }
 }
 
