@@ -50,8 +50,9 @@ public struct Daemon: Sendable {
             transport: transport, baseURL: config.openWeatherMap.baseURL, apiKey: keys.openWeatherMap ?? Secret(""),
             units: config.weather.units, lang: config.weather.lang, timeout: config.openWeatherMap.timeout,
             logger: logger)
+        let openMeteo = OpenMeteoClient(transport: transport, config, apiKey: keys.openMeteo, logger: logger)
         let lookups = LookupService(
-            upstreams: [upstream], limits: .init(config, keys: keys),
+            upstreams: [upstream, openMeteo], limits: .init(config, keys: keys),
             placeStore: FilePlaceStore(directory: config.state.directory, logger: logger), clock: clock, logger: logger)
         let store = FileCityStore(directory: config.state.directory, logger: logger)
         let watched: WatchedCities
@@ -114,10 +115,16 @@ public struct Daemon: Sendable {
         // its cache before the cities are looked up again.
         let reloader = ConfigReloader(
             source: source, running: config,
-            parts: [server] + (web.map { [$0] } ?? []) + [upstream, lookups, engine, location, reader, regions, refresher],
+            parts: [server] + (web.map { [$0] } ?? []) + [upstream, openMeteo, lookups, engine, location, reader, regions, refresher],
             notifier: notifier, servingStatus: "serving on \(socketPath)", requests: reloads, logger: logger)
 
-        logger.notice("weatherd \(WeatherdVersion.current) starting: \(watched.effective.count) watched cities, OpenWeatherMap at \(config.openWeatherMap.baseURL)")
+        let providers = config.weather.providers.filter { $0.canServe(with: keys) }.map { provider in
+            switch provider {
+            case .openWeatherMap: "OpenWeatherMap at \(config.openWeatherMap.baseURL)"
+            case .openMeteo: "Open-Meteo at \(openMeteo.endpoint.forecastHost)\(keys.openMeteo == nil ? " (free API, non-commercial use)" : " (subscription)")"
+            }
+        }
+        logger.notice("weatherd \(WeatherdVersion.current) starting: \(watched.effective.count) watched cities, weather from \(providers.joined(separator: ", then "))")
         let services: [any Service] = [server] + (web.map { [$0] } ?? []) + [
             CityRefresherService(refresher: refresher),
             BudgetWatcherService(watcher: BudgetWatcher(lookups: lookups, engine: engine, clock: clock)),

@@ -55,6 +55,14 @@ struct WeatherdCommand: AsyncParsableCommand {
                 keys.openWeatherMap = key
                 loaded.origins["openweathermap.api_key"] = origin
             }
+            if let (key, origin) = ConfigLoader.findOpenMeteoKey(
+                loaded.config, file: path, environment: environment, readFile: FileReader.text(atPath:)) {
+                keys.openMeteo = key
+                loaded.origins["open-meteo.api_key_file"] = origin
+            } else if let problem = ConfigLoader.openMeteoKeyFileProblem(
+                loaded.config, file: path, environment: environment, readFile: FileReader.text(atPath:)) {
+                loaded.warnings.append(problem)
+            }
             try ConfigLoader.checkProviders(loaded.config, keys: keys, file: path)
             loaded.config.mqtt.password = try ConfigLoader.resolveMQTTPassword(
                 loaded.config, file: path, environment: environment, readFile: FileReader.text(atPath:))

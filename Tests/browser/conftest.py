@@ -157,6 +157,11 @@ base_url = "{owm_url}"
 api_key = "browser-test"
 timeout = "5s"
 
+[open-meteo]
+base_url = "{owm_url}"
+geocoding_url = "{owm_url}"
+timeout = "5s"
+
 [socket]
 path = "{self.socket_path}"
 

@@ -56,7 +56,7 @@ public actor LookupService {
                 configured: config.weather.providers,
                 budgets: [
                     .openWeatherMap: ProviderBudget(perMinute: config.openWeatherMap.requestsPerMinute),
-                    .openMeteo: ProviderBudget(perMinute: 600, perDay: 10_000),
+                    .openMeteo: ProviderBudget(perMinute: config.openMeteo.requestsPerMinute, perDay: config.openMeteo.requestsPerDay),
                 ])
         }
 

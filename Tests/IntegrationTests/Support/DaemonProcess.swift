@@ -25,6 +25,9 @@ struct DaemonSetup: Sendable {
     var weatherLines: [String] = []
     /// More TOML lines for the `[openweathermap]` table.
     var openWeatherMapLines: [String] = []
+    /// More TOML lines for the `[open-meteo]` table (its URLs are the stand-in's, so nothing ever
+    /// reaches the internet), e.g. `requests_per_day = 3`.
+    var openMeteoLines: [String] = []
     /// The `[gpsd]` table; `nil` (the default): gpsd is off (`enabled = false`).
     var gpsd: GPSDSettings?
     /// TOML lines for a `[region]` table (none: no table, the defaults), e.g. `debounce = "250ms"`.
@@ -50,6 +53,7 @@ struct DaemonSetup: Sendable {
         lines += ["[openweathermap]", "base_url = \"\(baseURL)\""]
         if let apiKey { lines.append("api_key = \"\(apiKey)\"") }
         lines += openWeatherMapLines
+        lines += ["", "[open-meteo]", "base_url = \"\(baseURL)\"", "geocoding_url = \"\(baseURL)\""] + openMeteoLines
         lines += ["", "[socket]", "path = \"\(socketPath)\""]
         if let maxClients { lines.append("max_clients = \(maxClients)") }
         if !regionLines.isEmpty { lines += ["", "[region]"] + regionLines }
