@@ -5,11 +5,12 @@ As root on the host:
   1. a minimal Debian 12 root made with debootstrap (systemd, systemd-sysv, dbus), kept in
      /var/cache/weatherd-systest/ keyed by a hash of what it was made from, and copied fresh for
      each run, so runs do not see each other's changes;
-  2. owm-replay (the offline OpenWeatherMap) and gpsfake on the host's loopback, which the
+  2. owm-replay (the offline OpenWeatherMap and Open-Meteo) and gpsfake on the host's loopback, which the
      container shares (systemd-nspawn without --private-network);
   3. the copy booted with `systemd-nspawn --boot`; the package installed in it the way an operator
      does, `apt-get install ./weatherd_*.deb` (its dependencies from the Debian mirror; the root has
-     no Swift), the configuration pointed at the stand-ins and an API key in /etc/weatherd/owm-api-key;
+     no Swift) and the configuration pointed at the stand-ins; first without any key (Open-Meteo
+     serves), then with an API key in /etc/weatherd/owm-api-key;
   4. the checks, each printed as PASS or FAIL with what it saw, run through
      `nsenter --target PID --mount --uts --ipc --net --pid --cgroup` into the container's systemd.
 The last line is `systest: N passed, M failed`; the exit status is 1 when a check failed, 2 when
@@ -367,22 +368,43 @@ class SysTest:
         return True
 
     def configure(self, cities: str = '["London,GB"]') -> str:
-        """The operator's edits to the installed example: the stand-ins, one city, a key file."""
+        """The operator's edits to the installed example: the stand-ins (owm-replay answers for both
+        OpenWeatherMap and Open-Meteo), one city. No API key yet: see add_key."""
         text = self.config_path().read_text()
+        stand_in = f"http://127.0.0.1:{self.owm_port}"
         edits = [
-            (r'(?m)^cities = .*$', f'cities = {cities}'),
-            (r'(?m)^base_url = .*$', f'base_url = "http://127.0.0.1:{self.owm_port}"'),
-            (r'(?m)^port = 2947$', f'port = {self.gpsd_port}'),
+            (r'(?m)^cities = .*$', f'cities = {cities}', 1),
+            (r'(?m)^base_url = .*$', f'base_url = "{stand_in}"', 2),  # [openweathermap] and [open-meteo]
+            (r'(?m)^geocoding_url = .*$', f'geocoding_url = "{stand_in}"', 1),
+            (r'(?m)^port = 2947$', f'port = {self.gpsd_port}', 1),
         ]
-        for pattern, replacement in edits:
+        for pattern, replacement, count in edits:
             text, n = re.subn(pattern, replacement, text)
-            if n != 1:
-                raise SetupError(f"the installed weatherd.toml has no single line matching {pattern!r}")
+            if n != count:
+                raise SetupError(f"the installed weatherd.toml has {n} lines matching {pattern!r}, not {count}")
         self.write_config(text)
+        return text
+
+    def add_key(self) -> None:
+        """The OpenWeatherMap key, where the unit's LoadCredential= takes it from; read at the next start."""
         key = self.c.file("/etc/weatherd/owm-api-key")
         key.write_text(API_KEY + "\n")
         os.chmod(key, 0o600)
-        return text
+        self.systemctl("restart", "weatherd.service")
+
+    def check_no_key(self) -> None:
+        """Installed with no key at all: the service serves weather from Open-Meteo and says so once."""
+        r = self.ctl("search", "London")
+        self.check("without any API key the service serves from Open-Meteo, credited in weatherctl's output",
+                   r.returncode == 0 and r.stdout.startswith("London")
+                   and r.stdout.rstrip().endswith("Weather data by Open-Meteo.com (CC BY 4.0)"), r.output)
+        state = self.ctl("state")
+        notices = [line for line in self.journal("-b", "-u", "weatherd.service", "-o", "cat").splitlines()
+                   if "no OpenWeatherMap API key" in line]
+        self.check("the state shows OpenWeatherMap without its key; the journal says how to add one, once",
+                   state.returncode == 0 and "providers openweathermap (no API key), open-meteo ok" in state.stdout
+                   and len(notices) == 1 and "LoadCredential=owm-api-key" in notices[0],
+                   f"state: {state.output!r}; notices: {notices!r}")
 
     # -- the checks of issue 11
 
@@ -793,6 +815,8 @@ def main() -> int:
             base_config = test.configure()
             test.check_activation()
             test.check_status_text()
+            test.check_no_key()
+            test.add_key()
             test.check_search_and_locate()
             test.check_cities_survive_restart()
             test.check_stop_keeps_socket()

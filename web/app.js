@@ -147,10 +147,40 @@
       box.appendChild(document.createTextNode(' · '));
       box.appendChild(document.createTextNode(
         config.tile_url ? (config.tile_attribution || 'Map tiles') : 'Natural Earth (public domain)'));
+      box.appendChild(weatherCredits);
+      box.dataset.testid = 'attribution';
       L.DomEvent.disableClickPropagation(box);
       return box;
     },
   });
+
+  // The weather providers whose data is on the map, credited as their terms ask (Open-Meteo's data
+  // is CC BY 4.0: "Weather data by Open-Meteo.com", linked). Rebuilt as text at every overlays change.
+  const PROVIDERS = {
+    openweathermap: { text: 'Weather data by OpenWeatherMap', href: 'https://openweathermap.org' },
+    'open-meteo': { text: 'Weather data by Open-Meteo.com', href: 'https://open-meteo.com', licence: 'CC BY 4.0' },
+  };
+  const weatherCredits = el('span', 'weather-credits');
+  let creditedProviders = '';
+  function creditProviders(features) {
+    const shown = Object.keys(PROVIDERS).filter((name) =>
+      features.some((f) => f && f.properties && f.properties.provider === name));
+    const key = shown.join(',');
+    if (key === creditedProviders) return;
+    creditedProviders = key;
+    weatherCredits.replaceChildren();
+    weatherCredits.dataset.providers = key;
+    for (const name of shown) {
+      const provider = PROVIDERS[name];
+      weatherCredits.appendChild(document.createTextNode(' · '));
+      const link = el('a', null, provider.text);
+      link.href = provider.href;
+      link.rel = 'noopener';
+      link.target = '_blank';
+      weatherCredits.appendChild(link);
+      if (provider.licence) weatherCredits.appendChild(document.createTextNode(' (' + provider.licence + ')'));
+    }
+  }
 
   // How close a fly-to goes: the bundled 1:110m outlines get coarse beyond 5.
   let FOCUS_MIN_ZOOM = 5;
@@ -461,6 +491,7 @@
         markers.delete(id);
       }
     }
+    creditProviders(features);
     renderCities();
   }
 
@@ -541,6 +572,7 @@
     phase.textContent = text;
     if (name === 'error' && state.error && state.error.message) phase.title = state.error.message;
     else phase.removeAttribute('title');
+    lastProviders = Array.isArray(state.providers) ? state.providers : [];
     showBudget(state.budget);
     lastState = state;
   }
@@ -553,13 +585,17 @@
     budgetLine.hidden = !until;
     budgetLine.dataset.blocked = until ? 'true' : 'false';
     if (!until) { budgetLine.textContent = ''; return; }
-    let text = 'OpenWeatherMap rate limit: no lookups until ' + until.toLocaleTimeString();
+    // state.budget is the first provider's.
+    const first = lastProviders.length && lastProviders[0] && PROVIDERS[lastProviders[0].name];
+    const name = first ? first.text.replace('Weather data by ', '') : 'The weather provider';
+    let text = name + ' rate limit: no lookups to it until ' + until.toLocaleTimeString();
     if (isNum(budget.used) && isNum(budget.requests_per_minute)) {
       text += ' (' + budget.used + ' of ' + budget.requests_per_minute + ' requests in the last minute)';
     }
     budgetLine.textContent = text;
   }
   let lastState = null;
+  let lastProviders = [];
 
   // ---------------------------------------------------------------- notices (errors of requests)
 

@@ -137,7 +137,7 @@ def owm():
 
 class Daemon:
     def __init__(self, owm_url, cities=("London,GB", "Seoul,KR"), read_only=False, debounce="150ms",
-                 tile_url="", tile_attribution="", max_clients=64):
+                 tile_url="", tile_attribution="", max_clients=64, providers=("openweathermap",)):
         # A short directory: the socket path must stay under 108 bytes.
         self.dir = Path(tempfile.mkdtemp(prefix="wd-"))
         self.port = free_port()
@@ -150,7 +150,7 @@ cities = [{city_list}]
 refresh = "10m"
 
 [weather]
-providers = ["openweathermap"]
+providers = [{", ".join(json.dumps(p) for p in providers)}]
 
 [openweathermap]
 base_url = "{owm_url}"

@@ -463,8 +463,27 @@ def test_tiles_from_tile_url_with_the_attribution_as_text(make_daemon, make_page
         assert any(p.startswith("/tiles/") and p.endswith(".png") for p in requested)
         box = page.driver.find_element(By.CSS_SELECTOR, ".attribution")
         assert attribution in box.text
-        assert box.find_elements(By.TAG_NAME, "b") == [] and len(box.find_elements(By.TAG_NAME, "a")) == 1
+        assert box.find_elements(By.TAG_NAME, "b") == []
+        assert [a.text for a in box.find_elements(By.TAG_NAME, "a")] == ["Leaflet", "Weather data by OpenWeatherMap"]
         assert page.driver.find_elements(By.CSS_SELECTOR, ".leaflet-overlay-pane canvas") == []
     finally:
         server.shutdown()
         server.server_close()
+
+
+def test_the_credits_name_every_provider_whose_weather_is_on_the_map(make_daemon, make_page):
+    # OpenWeatherMap alone: it is credited, Open-Meteo is not.
+    page = make_page(make_daemon()).open()
+    wait_cities_settled(page)
+    credits = page.find("attribution")
+    page.wait(lambda d: "Weather data by OpenWeatherMap" in credits.text, "OpenWeatherMap credited")
+    assert "Open-Meteo" not in credits.text
+    # Open-Meteo first: its weather on the map is credited as its terms ask, linked, with the licence.
+    page = make_page(make_daemon(providers=("open-meteo", "openweathermap"))).open()
+    wait_cities_settled(page)
+    assert {f["properties"]["provider"] for f in page.daemon.rpc("overlays")["features"]} == {"open-meteo"}
+    credits = page.find("attribution")
+    page.wait(lambda d: "Weather data by Open-Meteo.com (CC BY 4.0)" in credits.text, "Open-Meteo credited")
+    assert "OpenWeatherMap" not in credits.text
+    link = [a for a in credits.find_elements(By.TAG_NAME, "a") if a.text == "Weather data by Open-Meteo.com"]
+    assert link and link[0].get_attribute("href") == "https://open-meteo.com/"
