@@ -585,9 +585,10 @@
     budgetLine.hidden = !until;
     budgetLine.dataset.blocked = until ? 'true' : 'false';
     if (!until) { budgetLine.textContent = ''; return; }
-    // state.budget is the first provider's.
-    const first = lastProviders.length && lastProviders[0] && PROVIDERS[lastProviders[0].name];
-    const name = first ? first.text.replace('Weather data by ', '') : 'The weather provider';
+    // state.budget is the first provider's that is asked: the one blocked until the same moment.
+    const blocked = lastProviders.find((p) => p && p.blocked_until === budget.blocked_until);
+    const known = blocked && PROVIDERS[blocked.name];
+    const name = known ? known.text.replace('Weather data by ', '') : 'The weather provider';
     let text = name + ' rate limit: no lookups to it until ' + until.toLocaleTimeString();
     if (isNum(budget.used) && isNum(budget.requests_per_minute)) {
       text += ' (' + budget.used + ' of ' + budget.requests_per_minute + ' requests in the last minute)';
