@@ -2,7 +2,7 @@ import WeatherCore
 
 /// An OpenWeatherMap weather condition (its `weather[0]`: `id`, `main`, `description`, the icon's
 /// code without the day/night letter), the ones the synthesized answers use.
-struct OWMCondition {
+struct OWMCondition: Sendable {
     let id: Int
     let main: String
     let description: String
