@@ -47,8 +47,13 @@ struct OWMReplay: AsyncParsableCommand {
     ))
     var data = "demo/owm"
 
-    @Option(name: .customLong("api-key"), help: "Only accept this appid (default: accept any).")
+    @Option(name: .customLong("api-key"), help: "Only accept this appid on OpenWeatherMap's paths (default: accept any).")
     var apiKey: String?
+
+    @Option(
+        name: .customLong("open-meteo-api-key"),
+        help: "Only accept this apikey on Open-Meteo's paths (default: accept any, or none).")
+    var openMeteoAPIKey: String?
 
     @Option(help: ArgumentHelp("Answer requests for CITY after MS milliseconds (repeatable).", valueName: "CITY=MS"))
     var delay: [DelayRule] = []
@@ -80,7 +85,8 @@ struct OWMReplay: AsyncParsableCommand {
             delays: delay,
             failures: fail,
             retryAfter: retryAfter,
-            stats: ReplayStats()
+            stats: ReplayStats(),
+            openMeteoAPIKey: openMeteoAPIKey
         )
         let server = try await ReplayServer.bind(host: host, port: port, endpoint: endpoint)
         let boundPort = server.localAddress?.port ?? port

@@ -3,12 +3,15 @@ import WeatherCore
 
 /// All recorded responses of a data directory, with city, place and coordinate lookup: current
 /// weather in the directory, forecasts in its `forecast/` (optional), Geocoding API answers in its
-/// `geo/` (optional).
+/// `geo/` (optional); Open-Meteo's answers in its `open-meteo/` (optional): forecasts in
+/// `open-meteo/forecast/`.
 struct WeatherCatalog: Sendable {
     let entries: [RecordedWeather]
     let forecasts: [RecordedForecast]
     /// Every place the geocoder knows, best first (see `gazetteer`).
     let places: [GeoPlace]
+    /// Recorded Open-Meteo forecasts, one point each, in file name order.
+    let openMeteoForecasts: [OpenMeteoRecording]
 
     /// Reads every `<slug>.<units>.json` file of `directory` and of `directory/forecast`.
     init(directory: String) throws {
@@ -36,6 +39,29 @@ struct WeatherCatalog: Sendable {
             recordedPlaces = try Self.readPlaces(geoDirectory)
         }
         places = Self.gazetteer(recorded: recordedPlaces, entries: entries, forecasts: forecasts)
+
+        let meteoDirectory = URL(fileURLWithPath: directory, isDirectory: true).appendingPathComponent("open-meteo")
+        openMeteoForecasts = try Self.readJSONObjects(meteoDirectory.appendingPathComponent("forecast").path, as: "open-meteo/forecast/")
+            .map { file, body throws(CatalogError) in try OpenMeteoRecording(file: file, body: body) }
+    }
+
+    /// Every `.json` file of `directory` (sorted by name; none when there is no such directory), each
+    /// a JSON object, with its name (prefixed with `prefix`).
+    private static func readJSONObjects(_ directory: String, as prefix: String) throws -> [(file: String, body: JSONObject)] {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else { return [] }
+        let url = URL(fileURLWithPath: directory, isDirectory: true)
+        return try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".json") }.sorted().map { file in
+            let text = try String(contentsOf: url.appendingPathComponent(file), encoding: .utf8)
+            let body: JSONValue
+            do {
+                body = try JSONValue.parse(text.utf8)
+            } catch {
+                throw CatalogError(file: prefix + file, reason: "invalid JSON: \(error)")
+            }
+            guard let object = body.objectValue else { throw CatalogError(file: prefix + file, reason: "not a JSON object") }
+            return (prefix + file, object)
+        }
     }
 
     /// Every `.json` file of `directory` (sorted by name), each one Geocoding API answer: a JSON
@@ -192,6 +218,17 @@ struct WeatherCatalog: Sendable {
         let place = nearestPlace(latitude, longitude, within: radius)
         if let city, place.map({ city.km <= $0.km }) ?? true { return city.city }
         return SynthesizedWeather.weather(latitude: latitude, longitude: longitude, place: place?.place, now: now)
+    }
+
+    /// The weather of a point as Open-Meteo's stand-in answers it (`OpenMeteoPoint`): the nearest
+    /// recording that covers it, else made up from the point's weather (`weather(near:)`).
+    func openMeteoPoint(_ latitude: Double, _ longitude: Double, now: Date = Date()) -> OpenMeteoPoint {
+        let recording = openMeteoForecasts.filter { $0.covers(latitude: latitude, longitude: longitude) }.min {
+            distanceKilometres(latitude, longitude, $0.latitude, $0.longitude)
+                < distanceKilometres(latitude, longitude, $1.latitude, $1.longitude)
+        }
+        if let recording { return OpenMeteoPoint(recording: recording) }
+        return OpenMeteoPoint(latitude: latitude, longitude: longitude, weather: weather(near: latitude, longitude, now: now), now: now)
     }
 
     /// The places `query` names, best first (`GeoPlace.matches`).

@@ -1,17 +1,23 @@
 import Foundation
 import WeatherCore
 
-/// The behaviour of `GET /data/2.5/weather`, `GET /data/2.5/forecast`, `GET /geo/1.0/direct`,
-/// `GET /_stats` and `/_faults`: lookup, unit conversion, the API key check, the `--delay` /
-/// `--fail` rules and the faults set at run time (the same for the three APIs).
+/// The behaviour of OpenWeatherMap's `GET /data/2.5/weather`, `GET /data/2.5/forecast` and
+/// `GET /geo/1.0/direct`, of Open-Meteo's `GET /v1/forecast` and `GET /v1/search`
+/// (`OpenMeteoEndpoint.swift`), and of `GET /_stats` and `/_faults`: lookup, unit conversion, the API
+/// key checks, the `--delay` / `--fail` rules and the faults set at run time (the same for every API).
 struct WeatherEndpoint: Sendable {
     let catalog: WeatherCatalog
+    /// The `appid` OpenWeatherMap's paths take; nil: any.
     let apiKey: String?
     let delays: [DelayRule]
     let failures: [FailRule]
     let retryAfter: Int?
     let stats: ReplayStats
     var faults = FaultBoard()
+    /// The `apikey` Open-Meteo's paths take; nil: any, or none.
+    var openMeteoAPIKey: String?
+    /// The present, for the times of synthesized answers.
+    var now: @Sendable () -> Date = { Date() }
 
     /// What a weather request asked for, resolved against the recorded data.
     private enum Lookup {
@@ -45,6 +51,11 @@ struct WeatherEndpoint: Sendable {
         case "/geo/1.0/direct", "/geo/1.0/direct/":
             guard method == "GET" || method == "HEAD" else { return .methodNotAllowed }
             return await geocode(target, clientGone: clientGone)
+        case "/v1/forecast", "/v1/forecast/":
+            guard method == "GET" || method == "HEAD" else { return .openMeteoMethodNotAllowed }
+            return await openMeteoForecast(target, clientGone: clientGone)
+        case let path where path.hasPrefix("/v1/"):
+            return .openMeteoNotFound
         case "/_stats":
             return .json(200, stats.json.serialized)
         case "/_faults", "/_faults/":
@@ -146,14 +157,17 @@ struct WeatherEndpoint: Sendable {
            delay.milliseconds > 0 {
             try? await Task.sleep(for: .milliseconds(delay.milliseconds))
         }
-        if let apiKey, service == .openWeatherMap, target["appid"] != apiKey {
-            return .invalidAPIKey
+        switch service {
+        case .openWeatherMap:
+            if let apiKey, target["appid"] != apiKey { return .invalidAPIKey }
+        case .openMeteo:
+            if let openMeteoAPIKey, target["apikey"] != openMeteoAPIKey { return .openMeteoInvalidAPIKey }
         }
         var drip: Int?
         while let rule = faults.rule(for: service, matching: cities) {
             switch rule.fault {
             case .status(let status, let retryAfter):
-                return .fault(status: status, retryAfter: retryAfter)
+                return .fault(status: status, retryAfter: retryAfter, service: service)
             case .notJSON:
                 return .garbage
             case .huge(let bytes, let chunked):
@@ -169,7 +183,7 @@ struct WeatherEndpoint: Sendable {
         }
         var response: ReplayResponse
         if let failure = bestRule(failures, pattern: \.pattern, service: \.service, request: service, cities: cities) {
-            response = .failure(failure.outcome, retryAfter: retryAfter)
+            response = .failure(failure.outcome, retryAfter: retryAfter, service: service)
         } else {
             response = answer()
         }
@@ -225,7 +239,7 @@ struct WeatherEndpoint: Sendable {
 }
 
 /// Formats `value` with at most `decimals` fraction digits, dropping trailing zeros (`8.90` → `8.9`).
-private func formatDecimal(_ value: Double, decimals: Int) -> String {
+func formatDecimal(_ value: Double, decimals: Int) -> String {
     var scale = 1.0
     for _ in 0..<decimals { scale *= 10 }
     let scaled = (value * scale).rounded()
