@@ -39,11 +39,75 @@ extension WeatherEndpoint {
         }
     }
 
-    /// The zone `name` names for `point`, at its present: `auto` is the zone the point was recorded
-    /// in, else GMT.
+    /// The zone `name` names for `point`, at its present (`auto`: `OpenMeteoPoint.autoZone`).
     private func openMeteoZone(_ name: String, for point: OpenMeteoPoint) throws(OpenMeteoError) -> OpenMeteoZone {
-        if name == "auto" { return point.recordedZone ?? .gmt }
+        if name == "auto" { return point.autoZone }
         guard let zone = OpenMeteoZone(named: name, at: point.now) else { throw OpenMeteoError("Invalid timezone") }
         return zone
+    }
+}
+
+/// Open-Meteo's geocoding API (`GET /v1/search`).
+extension WeatherEndpoint {
+    static let openMeteoSearchCount = 1...100
+    static let openMeteoDefaultSearchCount = 10
+
+    /// `GET /v1/search?name=NAME[&count=1..100][&countryCode=CC][&language=…][&format=json]`: the places
+    /// NAME names, best first, at most `count` (default 10), as `{"results":[…],"generationtime_ms":…}`;
+    /// for a name it knows no place of, the answer without `results`. A recorded answer for NAME
+    /// (`open-meteo/search/<name>.json`) is served as recorded; else the places of Open-Meteo's
+    /// gazetteer with that name. `countryCode`, and a part of NAME after a comma (its state, region or
+    /// country: `Springfield, Missouri`), narrow them; a name shorter than 2 characters finds nothing,
+    /// as on Open-Meteo. The rules and faults naming NAME (and `countryCode`) apply.
+    func openMeteoSearch(_ target: RequestTarget, clientGone: Gate?) async -> ReplayResponse {
+        let text = target["name"] ?? ""
+        let comma = text.firstIndex(of: ",")
+        let name = String(text[..<(comma ?? text.endIndex)]).trimmingCharacters(in: .whitespaces)
+        let area = comma.map { String(text[text.index(after: $0)...]).trimmingCharacters(in: .whitespaces) }
+        let countryCode = target["countryCode"].map { $0.trimmingCharacters(in: .whitespaces) }.flatMap { $0.isEmpty ? nil : $0 }
+        stats.recordOpenMeteoSearch(
+            "search:name=" + normalizeCityName(text) + (countryCode.map { "&countryCode=" + $0.lowercased() } ?? ""))
+        let cities = name.isEmpty ? [] : [(name: name, country: countryCode)]
+        return await guarded(target, service: .openMeteo, cities: cities, clientGone: clientGone) {
+            guard target["name"] != nil else {
+                return .openMeteoError(400, "Value of type 'String' required for key 'name'.")
+            }
+            var count = Self.openMeteoDefaultSearchCount
+            if let countText = target["count"] {
+                guard let value = Int(countText) else {
+                    return .openMeteoError(400, "Value of type 'Int' required for key 'count'.")
+                }
+                count = value
+            }
+            guard Self.openMeteoSearchCount.contains(count) else {
+                return .openMeteoError(400, "Parameter count must be between 1 and 100.")
+            }
+            if let format = target["format"], format != "json" {
+                return .openMeteoError(400, "owm-replay answers format=json only, not format=\(format)")
+            }
+            let recorded = catalog.openMeteoSearches.first { $0.answers(text) || (area?.isEmpty ?? true) && $0.answers(name) }
+            let places: [OpenMeteoPlace]
+            if name.count < 2 {
+                places = []
+            } else if let recorded {
+                places = recorded.places.filter { $0.isWithin(area: area, countryCode: countryCode) }
+            } else {
+                places = catalog.openMeteoPlaces.filter { $0.matches(name: name, area: area, countryCode: countryCode) }
+            }
+            guard !places.isEmpty else {
+                let empty = catalog.openMeteoEmptySearch
+                    ?? ["generationtime_ms": .double(OpenMeteoPoint.madeUpGenerationTime("search:" + text))]
+                return .json(200, JSONValue.object(empty).serialized)
+            }
+            if let recorded, places.count == recorded.places.count, count >= places.count {
+                return .json(200, JSONValue.object(recorded.body).serialized)
+            }
+            let generationTime = recorded?.body["generationtime_ms"] ?? .double(OpenMeteoPoint.madeUpGenerationTime("search:" + text))
+            let body: JSONObject = [
+                "results": .array(places.prefix(count).map { .object($0.body) }),
+                "generationtime_ms": generationTime,
+            ]
+            return .json(200, JSONValue.object(body).serialized)
+        }
     }
 }

@@ -27,26 +27,36 @@ struct OpenMeteoPoint: Sendable {
 
     init(recording: OpenMeteoRecording) {
         source = .recorded(recording)
+        placeTimezone = nil
         latitude = recording.latitude
         longitude = recording.longitude
         elevation = recording.elevation ?? Self.elevation(recording.latitude, recording.longitude)
-        generationTime = recording.generationTime ?? Self.generationTime(recording.latitude, recording.longitude)
+        generationTime = recording.generationTime ?? Self.madeUpGenerationTime("\(recording.latitude),\(recording.longitude)")
         now = recording.current?.time ?? recording.hourly.first?.time ?? 0
     }
 
-    init(latitude: Double, longitude: Double, weather: RecordedWeather, now: Date) {
+    /// A point made up from `weather` (what the OpenWeatherMap side answers for it) near `place` (the
+    /// nearest place Open-Meteo's geocoder knows within 25 km, if any: the point has the place's
+    /// elevation when within 10 km of it, and its timezone for `timezone=auto`).
+    init(latitude: Double, longitude: Double, weather: RecordedWeather, place: OpenMeteoPlace?, now: Date) {
         source = .synthesized(weather: weather.body(in: .metric), model: SynthesizedForecast.Model(weather: weather))
         self.latitude = ((latitude / Self.grid).rounded() * Self.grid * 1e6).rounded() / 1e6
         self.longitude = ((longitude / Self.grid).rounded() * Self.grid * 1e6).rounded() / 1e6
-        elevation = Self.elevation(latitude, longitude)
-        generationTime = Self.generationTime(latitude, longitude)
+        let near = place.map { distanceKilometres(latitude, longitude, $0.latitude, $0.longitude) <= 10 } ?? false
+        elevation = (near ? place?.elevation : nil) ?? Self.elevation(latitude, longitude)
+        placeTimezone = place?.timezone
+        generationTime = Self.madeUpGenerationTime("\(latitude),\(longitude)")
         self.now = Int(now.timeIntervalSince1970)
     }
 
-    /// The timezone it was recorded in, if it is a recording.
-    var recordedZone: OpenMeteoZone? {
+    /// The timezone of the nearest known place within 25 km, for a made-up point.
+    let placeTimezone: String?
+
+    /// Its timezone for `timezone=auto`: the zone it was recorded in, else the timezone of the
+    /// nearest known place within 25 km (at the point's present), else GMT.
+    var autoZone: OpenMeteoZone {
         if case .recorded(let recording) = source { return recording.zone }
-        return nil
+        return placeTimezone.flatMap { OpenMeteoZone(named: $0, at: now) } ?? .gmt
     }
 
     /// The current weather: a recording's `current` block (what it lacks taken from its hourly step
@@ -146,9 +156,9 @@ struct OpenMeteoPoint: Sendable {
         Double(5 + stableHash("elevation:\(Int((latitude * 10).rounded())),\(Int((longitude * 10).rounded()))") % 600)
     }
 
-    /// A made-up `generationtime_ms` (0.02 to 0.5): the same for the same point, so an answer is the
-    /// same each time it is asked.
-    private static func generationTime(_ latitude: Double, _ longitude: Double) -> Double {
-        Double(2_000 + stableHash("generation:\(latitude),\(longitude)") % 48_000) / 100_000
+    /// A made-up `generationtime_ms` (0.02 to 0.5): the same for the same `key` (a point, a name),
+    /// so an answer is the same each time it is asked.
+    static func madeUpGenerationTime(_ key: String) -> Double {
+        Double(2_000 + stableHash("generation:" + key) % 48_000) / 100_000
     }
 }

@@ -54,6 +54,9 @@ struct WeatherEndpoint: Sendable {
         case "/v1/forecast", "/v1/forecast/":
             guard method == "GET" || method == "HEAD" else { return .openMeteoMethodNotAllowed }
             return await openMeteoForecast(target, clientGone: clientGone)
+        case "/v1/search", "/v1/search/":
+            guard method == "GET" || method == "HEAD" else { return .openMeteoMethodNotAllowed }
+            return await openMeteoSearch(target, clientGone: clientGone)
         case let path where path.hasPrefix("/v1/"):
             return .openMeteoNotFound
         case "/_stats":
