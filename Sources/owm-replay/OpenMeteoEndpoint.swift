@@ -85,12 +85,14 @@ extension WeatherEndpoint {
             if let format = target["format"], format != "json" {
                 return .openMeteoError(400, "owm-replay answers format=json only, not format=\(format)")
             }
-            let recorded = catalog.openMeteoSearches.first { $0.answers(text) || (area?.isEmpty ?? true) && $0.answers(name) }
+            // A recorded answer is the answer for its name alone: with a part after a comma, the
+            // gazetteer (which has its places) answers.
+            let recorded = (area ?? "").isEmpty ? catalog.openMeteoSearches.first { $0.answers(name) } : nil
             let places: [OpenMeteoPlace]
             if name.count < 2 {
                 places = []
             } else if let recorded {
-                places = recorded.places.filter { $0.isWithin(area: area, countryCode: countryCode) }
+                places = recorded.places.filter { countryCode == nil || $0.countryCode.uppercased() == countryCode?.uppercased() }
             } else {
                 places = catalog.openMeteoPlaces.filter { $0.matches(name: name, area: area, countryCode: countryCode) }
             }

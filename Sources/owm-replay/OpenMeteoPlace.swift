@@ -79,11 +79,6 @@ struct OpenMeteoPlace: Sendable {
             || normalizeCityName(country) == folded || normalizeCityName(countryCode) == folded
     }
 
-    /// Whether `countryCode` (if any) and `area` (if any) narrow a recorded answer to this place.
-    func isWithin(area: String?, countryCode wantedCountry: String?) -> Bool {
-        matches(name: name, area: area, countryCode: wantedCountry)
-    }
-
     /// The place in OpenWeatherMap's geocoder: its name, country code and `admin1` as the state.
     func geoPlace(file: String) -> GeoPlace {
         GeoPlace(
