@@ -10,15 +10,13 @@ extension WeatherEndpoint {
     /// point of `/data/2.5/weather` resolves: the nearest recorded city or known place within 25 km);
     /// one that covers any of the points answers for the whole request.
     func openMeteoForecast(_ target: RequestTarget, clientGone: Gate?) async -> ReplayResponse {
-        let now = self.now()
         let points = (try? OpenMeteoForecastRequest.points(target)) ?? []
         stats.recordOpenMeteoForecast(points: points.map {
             "lat=\(formatDecimal($0.latitude, decimals: 4))&lon=\(formatDecimal($0.longitude, decimals: 4))"
         })
-        let answered = points.map { catalog.openMeteoPoint($0.latitude, $0.longitude, now: now) }
         var cities: [(name: String, country: String?)] = []
         for point in points {
-            let weather = catalog.weather(near: point.latitude, point.longitude, now: now)
+            let weather = catalog.weather(near: point.latitude, point.longitude)
             if !weather.name.isEmpty, !cities.contains(where: { $0.name == weather.name && $0.country == weather.country }) {
                 cities.append((weather.name, weather.country))
             }
@@ -27,8 +25,11 @@ extension WeatherEndpoint {
         return await guarded(target, service: .openMeteo, cities: cities, clientGone: clientGone) {
             do throws(OpenMeteoError) {
                 let request = try OpenMeteoForecastRequest(target)
+                // Made up now, after any delay or hang: the present of the answer is when it goes out.
+                let now = self.now()
                 var bodies: [JSONValue] = []
-                for (index, point) in answered.enumerated() {
+                for (index, asked) in request.points.enumerated() {
+                    let point = catalog.openMeteoPoint(asked.latitude, asked.longitude, now: now)
                     let zone = try openMeteoZone(request.timezones[request.timezones.count == 1 ? 0 : index], for: point)
                     bodies.append(.object(OpenMeteoForecast.body(point, request, zone: zone)))
                 }
