@@ -3,7 +3,7 @@ import WeatherCore
 /// A fault set at run time through `POST /_faults`: how weather requests for a city are answered
 /// until it is cleared.
 enum Fault: Sendable, Equatable {
-    /// An HTTP error status with the body OpenWeatherMap (or its proxy) sends, and for any status a
+    /// An HTTP error status with the body the service (or its proxy) sends, and for any status a
     /// `Retry-After` header when `retryAfter` is set.
     case status(Int, retryAfter: Int?)
     /// No answer at all: the request waits until the fault is cleared (then it is answered as the
@@ -25,6 +25,7 @@ enum Fault: Sendable, Equatable {
 
     /// Reads a fault from the parameters of `POST /_faults`: `fault=STATUS|hang|not-json|huge|drip`,
     /// with `retry_after=SECONDS` (for a status), `bytes=N` and `chunked` (huge) or `rate=N` (drip).
+    /// `city=` and `service=` (which requests it is for) are read by the caller.
     init(parameters target: RequestTarget) throws(FaultError) {
         guard let kind = target["fault"]?.lowercased(), !kind.isEmpty else {
             throw FaultError("fault= is missing: a status (e.g. 429), hang, not-json, huge or drip")
@@ -58,7 +59,7 @@ enum Fault: Sendable, Equatable {
             self = .status(status, retryAfter: try Self.integer(target, "retry_after", in: 0...86_400))
             allowed = ["retry_after"]
         }
-        let known = allowed.union(["city", "fault"])
+        let known = allowed.union(["city", "service", "fault"])
         if let unknown = target.parameters.first(where: { !known.contains($0.name) }) {
             throw FaultError("\(unknown.name)= does not go with fault=\(kind)")
         }

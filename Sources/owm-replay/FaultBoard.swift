@@ -1,12 +1,30 @@
 import Synchronization
 import WeatherCore
 
-/// The faults set at run time (`/_faults`), one per city pattern, and the requests hanging on them.
+/// The faults set at run time (`/_faults`), one per city pattern and service (one of the two, or
+/// both), and the requests hanging on them.
 final class FaultBoard: Sendable {
     struct Rule: Sendable {
         let id: Int
         let pattern: CityPattern
+        /// The service it is for; nil: both.
+        let service: WeatherProviderName?
         let fault: Fault
+    }
+
+    /// Which rules `clear` clears, by their service.
+    enum ServiceFilter: Sendable, Equatable {
+        /// Whatever service they are for.
+        case any
+        /// Those for this service (nil: those for both).
+        case only(WeatherProviderName?)
+
+        func includes(_ service: WeatherProviderName?) -> Bool {
+            switch self {
+            case .any: true
+            case .only(let wanted): wanted == service
+            }
+        }
     }
 
     private struct State {
@@ -24,26 +42,29 @@ final class FaultBoard: Sendable {
         pattern.city?.statsKey ?? "*"
     }
 
-    /// Sets `fault` for `pattern`, replacing the pattern's fault (whose hanging requests go on).
-    func set(_ fault: Fault, for pattern: CityPattern) {
+    /// Sets `fault` for `pattern` and `service` (nil: both), replacing the fault of that pattern and
+    /// service (whose hanging requests go on).
+    func set(_ fault: Fault, for pattern: CityPattern, service: WeatherProviderName? = nil) {
         let released = state.withLock { state -> [Gate] in
             let key = Self.key(pattern)
-            let replaced = Set(state.rules.filter { Self.key($0.pattern) == key }.map(\.id))
+            let replaced = Set(state.rules.filter { Self.key($0.pattern) == key && $0.service == service }.map(\.id))
             state.rules.removeAll { replaced.contains($0.id) }
-            state.rules.append(Rule(id: state.nextRuleID, pattern: pattern, fault: fault))
+            state.rules.append(Rule(id: state.nextRuleID, pattern: pattern, service: service, fault: fault))
             state.nextRuleID += 1
             return Self.gates(of: replaced, in: state)
         }
         for gate in released { gate.open() }
     }
 
-    /// Clears the fault of `pattern`, or every fault when `pattern` is nil; the requests hanging on
-    /// them go on. Returns how many faults were cleared.
+    /// Clears the faults of `pattern` (nil: of every pattern) that `services` includes; the requests
+    /// hanging on them go on. Returns how many faults were cleared.
     @discardableResult
-    func clear(_ pattern: CityPattern?) -> Int {
+    func clear(_ pattern: CityPattern?, services: ServiceFilter = .any) -> Int {
         let (count, released) = state.withLock { state -> (Int, [Gate]) in
             let key = pattern.map(Self.key)
-            let cleared = Set(state.rules.filter { key == nil || Self.key($0.pattern) == key }.map(\.id))
+            let cleared = Set(state.rules.filter {
+                (key == nil || Self.key($0.pattern) == key) && services.includes($0.service)
+            }.map(\.id))
             state.rules.removeAll { cleared.contains($0.id) }
             return (cleared.count, Self.gates(of: cleared, in: state))
         }
@@ -55,12 +76,12 @@ final class FaultBoard: Sendable {
         state.hanging.values.filter { rules.contains($0.rule) }.map(\.gate)
     }
 
-    /// The fault for a request that asked for, or resolved to, one of `cities`: the one naming one
-    /// of them, else the `*` one.
-    func rule(matching cities: [(name: String, country: String?)]) -> Rule? {
+    /// The fault for a request to `service` that asked for, or resolved to, one of `cities`: the one
+    /// naming one of them, else the `*` one; of those alike, the one for `service` before the one for
+    /// both (`bestRule`).
+    func rule(for service: WeatherProviderName, matching cities: [(name: String, country: String?)]) -> Rule? {
         state.withLock { state in
-            state.rules.last { $0.pattern.city != nil && $0.pattern.matches(cities) }
-                ?? state.rules.last { $0.pattern.city == nil }
+            bestRule(state.rules, pattern: \.pattern, service: \.service, request: service, cities: cities)
         }
     }
 
@@ -83,11 +104,13 @@ final class FaultBoard: Sendable {
     /// Requests waiting on a `hang` fault now.
     var hangingCount: Int { state.withLock { $0.hanging.count } }
 
-    /// `{"faults":[{"city":"Paris","fault":"hang"},...],"hanging":N}`, in the order they were set.
+    /// `{"faults":[{"city":"Paris","fault":"hang"},{"city":"*","service":"open-meteo","fault":"500"},...],"hanging":N}`,
+    /// in the order they were set; `service` only for a fault of one service.
     var json: JSONValue {
         state.withLock { state in
             let faults = state.rules.map { rule -> JSONValue in
                 var object: JSONObject = ["city": .string(rule.pattern.description)]
+                if let service = rule.service { object["service"] = .string(service.rawValue) }
                 for (name, value) in rule.fault.json.members { object[name] = value }
                 return .object(object)
             }

@@ -11,6 +11,9 @@ struct GeoPlace: Sendable {
         case catalog(file: String)
         /// Made up here (`SynthesizedPlaces`).
         case synthesized
+        /// A populated place of a recorded Open-Meteo geocoding answer (`open-meteo/search/<name>.json`),
+        /// its `admin1` as the state.
+        case openMeteo(file: String)
     }
 
     let source: Source

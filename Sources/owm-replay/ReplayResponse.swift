@@ -82,16 +82,20 @@ struct ReplayResponse: Sendable {
         json(400, JSONValue.object(["cod": "400", "message": .string(error.description)]).serialized)
     }
 
-    /// The answer for a fault set through `/_faults` that is answered at once (a status or not-json).
-    static func fault(status: Int, retryAfter: Int?) -> ReplayResponse {
-        var response = failure(.status(status), retryAfter: nil)
+    /// The answer of `service` for a fault set through `/_faults` that is answered at once (a status
+    /// or not-json).
+    static func fault(status: Int, retryAfter: Int?, service: WeatherProviderName = .openWeatherMap) -> ReplayResponse {
+        var response = failure(.status(status), retryAfter: nil, service: service)
         if let retryAfter { response.extraHeaders.append(("Retry-After", String(retryAfter))) }
         return response
     }
 
-    /// The answer for `--fail CITY=<outcome>`.
-    static func failure(_ outcome: FailRule.Outcome, retryAfter: Int?) -> ReplayResponse {
-        switch outcome {
+    /// The answer of `service` for `--fail CITY=<outcome>`.
+    static func failure(
+        _ outcome: FailRule.Outcome, retryAfter: Int?, service: WeatherProviderName = .openWeatherMap
+    ) -> ReplayResponse {
+        if service == .openMeteo { return openMeteoFailure(outcome, retryAfter: retryAfter) }
+        return switch outcome {
         case .garbage: garbage
         case .status(401): invalidAPIKey
         case .status(404): cityNotFound
@@ -99,6 +103,41 @@ struct ReplayResponse: Sendable {
         case .status(let status) where status >= 500: proxyError(status)
         case .status(let status):
             ReplayResponse(status: status, contentType: "text/plain", body: "\(status) \(reasonPhrase(status))\n")
+        }
+    }
+}
+
+// Open-Meteo's answers (its API is a Vapor application behind nginx): errors are JSON objects
+// `{"error":true,"reason":…}`, but for the proxy's 5xx pages.
+extension ReplayResponse {
+    static func openMeteoError(_ status: Int, _ reason: String) -> ReplayResponse {
+        json(status, JSONValue.object(["error": .bool(true), "reason": .string(reason)]).serialized)
+    }
+
+    static let openMeteoInvalidAPIKey = openMeteoError(401, "API key invalid")
+    static let openMeteoNotFound = openMeteoError(404, "Not Found")
+    static let openMeteoMethodNotAllowed = openMeteoError(405, "Method Not Allowed")
+    /// The reason of a `400` fault (set through `/_faults` or `--fail`), which no request caused.
+    static let openMeteoFaultReason = "Bad Request (a fault set at owm-replay)"
+
+    static func openMeteoTooManyRequests(retryAfter: Int?) -> ReplayResponse {
+        var response = openMeteoError(429, "Minutely API request limit exceeded. Please try again in one minute.")
+        if let retryAfter { response.extraHeaders.append(("Retry-After", String(retryAfter))) }
+        return response
+    }
+
+    /// Open-Meteo's answer for `--fail` and for the status faults: 401 its bad key, 429 its limit,
+    /// 500 Vapor's internal error, another 5xx the proxy's HTML page, any other status JSON with the
+    /// status's reason phrase (400 with `openMeteoFaultReason`).
+    static func openMeteoFailure(_ outcome: FailRule.Outcome, retryAfter: Int?) -> ReplayResponse {
+        switch outcome {
+        case .garbage: garbage
+        case .status(400): openMeteoError(400, openMeteoFaultReason)
+        case .status(401): openMeteoInvalidAPIKey
+        case .status(429): openMeteoTooManyRequests(retryAfter: retryAfter)
+        case .status(500): openMeteoError(500, "Internal Server Error")
+        case .status(let status) where status >= 500: proxyError(status)
+        case .status(let status): openMeteoError(status, reasonPhrase(status))
         }
     }
 }

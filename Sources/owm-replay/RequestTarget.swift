@@ -4,7 +4,8 @@ struct RequestTarget: Sendable {
     let path: String
     /// Decoded `(name, value)` pairs in request order.
     let parameters: [(name: String, value: String)]
-    /// The target as it may be logged: the `appid` value replaced by `<redacted>`.
+    /// The target as it may be logged: the values of `appid` (OpenWeatherMap's key) and `apikey`
+    /// (Open-Meteo's) replaced by `<redacted>`.
     let redacted: String
 
     init(_ uri: String) {
@@ -26,7 +27,7 @@ struct RequestTarget: Sendable {
             let name = percentDecode(pair[0], plusAsSpace: true)
             let value = pair.count > 1 ? percentDecode(pair[1], plusAsSpace: true) : ""
             parameters.append((name, value))
-            logged.append(name.lowercased() == "appid" ? "\(pair[0])=<redacted>" : String(piece))
+            logged.append(["appid", "apikey"].contains(name.lowercased()) ? "\(pair[0])=<redacted>" : String(piece))
         }
         self.parameters = parameters
         redacted = String(pathPart) + (queryPart == nil ? "" : "?" + logged.joined(separator: "&"))
@@ -35,6 +36,12 @@ struct RequestTarget: Sendable {
     /// The first value of the parameter `name` (case-sensitive, as OpenWeatherMap is), if present.
     subscript(name: String) -> String? {
         parameters.first { $0.name == name }?.value
+    }
+
+    /// Every value of the parameter `name`, in request order (Open-Meteo takes `hourly=a&hourly=b`
+    /// as `hourly=a,b`).
+    func values(_ name: String) -> [String] {
+        parameters.filter { $0.name == name }.map(\.value)
     }
 }
 

@@ -7,93 +7,58 @@ import WeatherCore
 /// a daily cycle, a slow drift and noise. Every step is a pure function of the place (its city id, or
 /// the point to 0.01°), its weather and the step's time: the same slot always gets the same forecast.
 enum SynthesizedForecast {
-    /// From clear to wet: a spell picks its place in this list.
-    private static let conditions: [OWMCondition] = [
-        .clearSky, .fewClouds, .scatteredClouds, .brokenClouds, .overcastClouds, .lightDrizzle, .lightRain, .moderateRain,
-    ]
-
     static let steps = 40
     static let stepSeconds = 10800
 
     /// The forecast for the place of `weather`, in metric units (convert it with
     /// `RecordedForecast.body(in:)`).
     static func forecast(from weather: RecordedWeather, now: Date = Date()) -> RecordedForecast {
-        let current = weather.body(in: .metric)
-        let latitude = weather.latitude ?? 0
-        let longitude = weather.longitude ?? 0
-        let cityID = current["id"]?.intValue ?? 0
-        let place = cityID != 0
-            ? "id:\(cityID)" : "pt:\(Int((latitude * 100).rounded())),\(Int((longitude * 100).rounded()))"
-        let baseTemp = current["main"]?["temp"]?.doubleValue ?? (28 - 0.5 * abs(latitude))
-        let baseHumidity = current["main"]?["humidity"]?.doubleValue ?? 70
-        let basePressure = current["main"]?["pressure"]?.doubleValue ?? 1013
-        let baseWind = current["wind"]?["speed"]?.doubleValue ?? 3
-        let baseDeg = current["wind"]?["deg"]?.doubleValue ?? 200
-        var placeRandom = SplitMix64(seed: stableHash(place))
-        let phase = placeRandom.double(0, 2 * .pi)
-
+        let model = Model(weather: weather)
         let first = (Int(now.timeIntervalSince1970) / stepSeconds + 1) * stepSeconds
         var list: [JSONValue] = []
         for index in 0..<steps {
-            let dt = first + index * stepSeconds
-            let slot = dt / stepSeconds
-            var random = SplitMix64(seed: stableHash("\(place)@\(slot)"))
-            let solarSeconds = ((dt + Int(longitude / 15 * 3600)) % 86400 + 86400) % 86400
-            let solarHour = Double(solarSeconds) / 3600
-            let daytime = (6 * 3600..<18 * 3600).contains(solarSeconds)
-            let daily = -3.5 * cos((solarHour - 3) / 24 * 2 * .pi)  // coldest at 3 h, warmest at 15 h solar
-            let drift = 2.5 * sin(Double(slot) / 13 + phase)
-            let temp = baseTemp + daily + drift + random.double(-0.8, 0.8)
-            let wind = max(0.2, baseWind + 1.5 * sin(Double(slot) / 7 + phase) + random.double(-0.7, 0.7))
-            let windDeg = (Int(baseDeg + 40 * sin(Double(slot) / 11 + phase) + random.double(-15, 15)) % 360 + 360) % 360
-            let humidity = min(100, max(20, baseHumidity - daily * 3 + random.double(-6, 6)))
-            let pressure = basePressure + 4 * sin(Double(slot) / 17 + phase) + random.double(-1, 1)
-            // Conditions come and go in spells: a slow wave through clear, cloudy and wet, with noise.
-            let spell = (sin(Double(slot) / 5 + 2 * phase) + 1) / 2 + random.double(-0.2, 0.2)
-            var condition = conditions[min(conditions.count - 1, max(0, Int(spell * Double(conditions.count))))]
-            if temp < 1, condition.wet { condition = .lightSnow }
-            let clouds = condition.cloudCover(&random)
-            let pop = condition.wet ? random.double(0.35, 1) : condition.id >= 803 ? random.double(0, 0.3) : 0
-            let spread = random.double(0, 0.6)
-
-            var step: JSONObject = [
-                "dt": .integer(Int64(dt)),
+            let step = model.step(at: first + index * stepSeconds)
+            var object: JSONObject = [
+                "dt": .integer(Int64(step.time)),
                 "main": .object([
-                    "temp": .rounded(temp),
-                    "feels_like": .rounded(temp - wind * 0.4),
-                    "temp_min": .rounded(temp - spread),
-                    "temp_max": .rounded(temp + spread),
-                    "pressure": .integer(Int64(pressure.rounded())),
-                    "sea_level": .integer(Int64(pressure.rounded())),
-                    "grnd_level": .integer(Int64(pressure.rounded()) - 2),
-                    "humidity": .integer(Int64(humidity.rounded())),
-                    "temp_kf": .rounded(spread),
+                    "temp": .rounded(step.temperature),
+                    "feels_like": .rounded(step.feelsLike),
+                    "temp_min": .rounded(step.temperature - step.spread),
+                    "temp_max": .rounded(step.temperature + step.spread),
+                    "pressure": .integer(Int64(step.pressure.rounded())),
+                    "sea_level": .integer(Int64(step.pressure.rounded())),
+                    "grnd_level": .integer(Int64(step.pressure.rounded()) - 2),
+                    "humidity": .integer(Int64(step.humidity.rounded())),
+                    "temp_kf": .rounded(step.spread),
                 ]),
                 "weather": .array([.object([
-                    "id": .integer(Int64(condition.id)),
-                    "main": .string(condition.main),
-                    "description": .string(condition.description),
-                    "icon": .string(condition.icon + (daytime ? "d" : "n")),
+                    "id": .integer(Int64(step.condition.id)),
+                    "main": .string(step.condition.main),
+                    "description": .string(step.condition.description),
+                    "icon": .string(step.condition.icon + (step.daytime ? "d" : "n")),
                 ])]),
-                "clouds": .object(["all": .integer(Int64(clouds))]),
-                "wind": .object(["speed": .rounded(wind), "deg": .integer(Int64(windDeg)), "gust": .rounded(wind * 1.6)]),
+                "clouds": .object(["all": .integer(Int64(step.clouds))]),
+                "wind": .object([
+                    "speed": .rounded(step.wind), "deg": .integer(Int64(step.windDegrees)), "gust": .rounded(step.wind * 1.6),
+                ]),
                 "visibility": .integer(10000),
-                "pop": .rounded(pop),
+                "pop": .rounded(step.precipitationProbability),
             ]
-            if condition.main == "Snow" {
-                step["snow"] = .object(["3h": .rounded(random.double(0.1, 2))])
-            } else if condition.wet {
-                step["rain"] = .object(["3h": .rounded(random.double(0.1, 3.5))])
+            if step.condition.main == "Snow" {
+                object["snow"] = .object(["3h": .rounded(step.precipitation)])
+            } else if step.condition.wet {
+                object["rain"] = .object(["3h": .rounded(step.precipitation)])
             }
-            step["sys"] = .object(["pod": .string(daytime ? "d" : "n")])
-            step["dt_txt"] = .string(dateText(dt))
-            list.append(.object(step))
+            object["sys"] = .object(["pod": .string(step.daytime ? "d" : "n")])
+            object["dt_txt"] = .string(dateText(step.time))
+            list.append(.object(object))
         }
 
+        let current = weather.body(in: .metric)
         var city: JSONObject = [
-            "id": .integer(Int64(cityID)),
+            "id": .integer(Int64(model.cityID)),
             "name": .string(current["name"]?.stringValue ?? ""),
-            "coord": .object(["lat": .rounded(latitude, decimals: 4), "lon": .rounded(longitude, decimals: 4)]),
+            "coord": .object(["lat": .rounded(model.latitude, decimals: 4), "lon": .rounded(model.longitude, decimals: 4)]),
         ]
         if let country = weather.country { city["country"] = .string(country) }
         city["population"] = .integer(0)
@@ -105,6 +70,98 @@ enum SynthesizedForecast {
         return RecordedForecast(file: "(synthesized)", units: .metric, body: body)
     }
 
+    /// The made-up weather of one place at any time: a pure function of the place and the time.
+    /// The 3-hour forecast asks it every 3 hours; Open-Meteo's hourly forecast every hour (its steps
+    /// at 00, 03, 06… UTC are the 3-hour forecast's steps).
+    struct Model: Sendable {
+        /// From clear to wet: a spell picks its place in this list.
+        private static let conditions: [OWMCondition] = [
+            .clearSky, .fewClouds, .scatteredClouds, .brokenClouds, .overcastClouds, .lightDrizzle, .lightRain, .moderateRain,
+        ]
+
+        let latitude: Double
+        let longitude: Double
+        /// The city id of the place, 0 for a nameless point.
+        let cityID: Int
+        /// `id:<city id>`, or `pt:<lat×100>,<lon×100>` for a nameless point: what the noise is seeded by.
+        private let place: String
+        private let baseTemp: Double
+        private let baseHumidity: Double
+        private let basePressure: Double
+        private let baseWind: Double
+        private let baseDeg: Double
+        private let phase: Double
+
+        /// The model of the place of `weather`, starting from its current values.
+        init(weather: RecordedWeather) {
+            let current = weather.body(in: .metric)
+            latitude = weather.latitude ?? 0
+            longitude = weather.longitude ?? 0
+            cityID = current["id"]?.intValue ?? 0
+            place = cityID != 0
+                ? "id:\(cityID)" : "pt:\(Int((latitude * 100).rounded())),\(Int((longitude * 100).rounded()))"
+            baseTemp = current["main"]?["temp"]?.doubleValue ?? (28 - 0.5 * abs(latitude))
+            baseHumidity = current["main"]?["humidity"]?.doubleValue ?? 70
+            basePressure = current["main"]?["pressure"]?.doubleValue ?? 1013
+            baseWind = current["wind"]?["speed"]?.doubleValue ?? 3
+            baseDeg = current["wind"]?["deg"]?.doubleValue ?? 200
+            var placeRandom = SplitMix64(seed: stableHash(place))
+            phase = placeRandom.double(0, 2 * .pi)
+        }
+
+        /// The weather at `time` (Unix seconds), metric.
+        func step(at time: Int) -> Step {
+            // The waves run in 3-hour slots; the noise of a time off the 3-hour grid has a seed of
+            // its own (`…@slot+hours`), so the steps on the grid stay what they always were.
+            let slot = Int((Double(time) / Double(stepSeconds)).rounded(.down))
+            let offGrid = time - slot * stepSeconds
+            let x = Double(time) / Double(stepSeconds)
+            var random = SplitMix64(seed: stableHash(offGrid == 0 ? "\(place)@\(slot)" : "\(place)@\(slot)+\(offGrid)"))
+            let solarSeconds = ((time + Int(longitude / 15 * 3600)) % 86400 + 86400) % 86400
+            let solarHour = Double(solarSeconds) / 3600
+            let daytime = (6 * 3600..<18 * 3600).contains(solarSeconds)
+            let daily = -3.5 * cos((solarHour - 3) / 24 * 2 * .pi)  // coldest at 3 h, warmest at 15 h solar
+            let drift = 2.5 * sin(x / 13 + phase)
+            let temp = baseTemp + daily + drift + random.double(-0.8, 0.8)
+            let wind = max(0.2, baseWind + 1.5 * sin(x / 7 + phase) + random.double(-0.7, 0.7))
+            let windDeg = (Int(baseDeg + 40 * sin(x / 11 + phase) + random.double(-15, 15)) % 360 + 360) % 360
+            let humidity = min(100, max(20, baseHumidity - daily * 3 + random.double(-6, 6)))
+            let pressure = basePressure + 4 * sin(x / 17 + phase) + random.double(-1, 1)
+            // Conditions come and go in spells: a slow wave through clear, cloudy and wet, with noise.
+            let spell = (sin(x / 5 + 2 * phase) + 1) / 2 + random.double(-0.2, 0.2)
+            var condition = Self.conditions[min(Self.conditions.count - 1, max(0, Int(spell * Double(Self.conditions.count))))]
+            if temp < 1, condition.wet { condition = .lightSnow }
+            let clouds = condition.cloudCover(&random)
+            let pop = condition.wet ? random.double(0.35, 1) : condition.id >= 803 ? random.double(0, 0.3) : 0
+            let spread = random.double(0, 0.6)
+            let precipitation = condition.main == "Snow" ? random.double(0.1, 2) : condition.wet ? random.double(0.1, 3.5) : 0
+            return Step(
+                time: time, temperature: temp, feelsLike: temp - wind * 0.4, spread: spread, humidity: humidity,
+                pressure: pressure, wind: wind, windDegrees: windDeg, clouds: clouds, condition: condition,
+                precipitationProbability: pop, precipitation: precipitation, daytime: daytime)
+        }
+    }
+
+    /// One step of a `Model`, metric: °C, hPa, m/s, mm (over 3 hours), a probability in 0...1.
+    struct Step: Sendable {
+        let time: Int
+        let temperature: Double
+        let feelsLike: Double
+        /// Half the spread of `temp_min`...`temp_max` (and `temp_kf`).
+        let spread: Double
+        let humidity: Double
+        let pressure: Double
+        let wind: Double
+        let windDegrees: Int
+        let clouds: Int
+        let condition: OWMCondition
+        let precipitationProbability: Double
+        /// Rain or snow (water) in the 3 hours up to `time`; 0 for a dry condition.
+        let precipitation: Double
+        /// 6 to 18 h solar time.
+        let daytime: Bool
+    }
+
     /// `2018-12-01 00:00:00` (UTC), as `dt_txt`.
     private static func dateText(_ dt: Int) -> String {
         var time = time_t(dt)
@@ -114,5 +171,4 @@ enum SynthesizedForecast {
             format: "%04d-%02d-%02d %02d:%02d:%02d", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1,
             Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec))
     }
-
 }

@@ -3,12 +3,21 @@ import WeatherCore
 
 /// All recorded responses of a data directory, with city, place and coordinate lookup: current
 /// weather in the directory, forecasts in its `forecast/` (optional), Geocoding API answers in its
-/// `geo/` (optional).
+/// `geo/` (optional); Open-Meteo's answers in its `open-meteo/` (optional): forecasts in
+/// `open-meteo/forecast/`, geocoding answers in `open-meteo/search/` and `open-meteo/search-empty.json`.
 struct WeatherCatalog: Sendable {
     let entries: [RecordedWeather]
     let forecasts: [RecordedForecast]
     /// Every place the geocoder knows, best first (see `gazetteer`).
     let places: [GeoPlace]
+    /// Recorded Open-Meteo forecasts, one point each, in file name order.
+    let openMeteoForecasts: [OpenMeteoRecording]
+    /// Recorded Open-Meteo geocoding answers, each for the name of its file, in file name order.
+    let openMeteoSearches: [OpenMeteoSearchRecording]
+    /// The recorded answer for a name Open-Meteo knows no place of (no `results` member), if any.
+    let openMeteoEmptySearch: JSONObject?
+    /// Every place Open-Meteo's geocoder knows, best first (see `openMeteoGazetteer`).
+    let openMeteoPlaces: [OpenMeteoPlace]
 
     /// Reads every `<slug>.<units>.json` file of `directory` and of `directory/forecast`.
     init(directory: String) throws {
@@ -35,7 +44,72 @@ struct WeatherCatalog: Sendable {
         if FileManager.default.fileExists(atPath: geoDirectory, isDirectory: &isDirectory), isDirectory.boolValue {
             recordedPlaces = try Self.readPlaces(geoDirectory)
         }
-        places = Self.gazetteer(recorded: recordedPlaces, entries: entries, forecasts: forecasts)
+
+        let meteoDirectory = URL(fileURLWithPath: directory, isDirectory: true).appendingPathComponent("open-meteo")
+        openMeteoForecasts = try Self.readJSONObjects(meteoDirectory.appendingPathComponent("forecast").path, as: "open-meteo/forecast/")
+            .map { file, body throws(CatalogError) in try OpenMeteoRecording(file: file, body: body) }
+        openMeteoSearches = try Self.readJSONObjects(meteoDirectory.appendingPathComponent("search").path, as: "open-meteo/search/")
+            .map { file, body throws(CatalogError) in try OpenMeteoSearchRecording(file: file, body: body) }
+        let emptyFile = meteoDirectory.appendingPathComponent("search-empty.json").path
+        if FileManager.default.fileExists(atPath: emptyFile) {
+            let text = try String(contentsOfFile: emptyFile, encoding: .utf8)
+            guard let body = (try? JSONValue.parse(text.utf8))?.objectValue, body["results"] == nil else {
+                throw CatalogError(file: "open-meteo/search-empty.json", reason: "not an Open-Meteo geocoding answer without results")
+            }
+            openMeteoEmptySearch = body
+        } else {
+            openMeteoEmptySearch = nil
+        }
+
+        let populated = openMeteoSearches.flatMap { search in
+            search.places.filter { $0.featureCode.hasPrefix("PPL") }.map { $0.geoPlace(file: search.file) }
+        }
+        places = Self.gazetteer(recorded: recordedPlaces, entries: entries, forecasts: forecasts, openMeteo: populated)
+        openMeteoPlaces = Self.openMeteoGazetteer(searches: openMeteoSearches, places: places, entries: entries)
+    }
+
+    /// The places Open-Meteo's geocoder knows, best first: those of the recorded answers (in file and
+    /// answer order, each id once), then every place of OpenWeatherMap's geocoder that does not come
+    /// from them, in its order, as Open-Meteo writes it (`OpenMeteoPlace.init(_:id:)`), its GeoNames
+    /// id the id of its recorded weather (OpenWeatherMap's city ids are GeoNames ids), else its
+    /// synthetic city id.
+    static func openMeteoGazetteer(
+        searches: [OpenMeteoSearchRecording], places: [GeoPlace], entries: [RecordedWeather]
+    ) -> [OpenMeteoPlace] {
+        var known: [OpenMeteoPlace] = []
+        for place in searches.flatMap(\.places) where !known.contains(where: { $0.id == place.id }) {
+            known.append(place)
+        }
+        for place in places {
+            if case .openMeteo = place.source { continue }
+            let recorded = entries.first { entry in
+                guard let lat = entry.latitude, let lon = entry.longitude else { return false }
+                return place.isNamed(entry.name, country: entry.country)
+                    && distanceKilometres(place.latitude, place.longitude, lat, lon) <= 25
+            }
+            guard let id = place.cityID ?? recorded?.body["id"]?.intValue else { continue }
+            known.append(OpenMeteoPlace(place, id: id))
+        }
+        return known
+    }
+
+    /// Every `.json` file of `directory` (sorted by name; none when there is no such directory), each
+    /// a JSON object, with its name (prefixed with `prefix`).
+    private static func readJSONObjects(_ directory: String, as prefix: String) throws -> [(file: String, body: JSONObject)] {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else { return [] }
+        let url = URL(fileURLWithPath: directory, isDirectory: true)
+        return try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".json") }.sorted().map { file in
+            let text = try String(contentsOf: url.appendingPathComponent(file), encoding: .utf8)
+            let body: JSONValue
+            do {
+                body = try JSONValue.parse(text.utf8)
+            } catch {
+                throw CatalogError(file: prefix + file, reason: "invalid JSON: \(error)")
+            }
+            guard let object = body.objectValue else { throw CatalogError(file: prefix + file, reason: "not a JSON object") }
+            return (prefix + file, object)
+        }
     }
 
     /// Every `.json` file of `directory` (sorted by name), each one Geocoding API answer: a JSON
@@ -69,11 +143,14 @@ struct WeatherCatalog: Sendable {
 
     /// The places the geocoder knows, best first: the `recorded` ones (in file and answer order);
     /// then one for every city of `entries` (its name, `sys.country` and `coord`, no state) unless a
-    /// place of that name and country is already there; then `SynthesizedPlaces` but for those
-    /// already there (the same name, country and state). A place without recorded weather (no city of
+    /// place of that name and country is already there; then `SynthesizedPlaces`, then the populated
+    /// places of Open-Meteo's recorded geocoding answers (`openMeteo`), but for those already there
+    /// (the same name, country and state). A place without recorded weather (no city of
     /// `entries` with its name and country within 25 km) gets a synthetic city id, which is moved
     /// up by one while it is taken (by a recorded city or forecast, or by an earlier place).
-    static func gazetteer(recorded: [GeoPlace], entries: [RecordedWeather], forecasts: [RecordedForecast]) -> [GeoPlace] {
+    static func gazetteer(
+        recorded: [GeoPlace], entries: [RecordedWeather], forecasts: [RecordedForecast], openMeteo: [GeoPlace] = []
+    ) -> [GeoPlace] {
         var places = recorded
         for entry in entries {
             guard !entry.name.isEmpty, let country = entry.country, let lat = entry.latitude, let lon = entry.longitude,
@@ -81,7 +158,7 @@ struct WeatherCatalog: Sendable {
             places.append(GeoPlace(
                 source: .catalog(file: entry.file), name: entry.name, latitude: lat, longitude: lon, country: country))
         }
-        for place in SynthesizedPlaces.all where !places.contains(where: { $0.isSame(as: place) }) {
+        for place in SynthesizedPlaces.all + openMeteo where !places.contains(where: { $0.isSame(as: place) }) {
             places.append(place)
         }
 
@@ -192,6 +269,28 @@ struct WeatherCatalog: Sendable {
         let place = nearestPlace(latitude, longitude, within: radius)
         if let city, place.map({ city.km <= $0.km }) ?? true { return city.city }
         return SynthesizedWeather.weather(latitude: latitude, longitude: longitude, place: place?.place, now: now)
+    }
+
+    /// The weather of a point as Open-Meteo's stand-in answers it (`OpenMeteoPoint`): the nearest
+    /// recording that covers it, else made up from the point's weather (`weather(near:)`) and the
+    /// nearest known place.
+    func openMeteoPoint(_ latitude: Double, _ longitude: Double, now: Date = Date()) -> OpenMeteoPoint {
+        let recording = openMeteoForecasts.filter { $0.covers(latitude: latitude, longitude: longitude) }.min {
+            distanceKilometres(latitude, longitude, $0.latitude, $0.longitude)
+                < distanceKilometres(latitude, longitude, $1.latitude, $1.longitude)
+        }
+        if let recording { return OpenMeteoPoint(recording: recording) }
+        return OpenMeteoPoint(
+            latitude: latitude, longitude: longitude, weather: weather(near: latitude, longitude, now: now),
+            place: openMeteoPlace(near: latitude, longitude), now: now)
+    }
+
+    /// The nearest place Open-Meteo's geocoder knows within `radius` kilometres of the point, if any.
+    func openMeteoPlace(near latitude: Double, _ longitude: Double, within radius: Double = 25) -> OpenMeteoPlace? {
+        openMeteoPlaces
+            .map { ($0, distanceKilometres(latitude, longitude, $0.latitude, $0.longitude)) }
+            .filter { $0.1 <= radius }
+            .min { $0.1 < $1.1 }?.0
     }
 
     /// The places `query` names, best first (`GeoPlace.matches`).

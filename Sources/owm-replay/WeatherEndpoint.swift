@@ -1,17 +1,23 @@
 import Foundation
 import WeatherCore
 
-/// The behaviour of `GET /data/2.5/weather`, `GET /data/2.5/forecast`, `GET /geo/1.0/direct`,
-/// `GET /_stats` and `/_faults`: lookup, unit conversion, the API key check, the `--delay` /
-/// `--fail` rules and the faults set at run time (the same for the three APIs).
+/// The behaviour of OpenWeatherMap's `GET /data/2.5/weather`, `GET /data/2.5/forecast` and
+/// `GET /geo/1.0/direct`, of Open-Meteo's `GET /v1/forecast` and `GET /v1/search`
+/// (`OpenMeteoEndpoint.swift`), and of `GET /_stats` and `/_faults`: lookup, unit conversion, the API
+/// key checks, the `--delay` / `--fail` rules and the faults set at run time (the same for every API).
 struct WeatherEndpoint: Sendable {
     let catalog: WeatherCatalog
+    /// The `appid` OpenWeatherMap's paths take; nil: any.
     let apiKey: String?
     let delays: [DelayRule]
     let failures: [FailRule]
     let retryAfter: Int?
     let stats: ReplayStats
     var faults = FaultBoard()
+    /// The `apikey` Open-Meteo's paths take; nil: any, or none.
+    var openMeteoAPIKey: String?
+    /// The present, for the times of synthesized answers.
+    var now: @Sendable () -> Date = { Date() }
 
     /// What a weather request asked for, resolved against the recorded data.
     private enum Lookup {
@@ -45,6 +51,14 @@ struct WeatherEndpoint: Sendable {
         case "/geo/1.0/direct", "/geo/1.0/direct/":
             guard method == "GET" || method == "HEAD" else { return .methodNotAllowed }
             return await geocode(target, clientGone: clientGone)
+        case "/v1/forecast", "/v1/forecast/":
+            guard method == "GET" || method == "HEAD" else { return .openMeteoMethodNotAllowed }
+            return await openMeteoForecast(target, clientGone: clientGone)
+        case "/v1/search", "/v1/search/":
+            guard method == "GET" || method == "HEAD" else { return .openMeteoMethodNotAllowed }
+            return await openMeteoSearch(target, clientGone: clientGone)
+        case let path where path.hasPrefix("/v1/"):
+            return .openMeteoNotFound
         case "/_stats":
             return .json(200, stats.json.serialized)
         case "/_faults", "/_faults/":
@@ -54,10 +68,18 @@ struct WeatherEndpoint: Sendable {
         }
     }
 
-    /// `GET /_faults` lists the faults; `POST /_faults?city=CITY&fault=…` sets the fault of CITY
-    /// (a name, `Name,CC` or `*`), replacing its last one; `DELETE /_faults?city=CITY` clears it,
-    /// `DELETE /_faults` clears all. Each answers the list as it is then.
+    /// `GET /_faults` lists the faults; `POST /_faults?city=CITY[&service=SERVICE]&fault=…` sets the
+    /// fault of CITY (a name, `Name,CC` or `*`) for SERVICE (`openweathermap` or `open-meteo`;
+    /// absent or `*`: both), replacing the one it had; `DELETE /_faults?city=CITY` clears the faults
+    /// of CITY, `DELETE /_faults?service=SERVICE` those for SERVICE (`*`: those for both), both
+    /// together those of CITY for SERVICE, `DELETE /_faults` all. Each answers the list as it is then.
     private func faultControl(method: String, target: RequestTarget) -> ReplayResponse {
+        let service: WeatherProviderName??
+        do {
+            service = try target["service"].map(Self.faultService)
+        } catch {
+            return .badFaultRequest(error)
+        }
         switch method {
         case "GET", "HEAD":
             break
@@ -66,19 +88,28 @@ struct WeatherEndpoint: Sendable {
                 return .badFaultRequest(FaultError("city= is missing: a city name, Name,CC, or * for all"))
             }
             do {
-                faults.set(try Fault(parameters: target), for: CityPattern(city))
+                faults.set(try Fault(parameters: target), for: CityPattern(city), service: service ?? nil)
             } catch {
                 return .badFaultRequest(error)
             }
         case "DELETE":
-            if let unknown = target.parameters.first(where: { $0.name != "city" }) {
-                return .badFaultRequest(FaultError("\(unknown.name)= does not go with DELETE: only city="))
+            if let unknown = target.parameters.first(where: { $0.name != "city" && $0.name != "service" }) {
+                return .badFaultRequest(FaultError("\(unknown.name)= does not go with DELETE: only city= and service="))
             }
-            faults.clear(target["city"].map(CityPattern.init))
+            faults.clear(target["city"].map(CityPattern.init), services: service.map { .only($0) } ?? .any)
         default:
             return .methodNotAllowed
         }
         return .json(200, faults.json.serialized)
+    }
+
+    /// The `service=` of `/_faults`: `openweathermap`, `open-meteo`, or `*` (nil: both).
+    private static func faultService(_ text: String) throws(FaultError) -> WeatherProviderName? {
+        if text.trimmingCharacters(in: .whitespaces) == "*" { return nil }
+        guard let service = WeatherProviderName(serviceName: text) else {
+            throw FaultError("unknown service \(text): \(WeatherProviderName.serviceNames), or * for both")
+        }
+        return service
     }
 
     /// The two APIs it answers.
@@ -91,7 +122,7 @@ struct WeatherEndpoint: Sendable {
         let units = Units(query: target["units"])
         let (key, lookup) = resolve(target, units: units)
         stats.recordRequest(resource == .forecast ? "forecast:" + key : key, deprecatedQ: target["q"] != nil)
-        return await guarded(target, cities: lookup.cities, clientGone: clientGone) {
+        return await guarded(target, service: .openWeatherMap, cities: lookup.cities, clientGone: clientGone) {
             answer(lookup, resource: resource, units: units)
         }
     }
@@ -103,7 +134,7 @@ struct WeatherEndpoint: Sendable {
         let query = CityQuery(target["q"] ?? "")
         stats.recordRequest("geo:" + query.geocodingStatsKey)
         let cities = query.name.isEmpty ? [] : [(name: query.name, country: query.country)]
-        return await guarded(target, cities: cities, clientGone: clientGone) {
+        return await guarded(target, service: .openWeatherMap, cities: cities, clientGone: clientGone) {
             guard !query.name.isEmpty else { return .nothingToGeocode }
             guard let limit = Self.geocodingLimit(target["limit"]) else { return .wrongLimit }
             return .json(200, JSONValue.array(catalog.places(matching: query).prefix(limit).map(\.json)).serialized)
@@ -118,23 +149,28 @@ struct WeatherEndpoint: Sendable {
         return min(limit, 5)
     }
 
-    /// What every API request goes through, for a request that asked for or resolved to `cities`:
-    /// the `--delay`, the API key check, the faults set at run time, the `--fail` rules; then `answer`.
-    private func guarded(
-        _ target: RequestTarget, cities: [(name: String, country: String?)], clientGone: Gate?,
-        answer: () -> ReplayResponse
+    /// What every API request goes through, for a request to `service` that asked for or resolved to
+    /// `cities`: the `--delay`, the API key check, the faults set at run time, the `--fail` rules;
+    /// then `answer`.
+    func guarded(
+        _ target: RequestTarget, service: WeatherProviderName, cities: [(name: String, country: String?)],
+        clientGone: Gate?, answer: () -> ReplayResponse
     ) async -> ReplayResponse {
-        if let delay = mostSpecific(delays, { $0.pattern }, matching: cities), delay.milliseconds > 0 {
+        if let delay = bestRule(delays, pattern: \.pattern, service: \.service, request: service, cities: cities),
+           delay.milliseconds > 0 {
             try? await Task.sleep(for: .milliseconds(delay.milliseconds))
         }
-        if let apiKey, target["appid"] != apiKey {
-            return .invalidAPIKey
+        switch service {
+        case .openWeatherMap:
+            if let apiKey, target["appid"] != apiKey { return .invalidAPIKey }
+        case .openMeteo:
+            if let openMeteoAPIKey, target["apikey"] != openMeteoAPIKey { return .openMeteoInvalidAPIKey }
         }
         var drip: Int?
-        while let rule = faults.rule(matching: cities) {
+        while let rule = faults.rule(for: service, matching: cities) {
             switch rule.fault {
             case .status(let status, let retryAfter):
-                return .fault(status: status, retryAfter: retryAfter)
+                return .fault(status: status, retryAfter: retryAfter, service: service)
             case .notJSON:
                 return .garbage
             case .huge(let bytes, let chunked):
@@ -149,8 +185,8 @@ struct WeatherEndpoint: Sendable {
             break
         }
         var response: ReplayResponse
-        if let failure = mostSpecific(failures, { $0.pattern }, matching: cities) {
-            response = .failure(failure.outcome, retryAfter: retryAfter)
+        if let failure = bestRule(failures, pattern: \.pattern, service: \.service, request: service, cities: cities) {
+            response = .failure(failure.outcome, retryAfter: retryAfter, service: service)
         } else {
             response = answer()
         }
@@ -175,16 +211,6 @@ struct WeatherEndpoint: Sendable {
         case .invalid(let response):
             return response
         }
-    }
-
-    /// The last rule naming one of `cities`, else the last `*` rule.
-    private func mostSpecific<Rule>(
-        _ rules: [Rule],
-        _ pattern: (Rule) -> CityPattern,
-        matching cities: [(name: String, country: String?)]
-    ) -> Rule? {
-        rules.last { pattern($0).city != nil && pattern($0).matches(cities) }
-            ?? rules.last { pattern($0).city == nil }
     }
 
     /// The `/_stats` key of the request and what it resolves to.
@@ -216,7 +242,7 @@ struct WeatherEndpoint: Sendable {
 }
 
 /// Formats `value` with at most `decimals` fraction digits, dropping trailing zeros (`8.90` → `8.9`).
-private func formatDecimal(_ value: Double, decimals: Int) -> String {
+func formatDecimal(_ value: Double, decimals: Int) -> String {
     var scale = 1.0
     for _ in 0..<decimals { scale *= 10 }
     let scaled = (value * scale).rounded()

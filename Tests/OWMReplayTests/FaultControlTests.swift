@@ -171,3 +171,66 @@ struct FaultControlTests {
         }
     }
 }
+
+/// `/_faults?service=…`: a fault for one service.
+@Suite("Fault control: services")
+struct FaultServiceTests {
+    typealias F = FaultControlTests
+
+    @Test("service= scopes a fault; it is listed with it, and a fault without one is for both")
+    func scoped() async throws {
+        let endpoint = try WeatherEndpointTests.endpoint()
+        _ = await F.get(endpoint, "/_faults?service=open-meteo&city=*&fault=500", method: "POST")
+        #expect(await F.get(endpoint, "/data/2.5/weather?q=Paris").status == 200, "not for OpenWeatherMap")
+        let listed = await F.get(endpoint, "/_faults?service=openweathermap&city=Paris&fault=503", method: "POST")
+        #expect(try F.listed(listed) == ["city=*&service=open-meteo&fault=500", "city=Paris&service=openweathermap&fault=503"])
+        #expect(await F.get(endpoint, "/data/2.5/weather?q=Paris").status == 503)
+        #expect(await F.get(endpoint, "/data/2.5/weather?q=Tokyo").status == 200)
+        _ = await F.get(endpoint, "/_faults?city=Tokyo&service=*&fault=429", method: "POST")
+        #expect(await F.get(endpoint, "/data/2.5/weather?q=Tokyo").status == 429)
+    }
+
+    @Test("the same city for another service is another fault; a fault for the service beats one for both")
+    func separateFaults() async throws {
+        let endpoint = try WeatherEndpointTests.endpoint()
+        _ = await F.get(endpoint, "/_faults?city=Paris&fault=404", method: "POST")
+        _ = await F.get(endpoint, "/_faults?city=Paris&service=openweathermap&fault=429", method: "POST")
+        _ = await F.get(endpoint, "/_faults?city=*&service=openweathermap&fault=500", method: "POST")
+        #expect(await F.get(endpoint, "/data/2.5/weather?q=Paris").status == 429)
+        #expect(await F.get(endpoint, "/data/2.5/weather?q=Tokyo").status == 500)
+        let replaced = await F.get(endpoint, "/_faults?city=paris&service=OpenWeatherMap&fault=503", method: "POST")
+        #expect(try F.listed(replaced) == ["city=Paris&fault=404", "city=*&service=openweathermap&fault=500", "city=paris&service=openweathermap&fault=503"])
+    }
+
+    @Test("DELETE with service= clears the faults for that service (* for both); with city= too, those of the city")
+    func clearByService() async throws {
+        let endpoint = try WeatherEndpointTests.endpoint()
+        for query in [
+            "city=Paris&fault=404", "city=Paris&service=open-meteo&fault=500", "city=*&service=open-meteo&fault=hang",
+            "city=Paris&service=openweathermap&fault=429",
+        ] {
+            _ = await F.get(endpoint, "/_faults?" + query, method: "POST")
+        }
+        let one = await F.get(endpoint, "/_faults?service=open-meteo&city=Paris", method: "DELETE")
+        #expect(try F.listed(one) == [
+            "city=Paris&fault=404", "city=*&service=open-meteo&fault=hang", "city=Paris&service=openweathermap&fault=429",
+        ])
+        let meteo = await F.get(endpoint, "/_faults?service=open-meteo", method: "DELETE")
+        #expect(try F.listed(meteo) == ["city=Paris&fault=404", "city=Paris&service=openweathermap&fault=429"])
+        let both = await F.get(endpoint, "/_faults?service=*", method: "DELETE")
+        #expect(try F.listed(both) == ["city=Paris&service=openweathermap&fault=429"])
+        _ = await F.get(endpoint, "/_faults?city=Paris&fault=404", method: "POST")
+        let paris = await F.get(endpoint, "/_faults?city=Paris", method: "DELETE")
+        #expect(try F.listed(paris) == [], "without service=, the city's faults for every service")
+    }
+
+    @Test("an unknown service is 400 and changes nothing", arguments: ["POST", "DELETE"])
+    func unknownService(method: String) async throws {
+        let endpoint = try WeatherEndpointTests.endpoint()
+        _ = await F.get(endpoint, "/_faults?city=Paris&fault=404", method: "POST")
+        let response = await F.get(endpoint, "/_faults?city=Paris&service=darksky&fault=500", method: method)
+        #expect(response.status == 400)
+        #expect(try JSONValue.parse(response.body.utf8)["message"]?.stringValue?.contains("darksky") == true)
+        #expect(try F.listed(await F.get(endpoint, "/_faults")) == ["city=Paris&fault=404"])
+    }
+}

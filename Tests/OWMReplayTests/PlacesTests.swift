@@ -6,7 +6,7 @@ import Testing
 
 @Suite("WeatherCatalog: places")
 struct PlacesTests {
-    @Test("the recorded London answer first, then every catalog city once, then the Springfields")
+    @Test("the recorded London answer first, then every catalog city once, then the Springfields, then Open-Meteo's Enschede")
     func order() throws {
         let places = try WeatherCatalogTests.demo().places
         #expect(places.map { "\($0.name),\($0.country)" } == [
@@ -15,10 +15,16 @@ struct PlacesTests {
             "Zocca,IT",
             "Springfield,US", "Springfield,US", "Springfield,US", "Springfield,US", "Springfield,US",
             "Springfield,GB", "Springfield,AU",
+            "Enschede,NL",
         ])
         #expect(places.prefix(5).allSatisfy { $0.source == .recorded(file: "geo/london.json") })
         #expect(places.first { $0.name == "Zocca" }?.source == .catalog(file: "zocca.standard.json"))
-        #expect(places.suffix(7).allSatisfy { $0.source == .synthesized })
+        #expect(places.suffix(8).prefix(7).allSatisfy { $0.source == .synthesized })
+        // Of Open-Meteo's recorded answer for Enschede, the town (not its airport), its province the state.
+        #expect(places.last?.source == .openMeteo(file: "open-meteo/search/enschede.json"))
+        #expect(places.last?.json == .object([
+            "name": "Enschede", "lat": .double(52.2183), "lon": .double(6.8958), "country": "NL", "state": "Overijssel",
+        ]))
     }
 
     @Test("places with recorded weather have no synthetic id; the others each a distinct one above every real id")
@@ -30,7 +36,7 @@ struct PlacesTests {
         ])
         #expect(withWeather.first?.country == "GB")
         let ids = catalog.places.compactMap(\.cityID)
-        #expect(ids.count == 11)
+        #expect(ids.count == 12)
         #expect(Set(ids).count == ids.count)
         #expect(ids.allSatisfy { (900_000_000...999_999_999).contains($0) })
         let recorded = Set(catalog.entries.compactMap { $0.body["id"]?.intValue })

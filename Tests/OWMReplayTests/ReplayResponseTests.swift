@@ -102,9 +102,13 @@ struct ReplayResponseTests {
 
 @Suite("ReplayStats")
 struct ReplayStatsTests {
+    static let noOpenMeteo =
+        #"{"requests":0,"forecast_requests":0,"forecast_points":0,"search_requests":0,"by_query":{}}"#
+
     @Test("fresh stats count nothing")
     func empty() {
-        #expect(ReplayStats().json.serialized == #"{"requests":0,"connections":0,"deprecated_q":0,"by_query":{}}"#)
+        #expect(ReplayStats().json.serialized
+            == #"{"requests":0,"connections":0,"deprecated_q":0,"by_query":{},"open_meteo":"# + Self.noOpenMeteo + "}")
     }
 
     @Test("requests are counted in total and per query, connections apart, keys sorted")
@@ -114,7 +118,23 @@ struct ReplayStatsTests {
         stats.recordRequest("q=london", deprecatedQ: true)
         stats.recordRequest("q=paris", deprecatedQ: true)
         stats.recordConnection()
-        #expect(stats.json.serialized == #"{"requests":3,"connections":1,"deprecated_q":3,"by_query":{"q=london":1,"q=paris":2}}"#)
+        #expect(stats.json.serialized
+            == #"{"requests":3,"connections":1,"deprecated_q":3,"by_query":{"q=london":1,"q=paris":2},"open_meteo":"#
+            + Self.noOpenMeteo + "}")
+    }
+
+    @Test("Open-Meteo's requests are counted apart: forecasts, their points, searches, each by its key")
+    func openMeteo() {
+        let stats = ReplayStats()
+        stats.recordOpenMeteoForecast(points: ["lat=1&lon=2", "lat=3&lon=4"])
+        stats.recordOpenMeteoForecast(points: ["lat=1&lon=2"])
+        stats.recordOpenMeteoForecast(points: [])
+        stats.recordOpenMeteoSearch("search:name=berlin")
+        stats.recordRequest("q=paris")
+        #expect(stats.json["requests"] == .integer(1))
+        #expect(stats.json["open_meteo"]?.serialized
+            == #"{"requests":4,"forecast_requests":3,"forecast_points":3,"search_requests":1,"#
+            + #""by_query":{"lat=1&lon=2":2,"lat=3&lon=4":1,"search:name=berlin":1}}"#)
     }
 
     @Test("deprecated_q counts only the requests recorded as carrying q=")
