@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # `make run`: starts weatherd in the foreground with its socket under the repository.
 #
-# With OWM_API_KEY set it asks api.openweathermap.org; otherwise it starts owm-replay, the offline
-# stand-in that answers from the recorded responses in demo/owm/, and points weatherd at it.
+# With OWM_API_KEY set it asks api.openweathermap.org, then api.open-meteo.com; otherwise it starts
+# owm-replay, the offline stand-in for both that answers from the recorded responses in demo/owm/,
+# and points weatherd at it. The stand-in's OpenWeatherMap is set to fail for Enschede (after a
+# second, once the other cities have their weather), so Open-Meteo answers that one: the demo shows
+# both providers and the failover between them.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -24,9 +27,12 @@ trap cleanup EXIT
 if [[ -n "${OWM_API_KEY:-}" ]]; then
     base_url="https://api.openweathermap.org"
     key_line='# the key comes from $OWM_API_KEY'
-    echo "weatherd: using api.openweathermap.org with the key in \$OWM_API_KEY" >&2
+    open_meteo='# Open-Meteo at its own addresses (the defaults)'
+    echo "weatherd: using api.openweathermap.org with the key in \$OWM_API_KEY, then api.open-meteo.com" >&2
 else
-    "$bin/owm-replay" --port 0 --data demo/owm >"$rundir/owm-replay.out" 2>"$rundir/owm-replay.log" &
+    "$bin/owm-replay" --port 0 --data demo/owm \
+        --delay openweathermap:Enschede=1000 --fail openweathermap:Enschede=503 \
+        >"$rundir/owm-replay.out" 2>"$rundir/owm-replay.log" &
     replay_pid=$!
     for _ in $(seq 100); do
         grep -q "listening on" "$rundir/owm-replay.out" 2>/dev/null && break
@@ -36,8 +42,11 @@ else
     base_url=$(sed -n 's/.*listening on //p' "$rundir/owm-replay.out")
     [[ -n "$base_url" ]] || { echo "owm-replay did not start" >&2; exit 1; }
     key_line='api_key = "offline-demo"'
-    echo "weatherd: no OWM_API_KEY given: offline demo, OpenWeatherMap answered by owm-replay at $base_url from demo/owm/" >&2
-    echo "          (recorded London and Zocca, sample data for the other cities; set OWM_API_KEY to use the real API)" >&2
+    open_meteo="base_url = \"$base_url\"
+geocoding_url = \"$base_url\""
+    echo "weatherd: no OWM_API_KEY given: offline demo, OpenWeatherMap and Open-Meteo answered by owm-replay at $base_url from demo/owm/" >&2
+    echo "          (recorded London, Zocca and Berlin, sample data for the other places; its OpenWeatherMap fails for Enschede," >&2
+    echo "          so Open-Meteo answers that one; set OWM_API_KEY to use the real APIs)" >&2
 fi
 
 # Locations: a real gpsd if one answers on 127.0.0.1:2947, else gpsfake replaying a receiver log.
@@ -69,13 +78,19 @@ done
 
 cat >"$config" <<TOML
 # Written by scripts/run-demo.sh for \`make run\`; see config/weatherd.toml for every key.
-cities = ["Seoul,KR", "London,GB"]
+cities = ["Seoul,KR", "London,GB", "Enschede,NL"]
 refresh = "10m"
+
+[weather]
+providers = ["openweathermap", "open-meteo"]
 
 [openweathermap]
 base_url = "$base_url"
 api_key_file = "$rundir/owm-api-key"
 $key_line
+
+[open-meteo]
+$open_meteo
 
 [socket]
 path = "$rundir/weatherd.sock"

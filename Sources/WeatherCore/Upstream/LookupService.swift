@@ -386,7 +386,7 @@ public actor LookupService {
                     for index in chunk { results[index] = .failure(weatherError) }
                     continue
                 }
-                changeHealth(of: provider) { $0.failed(error, message: weatherError.message, now: clock.now, wallNow: wallClock()) }
+                changeHealth(of: provider) { $0.failed(error, message: error.reason, now: clock.now, wallNow: wallClock()) }
                 if !plan(now: clock.now).contains(where: { $0 != provider }) {
                     for index in chunk { results[index] = .failure(weatherError) }
                 } else {
@@ -512,14 +512,14 @@ public actor LookupService {
                     changeHealth(of: provider) { $0.succeeded() }  // it answered: not found is final
                     break attempts
                 }
-                changeHealth(of: provider) { $0.failed(error, message: weatherError.message, now: clock.now, wallNow: wallClock()) }
+                changeHealth(of: provider) { $0.failed(error, message: error.reason, now: clock.now, wallNow: wallClock()) }
                 // The same lookup goes to the next provider that admits it.
                 while let next = untried.popFirst() {
                     if let refusal = admit(1, to: next, now: clock.now) {
                         logger.debug("\(next.displayName) cannot take \(asked()) now: \(refusal.message)")
                         continue
                     }
-                    logger.notice("\(provider.displayName) failed (\(weatherError.message)); asking \(next.displayName) for \(asked())")
+                    logger.notice("asking \(next.displayName) for \(asked()) instead")
                     provider = next
                     continue attempts
                 }
