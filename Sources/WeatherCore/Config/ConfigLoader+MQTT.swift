@@ -16,21 +16,13 @@ extension ConfigLoader {
         readFile: (String) -> String?
     ) throws(ConfigError) -> Secret? {
         guard !config.mqtt.broker.isEmpty else { return nil }
-        func usable(_ value: String?) -> Secret? {
-            guard let trimmed = value?.trimmingCharacters(in: .whitespacesAndNewlines), !trimmed.isEmpty else { return nil }
-            return Secret(trimmed)
-        }
-        var password: Secret?
-        if let directory = environment["CREDENTIALS_DIRECTORY"], !directory.isEmpty {
-            let path = directory.hasSuffix("/") ? directory + mqttPasswordCredentialName : directory + "/" + mqttPasswordCredentialName
-            password = usable(readFile(path))
-        }
+        var password = credential(mqttPasswordCredentialName, environment: environment, readFile: readFile)?.secret
         let passwordFile = config.mqtt.passwordFile
         if password == nil, !passwordFile.isEmpty {
             guard let text = readFile(passwordFile) else {
                 throw ConfigError(ConfigProblem(file: file, keyPath: "mqtt.password_file", message: "cannot read \(ConfigText.quoted(passwordFile))"))
             }
-            guard let found = usable(text) else {
+            guard let found = secret(text) else {
                 throw ConfigError(ConfigProblem(file: file, keyPath: "mqtt.password_file", message: "\(ConfigText.quoted(passwordFile)) holds no password"))
             }
             password = found

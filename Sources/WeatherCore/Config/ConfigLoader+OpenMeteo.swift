@@ -21,16 +21,11 @@ extension ConfigLoader {
         environment: [String: String],
         readFile: (String) -> String?
     ) -> (key: Secret, origin: ConfigOrigin)? {
-        func usable(_ value: String?) -> Secret? {
-            guard let trimmed = value?.trimmingCharacters(in: .whitespacesAndNewlines), !trimmed.isEmpty else { return nil }
-            return Secret(trimmed)
-        }
-        if let directory = environment["CREDENTIALS_DIRECTORY"], !directory.isEmpty {
-            let path = directory.hasSuffix("/") ? directory + openMeteoKeyCredentialName : directory + "/" + openMeteoKeyCredentialName
-            if let key = usable(readFile(path)) { return (key, .elsewhere("the credential \(path)")) }
+        if let (key, path) = credential(openMeteoKeyCredentialName, environment: environment, readFile: readFile) {
+            return (key, .elsewhere("the credential \(path)"))
         }
         let keyFile = config.openMeteo.apiKeyFile
-        if !keyFile.isEmpty, let key = usable(readFile(keyFile)) {
+        if !keyFile.isEmpty, let key = secret(readFile(keyFile)) {
             return (key, .elsewhere("the file \(keyFile) (open-meteo.api_key_file)"))
         }
         return nil

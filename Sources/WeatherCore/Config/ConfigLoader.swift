@@ -123,23 +123,16 @@ public enum ConfigLoader {
         environment: [String: String],
         readFile: (String) -> String?
     ) -> (key: Secret, origin: ConfigOrigin)? {
-        func usable(_ value: String?) -> Secret? {
-            guard let trimmed = value?.trimmingCharacters(in: .whitespacesAndNewlines), !trimmed.isEmpty else {
-                return nil
-            }
-            return Secret(trimmed)
-        }
-        if let key = usable(environment[apiKeyEnvironmentVariable]) {
+        if let key = secret(environment[apiKeyEnvironmentVariable]) {
             return (key, .elsewhere("the environment variable \(apiKeyEnvironmentVariable)"))
         }
-        if let directory = environment["CREDENTIALS_DIRECTORY"], !directory.isEmpty {
-            let path = directory.hasSuffix("/") ? directory + apiKeyCredentialName : directory + "/" + apiKeyCredentialName
-            if let key = usable(readFile(path)) { return (key, .elsewhere("the credential \(path)")) }
+        if let (key, path) = credential(apiKeyCredentialName, environment: environment, readFile: readFile) {
+            return (key, .elsewhere("the credential \(path)"))
         }
-        if let key = usable(readFile(config.openWeatherMap.apiKeyFile)) {
+        if let key = secret(readFile(config.openWeatherMap.apiKeyFile)) {
             return (key, .elsewhere("the file \(config.openWeatherMap.apiKeyFile) (api_key_file)"))
         }
-        if let key = usable(config.openWeatherMap.apiKey?.revealed) { return (key, .file(file)) }
+        if let key = secret(config.openWeatherMap.apiKey?.revealed) { return (key, .file(file)) }
         return nil
     }
 
