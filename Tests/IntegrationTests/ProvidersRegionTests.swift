@@ -113,6 +113,30 @@ struct ProvidersRegionTests {
         await watcher.close()
     }
 
+    @Test("Open-Meteo answers 503 for a grid while OpenWeatherMap is blocked: no other provider is usable, so its points get its error and nothing more is sent")
+    func gridFailsWithNoOtherProviderUsable() async throws {
+        let (replay, daemon, watcher) = try await Self.start([.openWeatherMap, .openMeteo])
+        // A 429 blocks OpenWeatherMap for a minute; Open-Meteo answers London and is now the first usable provider.
+        try await replay.setFault(.openWeatherMap, "429", ["retry_after": "60"])
+        let london = try await daemon.call("search", ["city": "London"])
+        #expect(london.provider == "open-meteo", "\(london.serialized)")
+        let before = try await replay.stats()
+        #expect(before.requests == 1 && before.openMeteoForecastRequests == 1, "\(before)")
+
+        try await replay.setFault(.openMeteo, "503")
+        _ = try await daemon.call("region", regionParams(-30, -140, span: (2, 2)))
+        let (settled, messages) = try await watcher.next("the grid to settle") { isSettledState($0) && isRegionState($0, lat: -30, lon: -140) }
+        let after = try await replay.stats()
+        #expect(after.openMeteoForecastRequests == before.openMeteoForecastRequests + 1 && after.openMeteoForecastPoints == before.openMeteoForecastPoints + 9,
+                "one request for the grid, and no point asked again of the provider that just failed: \(after)")
+        #expect(after.requests == before.requests, "the block was overridden: \(after)")
+        #expect(settled.params?["phase"] == "error" && settled.params?["error"]?["code"] == .integer(-32004), "\(settled.serialized)")
+        #expect(messages.filter { $0.isOverlaysNotification && !($0.params?.features.isEmpty ?? true) }.allSatisfy {
+            !($0.params?.features.contains { $0["properties"]?["source"] == "around" } ?? false)
+        }, "no grid feature landed: \(describe(messages))")
+        await watcher.close()
+    }
+
     @Test("Open-Meteo fails during refresh rounds: every watched city keeps a fresh feature, now from OpenWeatherMap")
     func refreshRoundFailsOver() async throws {
         let replay = try await ReplayServer.start()
