@@ -387,7 +387,7 @@ public actor LookupService {
                     continue
                 }
                 changeHealth(of: provider) { $0.failed(error, message: error.reason, now: clock.now, wallNow: wallClock()) }
-                if !plan(now: clock.now).contains(where: { $0 != provider }) {
+                if !order.contains(where: { $0 != provider && health[$0]?.isUsable(now: clock.now) == true }) {
                     for index in chunk { results[index] = .failure(weatherError) }
                 } else {
                     logger.notice("\(provider.displayName) failed for \(chunk.count) points; asking them one by one elsewhere")

@@ -19,8 +19,9 @@ struct DaemonSetup: Sendable {
     /// The top-level `refresh` (nil: the default).
     var refresh: String?
     /// `weather.providers`: OpenWeatherMap alone unless a test asks for more (the tests of one
-    /// provider's faults see that provider's errors, never a failover).
-    var providers: [String] = ["openweathermap"]
+    /// provider's faults see that provider's errors, never a failover). `nil`: no `providers` line
+    /// (the daemon's default order).
+    var providers: [String]? = ["openweathermap"]
     /// More TOML lines for the `[weather]` table, e.g. `cache_ttl = "0s"`.
     var weatherLines: [String] = []
     /// More TOML lines for the `[openweathermap]` table.
@@ -49,7 +50,8 @@ struct DaemonSetup: Sendable {
 
     var toml: String {
         var lines = ["cities = [\(cities.map { "\"\($0)\"" }.joined(separator: ", "))]"] + (refresh.map { ["refresh = \"\($0)\""] } ?? []) + [""]
-        lines += ["[weather]", "providers = [\(providers.map { "\"\($0)\"" }.joined(separator: ", "))]"] + weatherLines + [""]
+        lines += ["[weather]"] + (providers.map { ["providers = [\($0.map { "\"\($0)\"" }.joined(separator: ", "))]"] } ?? [])
+        lines += weatherLines + [""]
         lines += ["[openweathermap]", "base_url = \"\(baseURL)\""]
         if let apiKey { lines.append("api_key = \"\(apiKey)\"") }
         lines += openWeatherMapLines
