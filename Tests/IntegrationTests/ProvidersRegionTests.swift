@@ -109,7 +109,7 @@ struct ProvidersRegionTests {
         #expect(stats.weatherRequests == 9 && stats.requests == 9, "\(stats)")
         let statuses = try await daemon.providerStatuses()
         #expect(statuses.first?["usable"] == .bool(false), "\(statuses)")
-        #expect(statuses.first?["error"] == "Open-Meteo is unavailable: Open-Meteo answered HTTP 503", "\(statuses)")
+        #expect(statuses.first?["error"] == "Open-Meteo answered HTTP 503", "\(statuses)")
         await watcher.close()
     }
 
