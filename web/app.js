@@ -325,7 +325,7 @@
     else box.classList.add('wx-notemp');
 
     const pill = el('div', 'wx-pill');
-    if (p.symbol) pill.appendChild(el('span', 'wx-symbol', p.symbol));
+    pill.appendChild(WeatherSymbols.element(p.icon, { size: 16, className: 'wx-symbol' }));
     pill.appendChild(el('span', 'wx-temp', formatTemp(p.temperature, p)));
     box.appendChild(pill);
     if (source !== 'around' && typeof p.name === 'string' && p.name) {
@@ -356,7 +356,7 @@
     root.appendChild(head);
 
     const now = el('div', 'popup-now');
-    if (p.symbol) now.appendChild(el('span', 'popup-symbol', p.symbol));
+    now.appendChild(WeatherSymbols.element(p.icon, { size: 40, className: 'popup-symbol' }));
     const nowText = el('div');
     nowText.appendChild(el('div', 'popup-temp', formatTempLong(p.temperature, p)));
     if (p.description || p.condition) nowText.appendChild(el('div', 'popup-desc', p.description || p.condition));
@@ -426,7 +426,7 @@
         const cell = el('div', 'fc');
         const at = parseTime(step.at);
         cell.appendChild(el('div', 'fc-time', at ? hourFormat.format(at) : ''));
-        cell.appendChild(el('div', 'fc-symbol', step.symbol || ''));
+        cell.appendChild(WeatherSymbols.element(step.icon, { size: 22, className: 'fc-symbol' }));
         cell.appendChild(el('div', 'fc-temp', formatTemp(step.temperature, feature.properties)));
         if (isNum(step.pop) && step.pop > 0) cell.appendChild(el('div', 'fc-pop', Math.round(step.pop * 100) + ' %'));
         row.appendChild(cell);
@@ -635,7 +635,7 @@
   function renderCities() {
     const signature = JSON.stringify([config.read_only, cities, cities.map((c) => {
       const f = cityFeature(c);
-      return f && [f.id, f.properties.symbol, f.properties.temperature, f.properties.units, f.geometry.coordinates];
+      return f && [f.id, f.properties.icon, f.properties.temperature, f.properties.units, f.geometry.coordinates];
     })]);
     if (signature === renderedCities) return;
     renderedCities = signature;
@@ -655,7 +655,9 @@
       if (feature) {
         const p = feature.properties || {};
         const hue = tempHue(isNum(p.temperature) ? unitsOf(p).toC(p.temperature) : null);
-        const weather = el('span', 'city-weather', (p.symbol ? p.symbol + ' ' : '') + formatTemp(p.temperature, p));
+        const weather = el('span', 'city-weather');
+        weather.appendChild(WeatherSymbols.element(p.icon, { size: 16, className: 'city-symbol' }));
+        weather.appendChild(document.createTextNode(formatTemp(p.temperature, p)));
         if (hue !== null) weather.style.setProperty('--hue', String(Math.round(hue)));
         go.appendChild(weather);
         go.title = 'Show ' + city + ' on the map';
