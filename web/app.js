@@ -54,7 +54,6 @@
   }
 
   const timeFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
-  const hourFormat = new Intl.DateTimeFormat(undefined, { weekday: 'short', hour: '2-digit', minute: '2-digit' });
 
   function relativeTime(date) {
     const seconds = Math.round((Date.now() - date.getTime()) / 1000);
@@ -397,9 +396,10 @@
   // out of the map when the steps arrive (should they be taller, it is laid out and panned again);
   // it is hidden again when none come.
   let forecastSupported = true;
+  const FORECAST_HOURS = 48;
   function forecastPlaceholder(container) {
     container.textContent = '';
-    container.appendChild(el('div', 'popup-forecast-title', 'Next hours'));
+    container.appendChild(el('div', 'popup-forecast-title', 'Next ' + FORECAST_HOURS + ' hours'));
     container.appendChild(el('div', 'popup-forecast-row'));
     container.hidden = false;
   }
@@ -413,25 +413,16 @@
       container.hidden = true;
       return;
     }
-    request('forecast', { lat: c[1], lon: c[0], hours: 24 }).then((result) => {
-      const steps = result && result.properties && result.properties.forecast;
-      if (!Array.isArray(steps) || steps.length === 0) {
+    request('forecast', { lat: c[1], lon: c[0], hours: FORECAST_HOURS }).then((result) => {
+      // The chart (web/forecast-chart.js), or nothing when the forecast has no step.
+      const chart = ForecastChart.element(result, { hours: FORECAST_HOURS });
+      if (!chart) {
         container.hidden = true;
         return;
       }
       container.textContent = '';
-      container.appendChild(el('div', 'popup-forecast-title', 'Next hours'));
-      const row = el('div', 'popup-forecast-row');
-      for (const step of steps.slice(0, 8)) {
-        const cell = el('div', 'fc');
-        const at = parseTime(step.at);
-        cell.appendChild(el('div', 'fc-time', at ? hourFormat.format(at) : ''));
-        cell.appendChild(WeatherSymbols.element(step.icon, { size: 22, className: 'fc-symbol' }));
-        cell.appendChild(el('div', 'fc-temp', formatTemp(step.temperature, feature.properties)));
-        if (isNum(step.pop) && step.pop > 0) cell.appendChild(el('div', 'fc-pop', Math.round(step.pop * 100) + ' %'));
-        row.appendChild(cell);
-      }
-      container.appendChild(row);
+      container.appendChild(el('div', 'popup-forecast-title', 'Next ' + FORECAST_HOURS + ' hours'));
+      container.appendChild(chart);
       container.hidden = false;
       if (popup && popup.isOpen()) popup.update();  // laid out and panned into view again, should it have grown
     }).catch((err) => {
