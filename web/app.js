@@ -877,12 +877,14 @@
 
   const LOOKUP_ERRORS = new Set([-32001, -32002, -32003, -32004]);
 
-  function search() {
+  // The text as typed (the daemon takes the first place of the name), or a place picked from the
+  // suggestions, looked up as given.
+  function search(place) {
     const city = searchInput.value.trim();
-    if (!city) return;
+    if (!place && !city) return;
     busy(searchInput, true);
     showNotice('');
-    request('search', { city: city })
+    request('search', place ? { place: place } : { city: city })
       .then(() => searchInput.select())
       .catch((err) => {
         // A lookup's outcome (not found, unavailable, rate limited, key rejected) is the phase's to
@@ -893,8 +895,12 @@
   }
 
   $('#search-form').addEventListener('submit', (e) => { e.preventDefault(); search(); });
-  searchInput.addEventListener('keydown', (e) => {
-    if (e.key === 'Enter' && !e.isComposing) { e.preventDefault(); search(); }
+  // The places of the name while it is typed (web/suggestions.js); Enter searches.
+  PlaceSuggestions.attach(searchInput, {
+    request: request,
+    enabled: () => !config.read_only,
+    onPick: (place) => search(place),
+    onEnter: () => search(),
   });
 
   locateButton.addEventListener('click', () => {
