@@ -54,7 +54,6 @@
   }
 
   const timeFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
-  const hourFormat = new Intl.DateTimeFormat(undefined, { weekday: 'short', hour: '2-digit', minute: '2-digit' });
 
   function relativeTime(date) {
     const seconds = Math.round((Date.now() - date.getTime()) / 1000);
@@ -325,7 +324,7 @@
     else box.classList.add('wx-notemp');
 
     const pill = el('div', 'wx-pill');
-    if (p.symbol) pill.appendChild(el('span', 'wx-symbol', p.symbol));
+    pill.appendChild(WeatherSymbols.element(p.icon, { size: 16, className: 'wx-symbol' }));
     pill.appendChild(el('span', 'wx-temp', formatTemp(p.temperature, p)));
     box.appendChild(pill);
     if (source !== 'around' && typeof p.name === 'string' && p.name) {
@@ -356,7 +355,7 @@
     root.appendChild(head);
 
     const now = el('div', 'popup-now');
-    if (p.symbol) now.appendChild(el('span', 'popup-symbol', p.symbol));
+    now.appendChild(WeatherSymbols.element(p.icon, { size: 40, className: 'popup-symbol' }));
     const nowText = el('div');
     nowText.appendChild(el('div', 'popup-temp', formatTempLong(p.temperature, p)));
     if (p.description || p.condition) nowText.appendChild(el('div', 'popup-desc', p.description || p.condition));
@@ -397,9 +396,10 @@
   // out of the map when the steps arrive (should they be taller, it is laid out and panned again);
   // it is hidden again when none come.
   let forecastSupported = true;
+  const FORECAST_HOURS = 48;
   function forecastPlaceholder(container) {
     container.textContent = '';
-    container.appendChild(el('div', 'popup-forecast-title', 'Next hours'));
+    container.appendChild(el('div', 'popup-forecast-title', 'Next ' + FORECAST_HOURS + ' hours'));
     container.appendChild(el('div', 'popup-forecast-row'));
     container.hidden = false;
   }
@@ -413,25 +413,16 @@
       container.hidden = true;
       return;
     }
-    request('forecast', { lat: c[1], lon: c[0], hours: 24 }).then((result) => {
-      const steps = result && result.properties && result.properties.forecast;
-      if (!Array.isArray(steps) || steps.length === 0) {
+    request('forecast', { lat: c[1], lon: c[0], hours: FORECAST_HOURS }).then((result) => {
+      // The chart (web/forecast-chart.js), or nothing when the forecast has no step.
+      const chart = ForecastChart.element(result, { hours: FORECAST_HOURS });
+      if (!chart) {
         container.hidden = true;
         return;
       }
       container.textContent = '';
-      container.appendChild(el('div', 'popup-forecast-title', 'Next hours'));
-      const row = el('div', 'popup-forecast-row');
-      for (const step of steps.slice(0, 8)) {
-        const cell = el('div', 'fc');
-        const at = parseTime(step.at);
-        cell.appendChild(el('div', 'fc-time', at ? hourFormat.format(at) : ''));
-        cell.appendChild(el('div', 'fc-symbol', step.symbol || ''));
-        cell.appendChild(el('div', 'fc-temp', formatTemp(step.temperature, feature.properties)));
-        if (isNum(step.pop) && step.pop > 0) cell.appendChild(el('div', 'fc-pop', Math.round(step.pop * 100) + ' %'));
-        row.appendChild(cell);
-      }
-      container.appendChild(row);
+      container.appendChild(el('div', 'popup-forecast-title', 'Next ' + FORECAST_HOURS + ' hours'));
+      container.appendChild(chart);
       container.hidden = false;
       if (popup && popup.isOpen()) popup.update();  // laid out and panned into view again, should it have grown
     }).catch((err) => {
@@ -635,7 +626,7 @@
   function renderCities() {
     const signature = JSON.stringify([config.read_only, cities, cities.map((c) => {
       const f = cityFeature(c);
-      return f && [f.id, f.properties.symbol, f.properties.temperature, f.properties.units, f.geometry.coordinates];
+      return f && [f.id, f.properties.icon, f.properties.temperature, f.properties.units, f.geometry.coordinates];
     })]);
     if (signature === renderedCities) return;
     renderedCities = signature;
@@ -655,7 +646,9 @@
       if (feature) {
         const p = feature.properties || {};
         const hue = tempHue(isNum(p.temperature) ? unitsOf(p).toC(p.temperature) : null);
-        const weather = el('span', 'city-weather', (p.symbol ? p.symbol + ' ' : '') + formatTemp(p.temperature, p));
+        const weather = el('span', 'city-weather');
+        weather.appendChild(WeatherSymbols.element(p.icon, { size: 16, className: 'city-symbol' }));
+        weather.appendChild(document.createTextNode(formatTemp(p.temperature, p)));
         if (hue !== null) weather.style.setProperty('--hue', String(Math.round(hue)));
         go.appendChild(weather);
         go.title = 'Show ' + city + ' on the map';
@@ -884,12 +877,14 @@
 
   const LOOKUP_ERRORS = new Set([-32001, -32002, -32003, -32004]);
 
-  function search() {
+  // The text as typed (the daemon takes the first place of the name), or a place picked from the
+  // suggestions, looked up as given.
+  function search(place) {
     const city = searchInput.value.trim();
-    if (!city) return;
+    if (!place && !city) return;
     busy(searchInput, true);
     showNotice('');
-    request('search', { city: city })
+    request('search', place ? { place: place } : { city: city })
       .then(() => searchInput.select())
       .catch((err) => {
         // A lookup's outcome (not found, unavailable, rate limited, key rejected) is the phase's to
@@ -900,8 +895,12 @@
   }
 
   $('#search-form').addEventListener('submit', (e) => { e.preventDefault(); search(); });
-  searchInput.addEventListener('keydown', (e) => {
-    if (e.key === 'Enter' && !e.isComposing) { e.preventDefault(); search(); }
+  // The places of the name while it is typed (web/suggestions.js); Enter searches.
+  PlaceSuggestions.attach(searchInput, {
+    request: request,
+    enabled: () => !config.read_only,
+    onPick: (place) => search(place),
+    onEnter: () => search(),
   });
 
   locateButton.addEventListener('click', () => {
