@@ -1,7 +1,7 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// The release link of the two binaries an operator runs (issue 12): lld with packed relative
+// The release link of the two binaries an operator runs: lld with packed relative
 // relocations (DT_RELR, glibc 2.36 as in Debian 12: 2 MB of relocation records become 40 KB that
 // the loader reads at every start) and no symbols exported to the dynamic symbol table (nothing
 // links against an executable; the loader resolved thousands of them at start, and the runtime's

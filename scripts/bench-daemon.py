@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Daemon benchmark (`make bench`): the figures of issue 12, each beside a floor measured in this run.
+"""Daemon benchmark (`make bench`): the daemon's figures, each beside a floor measured in this run.
 
 Starts owm-replay and the release weatherd (from BIN_DIR) and a bare Unix-socket line server
 (scripts/bench/echo-server.c, compiled here with `cc` into .build/bench/), and measures:
@@ -12,7 +12,7 @@ Starts owm-replay and the release weatherd (from BIN_DIR) and a bare Unix-socket
               notification, median of 5; floor: the C server writing a line of the same length to
               1,000 clients. The daemon's RSS with the 1,000 watchers connected.
   diff fan-out the same with 1,000 watchers that watch with `diff: true` (each change reaches them as
-              an `overlays.diff`, encoded once for all); floor: the full fan-out above (issue 13: a
+              an `overlays.diff`, encoded once for all); floor: the full fan-out above (the goal: a
               diff to 1,000 diff watchers costs no more than the full collection).
   idle        2 watched cities (their round done), no clients, gpsd as configured (below): over a
               window, the daemon's RSS (/proc/PID/smaps_rollup Rss), CPU per minute (the sum over

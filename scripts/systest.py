@@ -406,7 +406,7 @@ class SysTest:
                    and len(notices) == 1 and "LoadCredential=owm-api-key" in notices[0],
                    f"state: {state.output!r}; notices: {notices!r}")
 
-    # -- the checks of issue 11
+    # -- the checks of the service under systemd
 
     def check_activation(self) -> None:
         before = self.systemctl("is-active", "weatherd.service").stdout.strip()

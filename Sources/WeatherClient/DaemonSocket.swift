@@ -8,7 +8,7 @@ import WeatherCore
 /// A blocking connection to weatherd's socket, for `weatherctl`: one process, one connection,
 /// one request at a time (or one `watch`), so it needs no event loop and starts no thread.
 /// Starting an event-loop group and the concurrency runtime's threads cost `weatherctl` more than
-/// its whole round trip (issue 12).
+/// its whole round trip.
 ///
 /// Every read ends when the daemon answers or closes the connection; a signal ends the process.
 /// `DaemonConnection` is the async form, for callers that must not block a thread.

@@ -63,7 +63,7 @@ enum HumanFormat {
 
     /// `value` as printf's `%*.*f` writes it: the C library's formatting, in the "C" locale
     /// (`weatherctl` never calls `setlocale`), without Foundation's `String(format:)`, whose
-    /// format machinery took a tenth of a `weatherctl search` (issue 12).
+    /// format machinery took a tenth of a `weatherctl search`.
     static func fixed(_ value: Double, _ places: Int, width: Int = 0) -> String {
         var buffer = [CChar](repeating: 0, count: 32)
         while true {

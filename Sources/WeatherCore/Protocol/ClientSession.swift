@@ -27,8 +27,8 @@ public enum ClientInput: Sendable {
 /// socket), a session is one task: it reads and admits, and runs the requests as its children. A
 /// connection that only watches keeps that one task. Over a transport written by a task
 /// (`run(_:write:)`, the WebSocket), the task running the session writes and a child reads.
-/// (Issue 12: a watcher kept four tasks, a writer and a hang-up waiter beside them; a waiting
-/// task costs it about 3 KB.)
+/// (A waiting task costs its connection about 3 KB: hence no writer task and no hang-up waiter
+/// beside it.)
 public final class ClientSession: Sendable {
     /// Requests of one client in progress at once; more wait (and the client is not read).
     public static let maxRequestsInFlight = 16

@@ -431,7 +431,7 @@ public actor SearchEngine {
         var run = LookupRun(results: Array(repeating: nil, count: queries.count), stillPending: 0)
         if queries.count == 1 {
             // One lookup (a search, a locate): the same, in this task. A task group and a child
-            // task for it were 2% of a cached search (issue 12).
+            // task for it were 2% of a cached search (measured).
             if Task.isCancelled || ticket.map({ !isCurrent($0) }) == true {
                 lookupsSettled(1)
                 return run
@@ -589,7 +589,7 @@ public actor SearchEngine {
     /// `features` without repeated ids (the first is kept) and without those of `excluded`.
     static func uniqueByID(_ features: [WeatherFeature], excluding excluded: [WeatherFeature] = []) -> [WeatherFeature] {
         // A few features, as a rule: looking through them is cheaper than hashing their ids
-        // into sets at every change (about a microsecond a search, issue 12).
+        // into sets at every change (about a microsecond a search, measured).
         guard features.count + excluded.count > 32 else {
             var unique: [WeatherFeature] = []
             unique.reserveCapacity(features.count)

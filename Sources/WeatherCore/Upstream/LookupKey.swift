@@ -20,7 +20,7 @@ public enum LookupKey: Sendable, Hashable {
 
     /// `normalize` for ASCII text, byte by byte (nil for anything else): the same result for
     /// nearly every name a client sends, without breaking it into characters (a tenth of the
-    /// daemon's time per cached search went there; issue 12). The white space of ASCII is what
+    /// daemon's time per cached search went there). The white space of ASCII is what
     /// `Character.isWhitespace` says: tab, line feed, vertical tab, form feed, carriage return
     /// and space.
     static func normalizeASCII(_ city: String) -> String? {

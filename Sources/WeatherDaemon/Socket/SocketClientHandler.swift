@@ -4,7 +4,7 @@ import WeatherCore
 import WeatherWire
 
 /// A Unix socket client's connection as its `ClientSession` sees it, with no task of its own and
-/// no `NIOAsyncChannel` between (issue 12: its generic sequence producer and writer cost a
+/// no `NIOAsyncChannel` between (its generic sequence producer and writer cost a
 /// watcher a task and about 3 KB, and each request a tenth of the daemon's time in generic
 /// metadata lookups):
 ///

@@ -70,7 +70,7 @@ public final class SocketServer: Service {
             .childChannelOption(.allowRemoteHalfClosure, value: true)
             // Requests are lines of about a hundred bytes, and the line decoder keeps the last
             // read buffer of each connection: 512 bytes to start with, not NIO's 2048 (it still
-            // grows for a client that sends more at once). 1.5 KB less per watcher (issue 12).
+            // grows for a client that sends more at once). 1.5 KB less per watcher.
             .childChannelOption(.recvAllocator, value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 512, maximum: 65536))
         let initializer: @Sendable (any Channel) -> EventLoopFuture<Connection> = { channel in
             channel.eventLoop.makeCompletedFuture {
