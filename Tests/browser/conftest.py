@@ -7,6 +7,7 @@ Selenium never looks for or downloads a browser or a driver.
 
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -24,6 +25,7 @@ os.environ.setdefault("SE_OFFLINE", "true")  # belt and braces: Selenium Manager
 
 from selenium import webdriver  # noqa: E402
 from selenium.common.exceptions import StaleElementReferenceException  # noqa: E402
+from selenium.common.exceptions import TimeoutException  # noqa: E402
 from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
@@ -266,7 +268,7 @@ def daemon(make_daemon):
 # ---------------------------------------------------------------- the browser
 
 @pytest.fixture(scope="session")
-def browser():
+def browser_session():
     options = webdriver.ChromeOptions()
     options.binary_location = CHROMIUM
     for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
@@ -281,6 +283,107 @@ def browser():
     driver.quit()
 
 
+@pytest.fixture
+def browser(browser_session):
+    """The session's browser, its console emptied of what earlier tests logged."""
+    browser_session.get_log("browser")
+    return browser_session
+
+
+# ---------------------------------------------------------------- what every browser test checks at its end
+
+class Console:
+    """What the browser's console logged during one test (the driver hands each entry out once)."""
+
+    def __init__(self):
+        self.entries = []
+
+    def take(self, driver):
+        self.entries.extend(driver.get_log("browser"))
+
+    def errors(self, allowed=()):
+        return [e["message"] for e in self.entries if e["level"] == "SEVERE"
+                and not any(re.search(pattern, e["message"]) for pattern in allowed)]
+
+
+CONSOLE = Console()
+
+# Whether the basemap is drawn where the map shows: with tiles, a loaded tile in view; with the bundled
+# Natural Earth outlines (drawn on one canvas, see startBasemap in web/app.js), drawn pixels in the part
+# of that canvas inside the map's box, read from a small copy of it. An empty string when it is drawn,
+# else why not; null when the page shows no map.
+BASEMAP_PROBLEM = """
+  const map = document.querySelector('[data-testid="map"]');
+  if (!map) return null;
+  const box = map.getBoundingClientRect();
+  const inView = (r) => r.right > box.left && r.left < box.right && r.bottom > box.top && r.top < box.bottom;
+  if (map.classList.contains('tiles')) {
+    const tiles = [...map.querySelectorAll('.leaflet-tile-pane img.leaflet-tile-loaded')];
+    return tiles.some((t) => inView(t.getBoundingClientRect())) ? '' : 'no tile loaded in view';
+  }
+  if (!map.classList.contains('offline')) return 'no basemap started';
+  const canvas = map.querySelector('.leaflet-overlay-pane canvas');
+  if (!canvas || !canvas.width || !canvas.height) return 'no basemap canvas';
+  const c = canvas.getBoundingClientRect();
+  const left = Math.max(c.left, box.left), right = Math.min(c.right, box.right);
+  const top = Math.max(c.top, box.top), bottom = Math.min(c.bottom, box.bottom);
+  if (right - left < 1 || bottom - top < 1) return 'the basemap canvas is out of view';
+  const sx = canvas.width / c.width, sy = canvas.height / c.height;
+  const probe = document.createElement('canvas');
+  probe.width = probe.height = 64;
+  const context = probe.getContext('2d');
+  context.drawImage(canvas, (left - c.left) * sx, (top - c.top) * sy, (right - left) * sx, (bottom - top) * sy,
+                    0, 0, 64, 64);
+  const pixels = context.getImageData(0, 0, 64, 64).data;
+  let drawn = 0;
+  for (let i = 3; i < pixels.length; i += 4) if (pixels[i] > 0) drawn++;
+  return drawn >= 40 ? '' : 'the basemap is blank where the map shows (' + drawn + ' of 4096 probe pixels drawn)';
+"""
+
+
+def basemap_problem(driver, timeout=3):
+    """Why the basemap is not drawn (waiting a moment for it: it loads after the page), or None."""
+    problem = None
+
+    def drawn(d):
+        nonlocal problem
+        problem = d.execute_script(BASEMAP_PROBLEM)
+        return not problem
+    try:
+        WebDriverWait(driver, timeout, poll_frequency=0.1).until(drawn)
+    except TimeoutException:
+        return problem
+    return None
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "console_errors(*patterns): console errors (regular expressions) this test expects, "
+                   "such as a refused WebSocket while it stops the daemon; any other fails it")
+
+
+@pytest.fixture(autouse=True)
+def _console():
+    CONSOLE.entries = []
+    yield CONSOLE
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item):
+    """Every browser test fails on an error in the console (an uncaught exception, a failed load…)
+    and when its page is left without a basemap: the map must never be left blank by a script error."""
+    result = yield
+    driver = item.funcargs.get("browser")
+    if driver is not None:
+        CONSOLE.take(driver)
+        allowed = [p for mark in item.iter_markers("console_errors") for p in mark.args]
+        errors = CONSOLE.errors(allowed)
+        assert errors == [], "errors in the browser's console:\n" + "\n".join(errors)
+        problem = basemap_problem(driver)
+        assert problem is None, f"the map has lost its basemap: {problem}"
+    return result
+
+
 class Page:
     """The map page in the browser, through its data-testid hooks."""
 
@@ -290,7 +393,7 @@ class Page:
 
     def open(self, size=(1280, 860)):
         self.driver.set_window_size(*size)
-        self.driver.get_log("browser")  # what earlier pages logged is not this page's
+        CONSOLE.take(self.driver)  # the test's pages so far, kept for the check at its end
         self.driver.get(self.daemon.url)
         self.wait(lambda d: self.connected(), "the page to connect")
         return self
@@ -375,9 +478,9 @@ def pytest_runtest_makereport(item, call):
         ARTIFACTS.mkdir(exist_ok=True)
         try:
             driver.save_screenshot(str(ARTIFACTS / f"failed-{item.name}.png"))
-            logs = driver.get_log("browser")
+            CONSOLE.take(driver)
             (ARTIFACTS / f"failed-{item.name}.console.txt").write_text(
-                "\n".join(f"{e['level']} {e['message']}" for e in logs))
+                "\n".join(f"{e['level']} {e['message']}" for e in CONSOLE.entries))
         except Exception:  # the browser may be what failed
             pass
     for name in ("daemon",):
