@@ -260,6 +260,36 @@
     map.flyTo([lat, lon], Math.min(target, map.getMaxZoom()), { duration: 1.2 });
   }
 
+  // Runs fn once, when the map's current move has ended. Not map.once('moveend'): before Leaflet 1.9
+  // (Leaflet/Leaflet#8190; Debian's libjs-leaflet is older) `once` removes its listener only after
+  // calling it, so a moveend fired from inside fn calls fn again, and opening a popup can fire one:
+  // its auto-pan stops the pan still under way (that of a popup the user opened during the fly-to,
+  // say), and Leaflet ends a stopped pan with a moveend at once. Open, pan, stop, moveend, open…
+  // recursed until the stack overflowed, mostly inside the canvas renderer's redraw, which left the
+  // basemap blank: a loop of the same kind as Leaflet/Leaflet#6458 (keepInView, not used here).
+  // A pan can also end while a fly-to goes on: the move is over when a frame passes without another.
+  function afterMove(fn) {
+    const ended = () => {
+      map.off('moveend', ended);
+      requestAnimationFrame(() => whenStill(fn));
+    };
+    map.on('moveend', ended);
+  }
+
+  // Runs fn now when the map stands still, else once its move has ended: a popup is laid out and
+  // auto-panned into view then, never while a fly-to, a drag or another pan is under way.
+  function whenStill(fn) {
+    if (mapElement.dataset.moving === 'true') afterMove(fn);
+    else fn();
+  }
+
+  // Opens a marker's popup; one open already (the user opened it during the fly-to) is laid out and
+  // panned into view again instead (opening it again would pan it twice, the second pan stopping the first).
+  function showPopup(marker) {
+    if (marker.isPopupOpen()) marker.getPopup().update();
+    else marker.openPopup();
+  }
+
   function publishView() {
     const c = map.getCenter();
     const wrapped = c.wrap();
@@ -267,7 +297,7 @@
     mapElement.dataset.zoom = String(map.getZoom());
   }
   map.on('move zoom', publishView);
-  map.on('movestart', () => { mapElement.dataset.moving = 'true'; });
+  map.on('movestart move', () => { mapElement.dataset.moving = 'true'; });
   map.on('moveend', () => {
     publishView();
     mapElement.dataset.moving = 'false';
@@ -424,7 +454,7 @@
       container.appendChild(el('div', 'popup-forecast-title', 'Next ' + FORECAST_HOURS + ' hours'));
       container.appendChild(chart);
       container.hidden = false;
-      if (popup && popup.isOpen()) popup.update();  // laid out and panned into view again, should it have grown
+      if (popup) whenStill(() => { if (popup.isOpen()) popup.update(); });  // laid out and panned into view again, should it have grown
     }).catch((err) => {
       container.hidden = true;
       if (err.code === -32601) forecastSupported = false;
@@ -512,7 +542,7 @@
             const source = m.feature.properties && m.feature.properties.source;
             return source === 'text' || source === 'location';
           });
-          if (result) map.once('moveend', () => { if (markers.get(String(result.feature.id)) === result) result.marker.openPopup(); });
+          if (result) afterMove(() => { if (markers.get(String(result.feature.id)) === result) showPopup(result.marker); });
         }
       }
       lastFocusKey = focusKey;
@@ -658,7 +688,7 @@
           const c = current.geometry.coordinates;
           flyTo(c[1], c[0], FOCUS_MIN_ZOOM);
           const entry = markers.get(String(current.id));
-          if (entry) map.once('moveend', () => entry.marker.openPopup());
+          if (entry) afterMove(() => showPopup(entry.marker));
         });
       } else {
         go.disabled = true;
