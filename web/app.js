@@ -330,16 +330,33 @@
 
   // ---------------------------------------------------------------- markers
 
+  // The anchor is what Leaflet makes focusable (keyboard: true) and opens the popup on Enter: a
+  // button named by options.label.
   const WeatherIcon = L.Icon.extend({
     options: { iconSize: [0, 0], iconAnchor: [0, 0], popupAnchor: [0, -20], className: 'wx-anchor' },
     createIcon: function () {
       const anchor = el('div');
       anchor.appendChild(this.options.element);
+      anchor.setAttribute('role', 'button');
+      if (this.options.label) anchor.setAttribute('aria-label', this.options.label);
       this._setIconStyles(anchor, 'icon');
       return anchor;
     },
     createShadow: function () { return null; },
   });
+
+  // What a screen reader says for a marker, as text: "London, GB 8.9 °C overcast clouds".
+  function markerLabel(feature) {
+    const p = feature.properties || {};
+    let label = placeName(feature) + (typeof p.country === 'string' && p.country ? ', ' + p.country : '');
+    if (isNum(p.temperature)) label += ' ' + formatTempLong(p.temperature, p);
+    if (p.description || p.condition) label += ' ' + (p.description || p.condition);
+    return label;
+  }
+
+  function weatherIcon(feature) {
+    return new WeatherIcon({ element: markerElement(feature), label: markerLabel(feature) });
+  }
 
   function markerElement(feature) {
     const p = feature.properties || {};
@@ -485,13 +502,13 @@
         entry.signature = signature;
         entry.feature = feature;
         entry.marker.setLatLng(latlng);
-        entry.marker.setIcon(new WeatherIcon({ element: markerElement(feature) }));
+        entry.marker.setIcon(weatherIcon(feature));
         entry.marker.setZIndexOffset(zIndexFor(source));
         entry.marker.setPopupContent(popupElement(feature));
         continue;
       }
       const marker = L.marker(latlng, {
-        icon: new WeatherIcon({ element: markerElement(feature) }),
+        icon: weatherIcon(feature),
         zIndexOffset: zIndexFor(source),
         riseOnHover: true,
         keyboard: true,
@@ -515,6 +532,63 @@
     creditProviders(features);
     renderCities();
   }
+
+  // ---------------------------------------------------------------- popups and the keyboard
+  //
+  // A marker is a button in the Tab order; Enter opens its popup (Leaflet) and moves the focus into
+  // it; Escape, in the map, closes it; a popup that closes with the focus inside gives it back to its
+  // marker.
+
+  function markerOfPopup(popup) {
+    for (const entry of markers.values()) if (entry.marker.getPopup() === popup) return entry;
+    return null;
+  }
+
+  function focusWithoutScroll(node) {
+    if (node && document.contains(node)) node.focus({ preventScroll: true });
+  }
+
+  let enteredMarker = null;  // the marker icon on which Enter was pressed, for the popup it opens
+  mapElement.addEventListener('keydown', (e) => {
+    if (e.key === 'Enter' && e.target.classList && e.target.classList.contains('leaflet-marker-icon')) {
+      enteredMarker = e.target;
+    } else if (e.key === 'Escape' && openedPopup()) {
+      e.preventDefault();
+      map.closePopup();
+    }
+  });
+
+  function openedPopup() {
+    for (const entry of markers.values()) if (entry.marker.isPopupOpen()) return entry.marker.getPopup();
+    return null;
+  }
+
+  map.on('popupopen', (e) => {
+    const node = e.popup.getElement();
+    const entry = markerOfPopup(e.popup);
+    // Leaflet's close button is <a href="#close">×</a>: a button named "Close", with no fragment
+    // that a link would lead nowhere with (Leaflet's click handler keeps the page where it is).
+    const close = node.querySelector('.leaflet-popup-close-button');
+    if (close) {
+      close.setAttribute('href', '#');
+      close.setAttribute('role', 'button');
+      close.setAttribute('aria-label', 'Close');
+      close.removeAttribute('title');
+    }
+    const wrapper = node.querySelector('.leaflet-popup-content-wrapper');
+    wrapper.setAttribute('role', 'dialog');
+    wrapper.setAttribute('tabindex', '-1');
+    if (entry) wrapper.setAttribute('aria-label', placeName(entry.feature));
+    if (entry && enteredMarker && entry.marker.getElement() === enteredMarker) focusWithoutScroll(wrapper);
+    enteredMarker = null;
+  });
+
+  map.on('popupclose', (e) => {
+    const node = e.popup.getElement();
+    if (!node || !node.contains(document.activeElement)) return;
+    const entry = markerOfPopup(e.popup);
+    focusWithoutScroll(entry ? entry.marker.getElement() : mapElement);
+  });
 
   // ---------------------------------------------------------------- state, overlays, focus
 
@@ -590,7 +664,7 @@
       case 'error': text = 'Error: ' + (state.error && state.error.message ? state.error.message : 'the lookup failed'); break;
       default: text = name || '';
     }
-    phase.textContent = text;
+    if (phase.textContent !== text) phase.textContent = text;  // a live region: said once
     if (name === 'error' && state.error && state.error.message) phase.title = state.error.message;
     else phase.removeAttribute('title');
     lastProviders = Array.isArray(state.providers) ? state.providers : [];
@@ -600,17 +674,27 @@
 
   // OpenWeatherMap answered 429: no request goes out until the block ends (a state notification
   // says when it starts and when it ends).
+  // The line follows every count; a screen reader hears the block's start and end only.
   const budgetLine = $('[data-testid="budget"]');
+  let announcedBlock = null;
   function showBudget(budget) {
     const until = budget && typeof budget === 'object' ? parseTime(budget.blocked_until) : null;
+    const block = until ? budget.blocked_until : null;
     budgetLine.hidden = !until;
     budgetLine.dataset.blocked = until ? 'true' : 'false';
-    if (!until) { budgetLine.textContent = ''; return; }
+    if (!until) {
+      budgetLine.textContent = '';
+      if (announcedBlock) announce('The rate limit is over: lookups go out again.');
+      announcedBlock = null;
+      return;
+    }
     // state.budget is the first provider's that is asked: the one blocked until the same moment.
     const blocked = lastProviders.find((p) => p && p.blocked_until === budget.blocked_until);
     const known = blocked && PROVIDERS[blocked.name];
     const name = known ? known.text.replace('Weather data by ', '') : 'The weather provider';
     let text = name + ' rate limit: no lookups to it until ' + until.toLocaleTimeString();
+    if (block !== announcedBlock) announce(text);
+    announcedBlock = block;
     if (isNum(budget.used) && isNum(budget.requests_per_minute)) {
       text += ' (' + budget.used + ' of ' + budget.requests_per_minute + ' requests in the last minute)';
     }
@@ -618,6 +702,12 @@
   }
   let lastState = null;
   let lastProviders = [];
+
+  // Says a text through the page's own polite live region (index.html, #announcer).
+  const announcer = $('#announcer');
+  function announce(text) {
+    announcer.textContent = text;
+  }
 
   // ---------------------------------------------------------------- notices (errors of requests)
 
@@ -737,14 +827,18 @@
 
   const connectionBox = $('[data-testid="connection"]');
   const connectionText = connectionBox.querySelector('.connection-text');
+  const connectionRetry = connectionBox.querySelector('.connection-retry');
   const connection = { socket: null, open: false, attempt: 0, timer: null, countdown: null, reason: null };
   const pending = new Map();
   let nextId = 1;
 
-  function setConnected(open, text) {
+  // The text is the live region's: set only when it changes, so that it is announced once; the
+  // countdown beside it (retry) is hidden from screen readers.
+  function setConnected(open, text, retry) {
     connection.open = open;
     connectionBox.dataset.connected = open ? 'true' : 'false';
-    connectionText.textContent = text;
+    if (connectionText.textContent !== text) connectionText.textContent = text;
+    connectionRetry.textContent = retry ? ' — ' + retry : '';
     document.body.classList.toggle('disconnected', !open);
   }
 
@@ -839,7 +933,9 @@
   function connect() {
     clearTimeout(connection.timer);
     clearInterval(connection.countdown);
-    setConnected(false, connection.attempt ? 'Reconnecting…' : 'Connecting…');
+    // A retry keeps what the connection was said to be (Offline, busy): only its suffix changes.
+    if (connection.attempt) setConnected(false, connectionText.textContent, 'reconnecting…');
+    else setConnected(false, 'Connecting…');
     let socket;
     try {
       socket = new WebSocket(socketURL());
@@ -887,10 +983,11 @@
     let left = Math.ceil(delay / 1000);
     const what = connection.reason || 'Offline';
     connection.reason = null;
-    setConnected(false, what + ' — retrying in ' + left + ' s');
+    const retrying = () => 'retrying\u00a0in\u00a0' + left + '\u00a0s';  // wrapped as one
+    setConnected(false, what, retrying());
     connection.countdown = setInterval(() => {
       left -= 1;
-      if (left > 0) setConnected(false, what + ' — retrying in ' + left + ' s');
+      if (left > 0) setConnected(false, what, retrying());
     }, 1000);
     connection.timer = setTimeout(connect, delay);
   }

@@ -63,7 +63,8 @@
     input.setAttribute('aria-autocomplete', 'list');
     input.setAttribute('aria-expanded', 'false');
     input.setAttribute('aria-controls', list.id);
-    input.setAttribute('autocomplete', 'off');
+    // The browser's own suggestions stay off through the form's autocomplete="off" (index.html): on a
+    // search field the attribute itself is no valid autocomplete token to axe-core 3.1.1.
 
     let timer = null;       // the pause after the last keystroke
     let due = false;        // a pause ended: the field's text is to be asked

@@ -131,8 +131,9 @@ def test_search_shows_the_city_and_flies_there(page):
     assert page.daemon.rpc("state")["input"] == {"kind": "text", "city": "Paris"}
     # The features are exactly the daemon's: the cities plus the search result.
     assert page.features() == overlay_ids(page.daemon)
-    # The result's popup has the details.
+    # The result's popup has the details (once panned into view: Selenium reads only what shows).
     popup = page.wait(lambda d: d.find_elements(By.CSS_SELECTOR, ".leaflet-popup-content"), "the popup")[0]
+    page.wait(lambda d: "Paris" in popup.text, "the popup in view")
     assert "Paris" in popup.text and "Humidity" in popup.text and "81 %" in popup.text
     # And the next hours: the page asks `forecast` at the feature's point, which is Paris's recorded
     # forecast (within 48 hours its first step alone, 2018-12-01 00:00 UTC, light rain, 6.71 °C),
@@ -246,12 +247,16 @@ def test_a_rate_limit_block_is_shown_until_it_ends(page, owm):
     page.wait(lambda d: page.attr("budget", "data-blocked") == "true", "the block to show")
     assert page.find("budget").is_displayed()
     assert "rate limit" in page.find("budget").text
+    # Said once, through the page's own live region (the line itself follows every request count).
+    announcer = page.driver.find_element(By.ID, "announcer")
+    assert "rate limit" in announcer.get_attribute("textContent")
     assert page.daemon.rpc("state")["budget"]["blocked_until"], "the daemon's state says so too"
     page.screenshot("rate-limited.png")
     owm.clear_fault("Paris")
     # The state notification at the end of the block (Retry-After: 3 s) clears it.
     page.wait(lambda d: page.attr("budget", "data-blocked") == "false", "the block to end")
     assert not page.find("budget").is_displayed()
+    assert "over" in announcer.get_attribute("textContent")
     assert page.daemon.rpc("state")["budget"]["blocked_until"] is None
 
 
