@@ -1052,6 +1052,18 @@
       .finally(() => busy(cityAddInput, false));
   });
 
+  // On a narrow screen the panel is a bar (brand, search, status) until its toggle shows the rest;
+  // on a wide one the toggle is not shown and the panel is whole.
+  const panel = $('#panel');
+  const panelToggle = $('#panel-toggle');
+  panelToggle.addEventListener('click', () => {
+    const expanded = !panel.classList.toggle('folded');
+    panelToggle.setAttribute('aria-expanded', expanded ? 'true' : 'false');
+    const label = expanded ? 'Hide panel' : 'Show panel';
+    panelToggle.title = label;
+    panelToggle.querySelector('.visually-hidden').textContent = label;
+  });
+
   function applyReadOnly() {
     document.body.classList.toggle('read-only', config.read_only);
     for (const node of document.querySelectorAll('[data-control]')) node.hidden = config.read_only;
