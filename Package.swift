@@ -146,7 +146,8 @@ let package = Package(
         ),
         // What the test targets share: running child processes (the real binaries, gpsd, gpsfake),
         // raw sockets, systemd's notify socket, the recorded fixtures.
-        .target(
+        // A test target, so a release build never builds it (test targets may depend on one another).
+        .testTarget(
             name: "TestSupport",
             dependencies: [
                 "WeatherCore",
