@@ -15,10 +15,12 @@ import PackageDescription
 func releaseLink(_ product: String) -> [LinkerSetting] {
     [
         .unsafeFlags(
-            ["-use-ld=lld", "-Xlinker", "--no-export-dynamic", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
-             "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/packaging/order/\(product).txt",
-             "-Xlinker", "--no-warn-symbol-ordering"],
-            .when(configuration: .release)),
+            [
+                "-use-ld=lld", "-Xlinker", "--no-export-dynamic", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
+                "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/packaging/order/\(product).txt",
+                "-Xlinker", "--no-warn-symbol-ordering",
+            ],
+            .when(configuration: .release))
     ]
 }
 
@@ -78,7 +80,7 @@ let package = Package(
         .target(
             name: "WeatherWire",
             dependencies: [
-                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio")
             ]
         ),
         // Adapters at the edge (socket server, libcurl transport, durable city store, logging)

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 import WeatherCore
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
 
 /// A blocking connection to weatherd's socket, for `weatherctl`: one process, one connection,
 /// one request at a time (or one `watch`), so it needs no event loop and starts no thread.
@@ -35,7 +36,8 @@ public final class DaemonSocket {
         address.sun_family = sa_family_t(AF_UNIX)
         let bytes = Array(path.utf8)
         guard !bytes.isEmpty, bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
-            throw ConnectError(path: path, reason: bytes.isEmpty ? "empty socket path" : "the path is longer than a Unix socket path may be")
+            throw ConnectError(
+                path: path, reason: bytes.isEmpty ? "empty socket path" : "the path is longer than a Unix socket path may be")
         }
         withUnsafeMutableBytes(of: &address.sun_path) { raw in
             raw.copyBytes(from: bytes)

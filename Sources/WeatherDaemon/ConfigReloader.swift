@@ -4,7 +4,7 @@ import UnixSignals
 import WeatherCore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Re-reads the configuration on SIGHUP and on the `reload` method, one reload at a time, and hands

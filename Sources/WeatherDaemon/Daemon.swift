@@ -39,7 +39,8 @@ public struct Daemon: Sendable {
         if config.weather.providers.contains(.openWeatherMap), keys.openWeatherMap == nil {
             let serving = config.weather.providers.filter { $0.canServe(with: keys) }.map(\.displayName)
             logger.notice(
-                "no OpenWeatherMap API key: serving weather from \(serving.joined(separator: ", ")); to add OpenWeatherMap, \(ConfigLoader.apiKeyHint(config))")
+                "no OpenWeatherMap API key: serving weather from \(serving.joined(separator: ", ")); to add OpenWeatherMap, \(ConfigLoader.apiKeyHint(config))"
+            )
         }
         let clock = DaemonClock.continuous
         let notifier = SystemdNotifier(environment: environment)
@@ -101,7 +102,8 @@ public struct Daemon: Sendable {
                         overlaysSeq: await engine.currentOverlays.seq, gpsdConnected: await location.gpsStatus.connected)
                 }
             }
-            web = WebServer(config: config.web, listen: listen, handler: handler, engine: engine, assets: assets, metrics: exporter, logger: logger)
+            web = WebServer(
+                config: config.web, listen: listen, handler: handler, engine: engine, assets: assets, metrics: exporter, logger: logger)
         }
         var mqtt: MQTTPublisher?
         if let mqttLatest, let broker = config.mqtt.brokerAddress {
@@ -121,28 +123,35 @@ public struct Daemon: Sendable {
         let providers = config.weather.providers.filter { $0.canServe(with: keys) }.map { provider in
             switch provider {
             case .openWeatherMap: "OpenWeatherMap at \(config.openWeatherMap.baseURL)"
-            case .openMeteo: "Open-Meteo at \(openMeteo.endpoint.forecastHost)\(keys.openMeteo == nil ? " (free API, non-commercial use)" : " (subscription)")"
+            case .openMeteo:
+                "Open-Meteo at \(openMeteo.endpoint.forecastHost)\(keys.openMeteo == nil ? " (free API, non-commercial use)" : " (subscription)")"
             }
         }
-        logger.notice("weatherd \(WeatherdVersion.current) starting: \(watched.effective.count) watched cities, weather from \(providers.joined(separator: ", then "))")
-        let services: [any Service] = [server] + (web.map { [$0] } ?? []) + [
-            CityRefresherService(refresher: refresher),
-            BudgetWatcherService(watcher: BudgetWatcher(lookups: lookups, engine: engine, clock: clock)),
-            HeldNoticesService(engine: engine),
-            RegionSearchService(regions: regions),
-            reader,
-            FollowService(location: location),
-            ResumeDetectorService(detector: ResumeDetector(
-                clock: clock, clocks: ResumeDetectorService.clocks, lookups: lookups, refresher: refresher,
-                location: location, logger: logger), logger: logger),
-            reloader,
-        ] + (mqtt.map { [$0] } ?? []) + [
-            SystemdService(notifier: notifier, watchdog: SystemdNotifier.watchdogInterval(environment: environment), clock: clock, logger: logger),
-        ]
-        let group = ServiceGroup(configuration: .init(
-            services: services.map { .init(service: $0) },
-            gracefulShutdownSignals: [.sigterm, .sigint],
-            logger: logger))
+        logger.notice(
+            "weatherd \(WeatherdVersion.current) starting: \(watched.effective.count) watched cities, weather from \(providers.joined(separator: ", then "))"
+        )
+        let services: [any Service] =
+            [server] + (web.map { [$0] } ?? []) + [
+                CityRefresherService(refresher: refresher),
+                BudgetWatcherService(watcher: BudgetWatcher(lookups: lookups, engine: engine, clock: clock)),
+                HeldNoticesService(engine: engine),
+                RegionSearchService(regions: regions),
+                reader,
+                FollowService(location: location),
+                ResumeDetectorService(
+                    detector: ResumeDetector(
+                        clock: clock, clocks: ResumeDetectorService.clocks, lookups: lookups, refresher: refresher,
+                        location: location, logger: logger), logger: logger),
+                reloader,
+            ] + (mqtt.map { [$0] } ?? []) + [
+                SystemdService(
+                    notifier: notifier, watchdog: SystemdNotifier.watchdogInterval(environment: environment), clock: clock, logger: logger)
+            ]
+        let group = ServiceGroup(
+            configuration: .init(
+                services: services.map { .init(service: $0) },
+                gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: logger))
         do {
             try await group.run()
         } catch {

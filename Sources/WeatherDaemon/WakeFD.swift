@@ -1,7 +1,7 @@
 import CLinux
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// An eventfd that ends a thread's wait in poll(2) (the gpsd reader's, the MQTT loop's, the wait

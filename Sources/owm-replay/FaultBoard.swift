@@ -62,9 +62,10 @@ final class FaultBoard: Sendable {
     func clear(_ pattern: CityPattern?, services: ServiceFilter = .any) -> Int {
         let (count, released) = state.withLock { state -> (Int, [Gate]) in
             let key = pattern.map(Self.key)
-            let cleared = Set(state.rules.filter {
-                (key == nil || Self.key($0.pattern) == key) && services.includes($0.service)
-            }.map(\.id))
+            let cleared = Set(
+                state.rules.filter {
+                    (key == nil || Self.key($0.pattern) == key) && services.includes($0.service)
+                }.map(\.id))
             state.rules.removeAll { cleared.contains($0.id) }
             return (cleared.count, Self.gates(of: cleared, in: state))
         }

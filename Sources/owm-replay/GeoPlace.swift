@@ -32,8 +32,9 @@ struct GeoPlace: Sendable {
     /// `lat` and `lon` (a `state`, if any, is a string).
     init?(source: Source, body: JSONObject) {
         guard let name = body["name"]?.stringValue, let country = body["country"]?.stringValue,
-              let latitude = body["lat"]?.doubleValue, let longitude = body["lon"]?.doubleValue,
-              body["state"] == nil || body["state"]?.stringValue != nil else { return nil }
+            let latitude = body["lat"]?.doubleValue, let longitude = body["lon"]?.doubleValue,
+            body["state"] == nil || body["state"]?.stringValue != nil
+        else { return nil }
         self.source = source
         self.body = body
         self.name = name

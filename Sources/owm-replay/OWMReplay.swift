@@ -54,11 +54,12 @@ struct OWMReplay: AsyncParsableCommand {
     @Option(help: "Port to bind (0: any free port).")
     var port = 0
 
-    @Option(help: ArgumentHelp(
-        "Directory of recorded OpenWeatherMap responses named <slug>.<standard|metric|imperial>.json "
-            + "(forecasts in forecast/, geocoding answers in geo/) and of Open-Meteo's in open-meteo/ "
-            + "(forecast/<slug>.json, search/<name>.json, search-empty.json)."
-    ))
+    @Option(
+        help: ArgumentHelp(
+            "Directory of recorded OpenWeatherMap responses named <slug>.<standard|metric|imperial>.json "
+                + "(forecasts in forecast/, geocoding answers in geo/) and of Open-Meteo's in open-meteo/ "
+                + "(forecast/<slug>.json, search/<name>.json, search-empty.json)."
+        ))
     var data = "demo/owm"
 
     @Option(name: .customLong("api-key"), help: "Only accept this appid on OpenWeatherMap's paths (default: accept any).")
@@ -69,15 +70,17 @@ struct OWMReplay: AsyncParsableCommand {
         help: "Only accept this apikey on Open-Meteo's paths (default: accept any, or none).")
     var openMeteoAPIKey: String?
 
-    @Option(help: ArgumentHelp(
-        "Answer requests for CITY (of SERVICE: openweathermap or open-meteo; default both) after MS milliseconds (repeatable).",
-        valueName: "[SERVICE:]CITY=MS"))
+    @Option(
+        help: ArgumentHelp(
+            "Answer requests for CITY (of SERVICE: openweathermap or open-meteo; default both) after MS milliseconds (repeatable).",
+            valueName: "[SERVICE:]CITY=MS"))
     var delay: [DelayRule] = []
 
-    @Option(help: ArgumentHelp(
-        "Answer requests for CITY (of SERVICE; default both) with STATUS (429, 401, 404, 5xx, or garbage) instead (repeatable).",
-        valueName: "[SERVICE:]CITY=STATUS"
-    ))
+    @Option(
+        help: ArgumentHelp(
+            "Answer requests for CITY (of SERVICE; default both) with STATUS (429, 401, 404, 5xx, or garbage) instead (repeatable).",
+            valueName: "[SERVICE:]CITY=STATUS"
+        ))
     var fail: [FailRule] = []
 
     @Option(name: .customLong("retry-after"), help: "Retry-After seconds sent with --fail 429 answers.")
@@ -116,8 +119,9 @@ struct OWMReplay: AsyncParsableCommand {
         // SIGTERM and SIGINT end the server gracefully: open keep-alive connections are closed.
         var logger = Logger(label: "owm-replay") { StreamLogHandler.standardError(label: $0) }  // stdout has the port line
         logger.logLevel = .warning
-        let group = ServiceGroup(configuration: .init(
-            services: [server], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        let group = ServiceGroup(
+            configuration: .init(
+                services: [server], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
         logLine("stopped")
     }

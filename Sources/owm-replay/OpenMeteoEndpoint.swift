@@ -11,9 +11,10 @@ extension WeatherEndpoint {
     /// one that covers any of the points answers for the whole request.
     func openMeteoForecast(_ target: RequestTarget, clientGone: Gate?) async -> ReplayResponse {
         let points = (try? OpenMeteoForecastRequest.points(target)) ?? []
-        stats.recordOpenMeteoForecast(points: points.map {
-            "lat=\(formatDecimal($0.latitude, decimals: 4))&lon=\(formatDecimal($0.longitude, decimals: 4))"
-        })
+        stats.recordOpenMeteoForecast(
+            points: points.map {
+                "lat=\(formatDecimal($0.latitude, decimals: 4))&lon=\(formatDecimal($0.longitude, decimals: 4))"
+            })
         var cities: [(name: String, country: String?)] = []
         for point in points {
             let weather = catalog.weather(near: point.latitude, point.longitude)
@@ -98,7 +99,8 @@ extension WeatherEndpoint {
                 places = catalog.openMeteoPlaces.filter { $0.matches(name: name, area: area, countryCode: countryCode) }
             }
             guard !places.isEmpty else {
-                let empty = catalog.openMeteoEmptySearch
+                let empty =
+                    catalog.openMeteoEmptySearch
                     ?? ["generationtime_ms": .double(OpenMeteoPoint.madeUpGenerationTime("search:" + text))]
                 return .json(200, JSONValue.object(empty).serialized)
             }

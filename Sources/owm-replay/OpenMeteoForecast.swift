@@ -47,7 +47,7 @@ enum OpenMeteoForecast {
             let stepsOfDays = days.map { day in steps.filter { (day..<day + 86400).contains($0.time) } }
             var dailyUnits: JSONObject = ["time": .string(units.timeFormat.rawValue)]
             var block: JSONObject = [
-                "time": .array(days.map { units.timeFormat == .unixtime ? .integer(Int64($0)) : .string(zone.date($0)) }),
+                "time": .array(days.map { units.timeFormat == .unixtime ? .integer(Int64($0)) : .string(zone.date($0)) })
             ]
             for variable in request.daily {
                 dailyUnits[variable.rawValue] = .string(units.name(of: variable.quantity))

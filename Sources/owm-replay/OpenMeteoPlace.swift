@@ -23,8 +23,9 @@ struct OpenMeteoPlace: Sendable {
     /// and a string `name` and `country_code`.
     init?(body: JSONObject) {
         guard let id = body["id"]?.intValue, let name = body["name"]?.stringValue,
-              let latitude = body["latitude"]?.doubleValue, let longitude = body["longitude"]?.doubleValue,
-              let countryCode = body["country_code"]?.stringValue else { return nil }
+            let latitude = body["latitude"]?.doubleValue, let longitude = body["longitude"]?.doubleValue,
+            let countryCode = body["country_code"]?.stringValue
+        else { return nil }
         self.body = body
         self.id = id
         self.name = name
@@ -44,10 +45,13 @@ struct OpenMeteoPlace: Sendable {
     init(_ place: GeoPlace, id: Int) {
         let city = GeoNamesFacts.cities[id]
         let country = GeoNamesFacts.countries[place.country.uppercased()]
-        let admin1 = city?.admin1 ?? place.state.map { state in
-            place.country.uppercased() == "US" ? USState.name(forCode: state) ?? state : state
-        }
-        let timezone = city?.timezone
+        let admin1 =
+            city?.admin1
+            ?? place.state.map { state in
+                place.country.uppercased() == "US" ? USState.name(forCode: state) ?? state : state
+            }
+        let timezone =
+            city?.timezone
             ?? admin1.flatMap { GeoNamesFacts.stateTimezones[place.country.uppercased() + "/" + $0] }
             ?? country?.timezone ?? "GMT"
         var body: JSONObject = [

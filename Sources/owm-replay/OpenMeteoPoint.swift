@@ -100,19 +100,22 @@ struct OpenMeteoPoint: Sendable {
             return times.map { time in
                 let step = model.step(at: time)
                 let precipitation = step.precipitation / 3  // the model's amounts are for 3 hours
-                return complete(OpenMeteoStep(time: time, values: [
-                    .temperature: step.temperature,
-                    .apparentTemperature: step.feelsLike,
-                    .relativeHumidity: step.humidity.rounded(),
-                    .pressure: step.pressure,
-                    .windSpeed: step.wind * 3.6,
-                    .windDirection: Double(step.windDegrees),
-                    .windGusts: step.wind * 1.6 * 3.6,
-                    .cloudCover: Double(step.clouds),
-                    .weatherCode: Double(OWMCondition.wmoCode(step.condition.id)),
-                    .precipitation: precipitation,
-                    .precipitationProbability: (step.precipitationProbability * 100).rounded(),
-                ]))
+                return complete(
+                    OpenMeteoStep(
+                        time: time,
+                        values: [
+                            .temperature: step.temperature,
+                            .apparentTemperature: step.feelsLike,
+                            .relativeHumidity: step.humidity.rounded(),
+                            .pressure: step.pressure,
+                            .windSpeed: step.wind * 3.6,
+                            .windDirection: Double(step.windDegrees),
+                            .windGusts: step.wind * 1.6 * 3.6,
+                            .cloudCover: Double(step.clouds),
+                            .weatherCode: Double(OWMCondition.wmoCode(step.condition.id)),
+                            .precipitation: precipitation,
+                            .precipitationProbability: (step.precipitationProbability * 100).rounded(),
+                        ]))
             }
         }
     }
@@ -132,7 +135,8 @@ struct OpenMeteoPoint: Sendable {
             let snowCodes: Set<Int> = [71, 73, 75, 77, 85, 86]
             let showerCodes: Set<Int> = [80, 81, 82, 95, 96, 99]
             let liquidCodes = Set(51...67)
-            let snowing = code.map { snowCodes.contains($0) } ?? false
+            let snowing =
+                code.map { snowCodes.contains($0) } ?? false
                 || ((values[.temperature] ?? 1) < 0 && !(code.map { liquidCodes.contains($0) || showerCodes.contains($0) } ?? false))
             let showering = !snowing && (code.map { showerCodes.contains($0) } ?? false)
             values[.snowfall] = values[.snowfall] ?? (snowing ? amount * 0.7 : 0)
@@ -140,10 +144,12 @@ struct OpenMeteoPoint: Sendable {
             values[.rain] = values[.rain] ?? (snowing || showering ? 0 : amount)
         }
         if values[.precipitationProbability] == nil {
-            var random = SplitMix64(seed: stableHash("pop:\(Int((latitude * 100).rounded())),\(Int((longitude * 100).rounded()))@\(step.time)"))
+            var random = SplitMix64(
+                seed: stableHash("pop:\(Int((latitude * 100).rounded())),\(Int((longitude * 100).rounded()))@\(step.time)"))
             let wet = (values[.precipitation] ?? 0) > 0 || (code ?? 0) >= 51
             let cloudy = (code ?? 0) == 3 || (values[.cloudCover] ?? 0) >= 85
-            values[.precipitationProbability] = (wet ? random.double(40, 100) : cloudy ? random.double(5, 35) : random.double(0, 10)).rounded()
+            values[.precipitationProbability] = (wet ? random.double(40, 100) : cloudy ? random.double(5, 35) : random.double(0, 10))
+                .rounded()
         }
         if values[.apparentTemperature] == nil, let temperature = values[.temperature], let wind = values[.windSpeed] {
             values[.apparentTemperature] = temperature - wind / 3.6 * 0.4

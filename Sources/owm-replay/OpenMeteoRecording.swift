@@ -22,8 +22,10 @@ struct OpenMeteoRecording: Sendable {
 
     init(file: String, body: JSONObject) throws(CatalogError) {
         guard let latitude = body["latitude"]?.doubleValue, let longitude = body["longitude"]?.doubleValue,
-              body["current"]?.objectValue != nil || body["hourly"]?.objectValue != nil else {
-            throw CatalogError(file: file, reason: "not an Open-Meteo forecast answer for one point (latitude, longitude, current or hourly)")
+            body["current"]?.objectValue != nil || body["hourly"]?.objectValue != nil
+        else {
+            throw CatalogError(
+                file: file, reason: "not an Open-Meteo forecast answer for one point (latitude, longitude, current or hourly)")
         }
         self.file = file
         self.latitude = latitude

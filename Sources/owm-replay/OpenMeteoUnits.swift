@@ -43,12 +43,13 @@ struct OpenMeteoUnits: Sendable, Equatable {
         case .temperature:
             return .rounded(temperature == .celsius ? value : value * 9 / 5 + 32, decimals: 1)
         case .speed:
-            let converted = switch windSpeed {
-            case .kmh: value
-            case .ms: value / 3.6
-            case .mph: value / 1.609344
-            case .kn: value / 1.852
-            }
+            let converted =
+                switch windSpeed {
+                case .kmh: value
+                case .ms: value / 3.6
+                case .mph: value / 1.609344
+                case .kn: value / 1.852
+                }
             return .rounded(converted, decimals: 1)
         case .precipitation:
             return precipitation == .mm ? .rounded(value, decimals: 2) : .rounded(value / 25.4, decimals: 3)

@@ -17,11 +17,12 @@ struct RecordedForecast: Sendable {
     func body(in target: Units) -> JSONObject {
         guard target != units, let list = body["list"]?.arrayValue else { return body }
         var converted = body
-        converted["list"] = .array(list.map { step in
-            guard let object = step.objectValue else { return step }
-            let weather = RecordedWeather(file: file, units: units, body: object)
-            return .object(weather.body(in: target))
-        })
+        converted["list"] = .array(
+            list.map { step in
+                guard let object = step.objectValue else { return step }
+                let weather = RecordedWeather(file: file, units: units, body: object)
+                return .object(weather.body(in: target))
+            })
         return converted
     }
 }

@@ -61,7 +61,8 @@ struct ReplayResponse: Sendable {
     /// The HTML error page of the nginx/openresty proxy in front of the API (not JSON).
     static func proxyError(_ status: Int) -> ReplayResponse {
         let title = "\(status) \(reasonPhrase(status))"
-        let body = "<html>\r\n<head><title>\(title)</title></head>\r\n<body>\r\n<center><h1>\(title)</h1></center>\r\n"
+        let body =
+            "<html>\r\n<head><title>\(title)</title></head>\r\n<body>\r\n<center><h1>\(title)</h1></center>\r\n"
             + "<hr><center>openresty</center>\r\n</body>\r\n</html>\r\n"
         return ReplayResponse(status: status, contentType: "text/html", body: body)
     }

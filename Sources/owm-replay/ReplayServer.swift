@@ -98,7 +98,7 @@ struct ReplayServer: Service, CustomStringConvertible {
             }
         } catch is CancellationError {
             // Shutting down.
-        } catch where clientGone.isOpen {
+        } catch  where clientGone.isOpen {
             logLine("\(peer) went away")
         } catch {
             logLine("\(peer) connection error: \(error)")

@@ -52,8 +52,9 @@ func percentDecode(_ text: Substring, plusAsSpace: Bool) -> String {
     var iterator = Array(text.utf8)[...]
     while let byte = iterator.popFirst() {
         if byte == UInt8(ascii: "%"), iterator.count >= 2,
-           let high = hexValue(iterator[iterator.startIndex]),
-           let low = hexValue(iterator[iterator.startIndex + 1]) {
+            let high = hexValue(iterator[iterator.startIndex]),
+            let low = hexValue(iterator[iterator.startIndex + 1])
+        {
             bytes.append(high << 4 | low)
             iterator.removeFirst(2)
         } else if plusAsSpace, byte == UInt8(ascii: "+") {

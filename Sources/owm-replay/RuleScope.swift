@@ -17,7 +17,8 @@ extension WeatherProviderName {
 /// and a colon.
 func splitService(_ text: String) -> (service: WeatherProviderName?, city: String) {
     guard let colon = text.firstIndex(of: ":"),
-          let service = WeatherProviderName(serviceName: String(text[..<colon])) else { return (nil, text) }
+        let service = WeatherProviderName(serviceName: String(text[..<colon]))
+    else { return (nil, text) }
     return (service, String(text[text.index(after: colon)...]))
 }
 
@@ -42,7 +43,8 @@ func bestRule<Rule>(
     var best: (fit: Int, rule: Rule)?
     for rule in rules {
         guard let fit = ruleFit(pattern: pattern(rule), service: service(rule), request: requestService, cities: cities),
-              fit >= (best?.fit ?? 0) else { continue }
+            fit >= (best?.fit ?? 0)
+        else { continue }
         best = (fit, rule)
     }
     return best?.rule

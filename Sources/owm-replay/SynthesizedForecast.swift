@@ -31,12 +31,14 @@ enum SynthesizedForecast {
                     "humidity": .integer(Int64(step.humidity.rounded())),
                     "temp_kf": .rounded(step.spread),
                 ]),
-                "weather": .array([.object([
-                    "id": .integer(Int64(step.condition.id)),
-                    "main": .string(step.condition.main),
-                    "description": .string(step.condition.description),
-                    "icon": .string(step.condition.icon + (step.daytime ? "d" : "n")),
-                ])]),
+                "weather": .array([
+                    .object([
+                        "id": .integer(Int64(step.condition.id)),
+                        "main": .string(step.condition.main),
+                        "description": .string(step.condition.description),
+                        "icon": .string(step.condition.icon + (step.daytime ? "d" : "n")),
+                    ])
+                ]),
                 "clouds": .object(["all": .integer(Int64(step.clouds))]),
                 "wind": .object([
                     "speed": .rounded(step.wind), "deg": .integer(Int64(step.windDegrees)), "gust": .rounded(step.wind * 1.6),
@@ -98,7 +100,8 @@ enum SynthesizedForecast {
             latitude = weather.latitude ?? 0
             longitude = weather.longitude ?? 0
             cityID = current["id"]?.intValue ?? 0
-            place = cityID != 0
+            place =
+                cityID != 0
                 ? "id:\(cityID)" : "pt:\(Int((latitude * 100).rounded())),\(Int((longitude * 100).rounded()))"
             baseTemp = current["main"]?["temp"]?.doubleValue ?? (28 - 0.5 * abs(latitude))
             baseHumidity = current["main"]?["humidity"]?.doubleValue ?? 70

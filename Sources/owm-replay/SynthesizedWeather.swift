@@ -34,12 +34,14 @@ enum SynthesizedWeather {
 
         var body: JSONObject = [
             "coord": .object(["lon": .rounded(longitude, decimals: 4), "lat": .rounded(latitude, decimals: 4)]),
-            "weather": .array([.object([
-                "id": .integer(Int64(condition.id)),
-                "main": .string(condition.main),
-                "description": .string(condition.description),
-                "icon": .string(condition.icon + (daytime ? "d" : "n")),
-            ])]),
+            "weather": .array([
+                .object([
+                    "id": .integer(Int64(condition.id)),
+                    "main": .string(condition.main),
+                    "description": .string(condition.description),
+                    "icon": .string(condition.icon + (daytime ? "d" : "n")),
+                ])
+            ]),
             "base": .string("stations"),
             "main": .object([
                 "temp": .rounded(temp),

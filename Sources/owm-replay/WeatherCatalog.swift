@@ -154,9 +154,11 @@ struct WeatherCatalog: Sendable {
         var places = recorded
         for entry in entries {
             guard !entry.name.isEmpty, let country = entry.country, let lat = entry.latitude, let lon = entry.longitude,
-                  !places.contains(where: { $0.isNamed(entry.name, country: country) }) else { continue }
-            places.append(GeoPlace(
-                source: .catalog(file: entry.file), name: entry.name, latitude: lat, longitude: lon, country: country))
+                !places.contains(where: { $0.isNamed(entry.name, country: country) })
+            else { continue }
+            places.append(
+                GeoPlace(
+                    source: .catalog(file: entry.file), name: entry.name, latitude: lat, longitude: lon, country: country))
         }
         for place in SynthesizedPlaces.all + openMeteo where !places.contains(where: { $0.isSame(as: place) }) {
             places.append(place)
@@ -311,7 +313,8 @@ func distanceKilometres(_ lat1: Double, _ lon1: Double, _ lat2: Double, _ lon2: 
     let radians = Double.pi / 180
     let dLat = (lat2 - lat1) * radians
     let dLon = (lon2 - lon1) * radians
-    let a = sin(dLat / 2) * sin(dLat / 2)
+    let a =
+        sin(dLat / 2) * sin(dLat / 2)
         + cos(lat1 * radians) * cos(lat2 * radians) * sin(dLon / 2) * sin(dLon / 2)
     return 6371.0088 * 2 * atan2(a.squareRoot(), (1 - a).squareRoot())
 }

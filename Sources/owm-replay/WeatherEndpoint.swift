@@ -157,7 +157,8 @@ struct WeatherEndpoint: Sendable {
         clientGone: Gate?, answer: () -> ReplayResponse
     ) async -> ReplayResponse {
         if let delay = bestRule(delays, pattern: \.pattern, service: \.service, request: service, cities: cities),
-           delay.milliseconds > 0 {
+            delay.milliseconds > 0
+        {
             try? await Task.sleep(for: .milliseconds(delay.milliseconds))
         }
         switch service {
@@ -227,7 +228,8 @@ struct WeatherEndpoint: Sendable {
         }
         let lat = parseCoordinate(latText, limit: 90)
         let lon = parseCoordinate(lonText, limit: 180)
-        let key = "lat=\(lat.map { formatDecimal($0, decimals: 4) } ?? latText)"
+        let key =
+            "lat=\(lat.map { formatDecimal($0, decimals: 4) } ?? latText)"
             + "&lon=\(lon.map { formatDecimal($0, decimals: 4) } ?? lonText)"
         guard let lat else { return (key, .invalid(.wrongLatitude)) }
         guard let lon else { return (key, .invalid(.wrongLongitude)) }
@@ -236,7 +238,8 @@ struct WeatherEndpoint: Sendable {
 
     private func parseCoordinate(_ text: String, limit: Double) -> Double? {
         guard !text.isEmpty, text.allSatisfy({ "+-.0123456789eE".contains($0) }),
-              let value = Double(text), value.isFinite, abs(value) <= limit else { return nil }
+            let value = Double(text), value.isFinite, abs(value) <= limit
+        else { return nil }
         return value
     }
 }

@@ -19,7 +19,8 @@ struct ForecastCommand: ParsableCommand, HasGlobalOptions {
 
     func validate() throws {
         if let hours, !WeatherForecast.hoursRange.contains(hours) {
-            throw ValidationError("--hours must be from \(WeatherForecast.hoursRange.lowerBound) to \(WeatherForecast.hoursRange.upperBound)")
+            throw ValidationError(
+                "--hours must be from \(WeatherForecast.hoursRange.lowerBound) to \(WeatherForecast.hoursRange.upperBound)")
         }
         _ = try place()
     }

@@ -8,8 +8,10 @@ protocol HasGlobalOptions {
 }
 
 struct GlobalOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp(
-        "The daemon's socket (default: $WEATHERD_SOCKET, else /run/weatherd/weatherd.sock).", valueName: "path"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The daemon's socket (default: $WEATHERD_SOCKET, else /run/weatherd/weatherd.sock).", valueName: "path"))
     var socket: String?
 
     var socketPath: String {

@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 import Foundation
 import WeatherCore
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
 
 /// `weatherctl`'s human output: one line per result.
 enum HumanFormat {
@@ -39,16 +40,18 @@ enum HumanFormat {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = timeZone
         let timeFormat = Date.VerbatimFormatStyle(
-            format: "\(weekday: .abbreviated) \(day: .twoDigits) \(month: .abbreviated) \(hour: .twoDigits(clock: .twentyFourHour, hourCycle: .zeroBased)):\(minute: .twoDigits)",
+            format:
+                "\(weekday: .abbreviated) \(day: .twoDigits) \(month: .abbreviated) \(hour: .twoDigits(clock: .twentyFourHour, hourCycle: .zeroBased)):\(minute: .twoDigits)",
             locale: Locale(identifier: "en_US_POSIX"), timeZone: timeZone, calendar: calendar)
         for step in p["forecast"]?.arrayValue ?? [] {
             var parts: [String] = []
             let at = step["at"]?.stringValue.flatMap { try? Date($0, strategy: .iso8601) }
             parts.append(at.map { $0.formatted(timeFormat) } ?? (step["at"]?.stringValue ?? "?"))
             parts.append(step["symbol"]?.stringValue ?? " ")
-            parts.append(step["temperature"]?.doubleValue.map {
-                "\(fixed($0, 1, width: 6)) \(temperatureUnit(units))"
-            } ?? "     – \(temperatureUnit(units))")
+            parts.append(
+                step["temperature"]?.doubleValue.map {
+                    "\(fixed($0, 1, width: 6)) \(temperatureUnit(units))"
+                } ?? "     – \(temperatureUnit(units))")
             parts.append(step["pop"]?.doubleValue.map { "precip \(fixed($0 * 100, 0, width: 3))%" } ?? "precip    –")
             if let w = step["wind_speed"]?.doubleValue {
                 var wind = "wind \(fixed(w, 1, width: 4)) \(speedUnit(units))"
@@ -123,9 +126,11 @@ enum HumanFormat {
 
     /// `word` as a shell reads it back: quoted when it holds anything but letters, digits and `-._,`.
     static func shellWord(_ word: String) -> String {
-        let plain = !word.isEmpty && word.unicodeScalars.allSatisfy {
-            $0.properties.isAlphabetic || ("0"..."9").contains($0) || "-._,".unicodeScalars.contains($0)
-        }
+        let plain =
+            !word.isEmpty
+            && word.unicodeScalars.allSatisfy {
+                $0.properties.isAlphabetic || ("0"..."9").contains($0) || "-._,".unicodeScalars.contains($0)
+            }
         return plain ? word : "'" + word.replacingOccurrences(of: "'", with: #"'\''"#) + "'"
     }
 
@@ -133,7 +138,8 @@ enum HumanFormat {
     private static func place(_ json: JSONValue) -> String {
         var place = label(json["properties"] ?? .null)
         if place.isEmpty, let position = json["geometry"]?["coordinates"]?.arrayValue,
-           position.count == 2, let lon = position[0].doubleValue, let lat = position[1].doubleValue {
+            position.count == 2, let lon = position[0].doubleValue, let lat = position[1].doubleValue
+        {
             place = "\(fixed(lat, 4)), \(fixed(lon, 4))"
         }
         return place
@@ -161,7 +167,8 @@ enum HumanFormat {
         if let input = json["input"], !input.isNull {
             switch input["kind"]?.stringValue {
             case "text": parts.append("input text \"\(input["city"]?.stringValue ?? "")\"")
-            case "location": parts.append("input location \(fixed(input["lat"]?.doubleValue ?? 0, 4)),\(fixed(input["lon"]?.doubleValue ?? 0, 4))")
+            case "location":
+                parts.append("input location \(fixed(input["lat"]?.doubleValue ?? 0, 4)),\(fixed(input["lon"]?.doubleValue ?? 0, 4))")
             case "region":
                 let c = input["center"]
                 parts.append("input region \(fixed(c?["lat"]?.doubleValue ?? 0, 4)),\(fixed(c?["lon"]?.doubleValue ?? 0, 4))")
@@ -185,7 +192,8 @@ enum HumanFormat {
             let each = providers.map { provider in
                 let name = provider["name"]?.stringValue ?? "?"
                 if provider["usable"]?.boolValue == true { return "\(name) ok" }
-                let why = provider["blocked_until"]?.stringValue.map { "blocked until \($0)" }
+                let why =
+                    provider["blocked_until"]?.stringValue.map { "blocked until \($0)" }
                     ?? provider["error"]?.stringValue ?? "not usable"
                 return "\(name) (\(why))"
             }

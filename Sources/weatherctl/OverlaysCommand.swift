@@ -2,7 +2,8 @@ import ArgumentParser
 import WeatherClient
 
 struct OverlaysCommand: ParsableCommand, HasGlobalOptions {
-    static let configuration = CommandConfiguration(commandName: "overlays", abstract: "Print the current overlays (a GeoJSON FeatureCollection).")
+    static let configuration = CommandConfiguration(
+        commandName: "overlays", abstract: "Print the current overlays (a GeoJSON FeatureCollection).")
 
     @OptionGroup var options: GlobalOptions
 

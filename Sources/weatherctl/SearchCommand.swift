@@ -25,9 +25,10 @@ struct SearchCommand: ParsableCommand, HasGlobalOptions {
         if json {
             output(feature.serialized)
         } else {
-            output(HumanFormat.credited(
-                [HumanFormat.feature(feature)] + [HumanFormat.alternativesHint(feature, searched: name)].compactMap { $0 },
-                for: feature))
+            output(
+                HumanFormat.credited(
+                    [HumanFormat.feature(feature)] + [HumanFormat.alternativesHint(feature, searched: name)].compactMap { $0 },
+                    for: feature))
         }
     }
 }

@@ -3,7 +3,8 @@ import WeatherClient
 import WeatherCore
 
 struct StateCommand: ParsableCommand, HasGlobalOptions {
-    static let configuration = CommandConfiguration(commandName: "state", abstract: "Print whether a search is running and the phase of the latest one.")
+    static let configuration = CommandConfiguration(
+        commandName: "state", abstract: "Print whether a search is running and the phase of the latest one.")
 
     @OptionGroup var options: GlobalOptions
     @Flag(help: "Print the protocol object.") var json = false

@@ -4,7 +4,8 @@ import WeatherClient
 import WeatherCore
 
 struct WatchCommand: ParsableCommand, HasGlobalOptions {
-    static let configuration = CommandConfiguration(commandName: "watch", abstract: "Print notifications as they arrive, one JSON object per line.")
+    static let configuration = CommandConfiguration(
+        commandName: "watch", abstract: "Print notifications as they arrive, one JSON object per line.")
 
     @OptionGroup var options: GlobalOptions
     @Flag(help: "Only later changes, not the current state and overlays first.") var noReplay = false

@@ -19,7 +19,7 @@ enum Weatherctl {
             fail("weatherctl: \(error.message)", status: 1)
         } catch let error as ExitCode {
             exit(error.rawValue)
-        } catch where isConnectionFailure(error) {
+        } catch  where isConnectionFailure(error) {
             let path = (try? WeatherctlCommand.parseAsRoot()).flatMap { ($0 as? any HasGlobalOptions)?.options.socketPath } ?? "the daemon"
             fail("weatherctl: the connection to \(path) failed: \(error) (did weatherd stop?)", status: 69)
         } catch {

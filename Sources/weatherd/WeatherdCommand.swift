@@ -51,16 +51,19 @@ struct WeatherdCommand: AsyncParsableCommand {
             }
             var keys = ProviderKeys()
             if let (key, origin) = ConfigLoader.findAPIKey(
-                loaded.config, file: path, environment: environment, readFile: FileReader.text(atPath:)) {
+                loaded.config, file: path, environment: environment, readFile: FileReader.text(atPath:))
+            {
                 keys.openWeatherMap = key
                 loaded.origins["openweathermap.api_key"] = origin
             }
             if let (key, origin) = ConfigLoader.findOpenMeteoKey(
-                loaded.config, file: path, environment: environment, readFile: FileReader.text(atPath:)) {
+                loaded.config, file: path, environment: environment, readFile: FileReader.text(atPath:))
+            {
                 keys.openMeteo = key
                 loaded.origins["open-meteo.api_key_file"] = origin
             } else if let problem = ConfigLoader.openMeteoKeyFileProblem(
-                loaded.config, file: path, environment: environment, readFile: FileReader.text(atPath:)) {
+                loaded.config, file: path, environment: environment, readFile: FileReader.text(atPath:))
+            {
                 loaded.warnings.append(problem)
             }
             try ConfigLoader.checkProviders(loaded.config, keys: keys, file: path)
@@ -84,8 +87,11 @@ struct WeatherdCommand: AsyncParsableCommand {
         if checkConfig {
             // Warnings on stderr; the effective configuration, each value with its origin, on stdout.
             for warning in loaded.warnings {
-                FileHandle.standardError.write(Data(DaemonLogHandler.plainLines(
-                    warning.description, level: .warning, environment: environment).utf8))
+                FileHandle.standardError.write(
+                    Data(
+                        DaemonLogHandler.plainLines(
+                            warning.description, level: .warning, environment: environment
+                        ).utf8))
             }
             var shown = loaded
             if let key = keys.openWeatherMap {

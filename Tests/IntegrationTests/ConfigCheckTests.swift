@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WeatherClient
 import WeatherCore
+
 @testable import TestSupport
 
 /// `weatherd --check-config` and configuration errors (exit 78).
@@ -10,7 +11,9 @@ struct ConfigCheckTests {
     @Test("unknown keys: exit 78 with FILE: key.path: unknown key for each")
     func unknownKeys() async throws {
         let directory = try TemporaryDirectory()
-        let file = try directory.write("weatherd.toml", """
+        let file = try directory.write(
+            "weatherd.toml",
+            """
             cities = ["Seoul"]
             bogus = 1
 
@@ -28,7 +31,9 @@ struct ConfigCheckTests {
     @Test("a syntax error: exit 78 with FILE:LINE:COLUMN:")
     func syntaxError() async throws {
         let directory = try TemporaryDirectory()
-        let file = try directory.write("weatherd.toml", """
+        let file = try directory.write(
+            "weatherd.toml",
+            """
             cities = ["Seoul"]
             [socket
             path = "/tmp/x.sock"
@@ -53,15 +58,17 @@ struct ConfigCheckTests {
         try Data(bytes).write(to: URL(fileURLWithPath: file))
         let result = try await runWeatherd(["--check-config", "--config", file])
         #expect(result.status == 78, "\(result)")
-        #expect(result.stderr
-            == "\(file):3:18: expected UTF-8 text, found the byte 0xFC, which begins no valid UTF-8 sequence\n", "\(result)")
+        #expect(
+            result.stderr
+                == "\(file):3:18: expected UTF-8 text, found the byte 0xFC, which begins no valid UTF-8 sequence\n", "\(result)")
         #expect(result.stdout.isEmpty, "\(result)")
     }
 
     @Test("--config /dev/null is an empty file: every key at its default")
     func devNull() async throws {
-        let result = try await runWeatherd(["--check-config", "--config", "/dev/null"],
-                                           environment: ["OWM_API_KEY": "env-key-0123456789"])
+        let result = try await runWeatherd(
+            ["--check-config", "--config", "/dev/null"],
+            environment: ["OWM_API_KEY": "env-key-0123456789"])
         #expect(result.status == 0, "\(result)")
         #expect(result.stdout.contains(#"cities = ["Seoul,KR", "London,GB"]"#), "\(result)")
         #expect(result.stdout.hasSuffix("# configuration OK (API key found)\n"), "\(result)")
@@ -101,7 +108,9 @@ struct ConfigCheckTests {
     @Test("no API key anywhere and OpenWeatherMap the only provider: exit 78 saying how to provide one")
     func noAPIKey() async throws {
         let directory = try TemporaryDirectory()
-        let file = try directory.write("weatherd.toml", """
+        let file = try directory.write(
+            "weatherd.toml",
+            """
             cities = []
             [weather]
             providers = ["openweathermap"]
@@ -122,7 +131,9 @@ struct ConfigCheckTests {
     @Test("no OpenWeatherMap key with Open-Meteo among the providers (the default): the configuration is fine")
     func noKeyOpenMeteo() async throws {
         let directory = try TemporaryDirectory()
-        let file = try directory.write("weatherd.toml", """
+        let file = try directory.write(
+            "weatherd.toml",
+            """
             cities = []
             [openweathermap]
             api_key_file = "\(directory.file("missing-key"))"
@@ -135,7 +146,9 @@ struct ConfigCheckTests {
     @Test("a deprecated key: exit 0, its warning on stderr, every value's origin on stdout")
     func deprecatedKeyAndOrigins() async throws {
         let directory = try TemporaryDirectory()
-        let file = try directory.write("weatherd.toml", """
+        let file = try directory.write(
+            "weatherd.toml",
+            """
             cities = ["Oslo"]
 
             [weather]
@@ -148,8 +161,9 @@ struct ConfigCheckTests {
         let socket = directory.file("s.sock")
         let result = try await runWeatherd(["--check-config", "--config", file, "--socket", socket])
         #expect(result.status == 0, "\(result)")
-        #expect(result.stderr
-            == "\(file): openweathermap.units: deprecated, moved to weather.units; it applies because weather.units is not set\n",
+        #expect(
+            result.stderr
+                == "\(file): openweathermap.units: deprecated, moved to weather.units; it applies because weather.units is not set\n",
             "\(result)")
         let lines = result.stdout.split(separator: "\n").map(String.init)
         /// The line of `key = value`, which must end with the origin comment `# origin`.
@@ -187,7 +201,9 @@ struct ConfigCheckTests {
     @Test("a bad provider: exit 78 with FILE: weather.providers: naming the valid ones")
     func badProvider() async throws {
         let directory = try TemporaryDirectory()
-        let file = try directory.write("weatherd.toml", """
+        let file = try directory.write(
+            "weatherd.toml",
+            """
             [weather]
             providers = ["openweathermap", "met-no"]
 
@@ -196,8 +212,9 @@ struct ConfigCheckTests {
             """)
         let result = try await runWeatherd(["--check-config", "--config", file])
         #expect(result.status == 78, "\(result)")
-        #expect(result.stderr
-            == "\(file): weather.providers: expected one of \"openweathermap\", \"open-meteo\", found \"met-no\" at [1]\n",
+        #expect(
+            result.stderr
+                == "\(file): weather.providers: expected one of \"openweathermap\", \"open-meteo\", found \"met-no\" at [1]\n",
             "\(result)")
         #expect(result.stdout.isEmpty, "\(result)")
     }
@@ -208,7 +225,8 @@ struct ConfigCheckTests {
         var setup = DaemonSetup(directory: directory, replay: nil)
         setup.openWeatherMapLines = ["lang = \"de\""]
         let daemon = try await DaemonProcess.start(setup)
-        let warning = "\(setup.configPath): openweathermap.lang: deprecated, moved to weather.lang; it applies because weather.lang is not set"
+        let warning =
+            "\(setup.configPath): openweathermap.lang: deprecated, moved to weather.lang; it applies because weather.lang is not set"
         let atStart = try await daemon.process.waitForLine(containing: warning, on: \.stderr)
         #expect(atStart.contains("warning"), "\(atStart)")
 
@@ -216,7 +234,8 @@ struct ConfigCheckTests {
         try setup.writeConfig()
         daemon.process.send(SIGHUP)
         let atReload = try await daemon.process.waitForLine(
-            containing: "reload: \(setup.configPath): openweathermap.lang: deprecated, moved to weather.lang; ignored because weather.lang is set",
+            containing:
+                "reload: \(setup.configPath): openweathermap.lang: deprecated, moved to weather.lang; ignored because weather.lang is set",
             on: \.stderr)
         #expect(atReload.contains("warning"), "\(atReload)")
         _ = try await daemon.process.waitForLine(containing: "configuration reloaded; changed: weather", on: \.stderr)

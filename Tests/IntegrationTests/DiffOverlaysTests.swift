@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WeatherClient
 import WeatherCore
+
 @testable import TestSupport
 
 /// The overlays as a diff watcher has them: the first full collection with every diff applied.
@@ -27,7 +28,8 @@ private struct AppliedOverlays {
             let base = try #require(params?["base"]?.intValue)
             #expect(base == seq, "a diff from seq \(base), but the client has \(seq.map(String.init) ?? "nothing")")
             for id in params?["removed"]?.arrayValue ?? [] {
-                #expect(features.removeValue(forKey: id.stringValue ?? "") != nil, "removed \(id.serialized), which the client did not have")
+                #expect(
+                    features.removeValue(forKey: id.stringValue ?? "") != nil, "removed \(id.serialized), which the client did not have")
             }
             for (id, text) in Self.byID(params?["changed"]) {
                 #expect(features[id] != nil, "changed \(id), which the client did not have")

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WeatherClient
 import WeatherCore
+
 @testable import TestSupport
 
 /// The `forecast` method against the real daemon and owm-replay (its recorded Paris forecast and
@@ -37,20 +38,26 @@ struct ForecastTests {
         #expect(try await daemon.call("overlays") == overlaysBefore)
         let state = try await daemon.call("state")
         // Its requests count in the budget and the providers' counts; nothing else changes.
-        let unchanged: (JSONValue) -> JSONValue = { .object($0.objectValue!.filtering { !["updated_at", "budget", "providers"].contains($0) }) }
+        let unchanged: (JSONValue) -> JSONValue = {
+            .object($0.objectValue!.filtering { !["updated_at", "budget", "providers"].contains($0) })
+        }
         #expect(unchanged(state) == unchanged(stateBefore))
         let provider = state["providers"]?.arrayValue?.first
         #expect(provider?["used_minute"]?.intValue == 2 && provider?["usable"]?.boolValue == true, "\(state.serialized)")
 
         let metrics = try await httpRequest(port: webPort, "/metrics").text
-        #expect(metrics.contains(#"weatherd_upstream_requests_total{endpoint="forecast",outcome="ok",provider="openweathermap"} 1"#), "\(metrics)")
+        #expect(
+            metrics.contains(#"weatherd_upstream_requests_total{endpoint="forecast",outcome="ok",provider="openweathermap"} 1"#),
+            "\(metrics)")
 
         let human = try await daemon.weatherctl(["forecast", "Paris", "--hours", "120"])
         #expect(human.status == 0, "\(human)")
         let lines = human.stdout.split(separator: "\n")
         #expect(lines.count == 3, "\(human)")
         #expect(lines.first == "Paris, FR", "\(human)")
-        #expect(lines.dropFirst().allSatisfy { $0.contains("🌧") && $0.contains("°C") && $0.contains("precip") && $0.contains("wind") }, "\(human)")
+        #expect(
+            lines.dropFirst().allSatisfy { $0.contains("🌧") && $0.contains("°C") && $0.contains("precip") && $0.contains("wind") },
+            "\(human)")
         let json = try await daemon.weatherctl(["forecast", "Paris", "--json"])
         #expect(try JSONValue.parse(Array(json.stdout.utf8)) == day, "\(json)")
         #expect(try await replay.stats().forecastRequests == 1)
@@ -83,8 +90,8 @@ struct ForecastTests {
     }
 }
 
-private extension JSONObject {
-    func filtering(_ keep: (String) -> Bool) -> JSONObject {
+extension JSONObject {
+    fileprivate func filtering(_ keep: (String) -> Bool) -> JSONObject {
         var object = JSONObject()
         for (key, value) in members where keep(key) { object[key] = value }
         return object

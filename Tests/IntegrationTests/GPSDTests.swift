@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WeatherClient
 import WeatherCore
+
 @testable import TestSupport
 
 /// Locations end to end: a real gpsd fed by gpsfake from NMEA logs, weatherd reading it through
@@ -325,7 +326,6 @@ struct GPSDTests {
 
 // MARK: - Helpers
 
-
 /// A fix object (`properties.fix` or `state.gps.last_fix`) near `position` with a plausible error and mode.
 private func expectFix(
     _ fix: JSONValue, near position: (lat: Double, lon: Double), maxError: Double, sourceLocation: SourceLocation = #_sourceLocation
@@ -341,8 +341,9 @@ private func expectFix(
 private func expectNear(
     _ value: Double?, _ expected: Double, _ what: String, tolerance: Double = 0.001, sourceLocation: SourceLocation = #_sourceLocation
 ) {
-    #expect(value.map { abs($0 - expected) <= tolerance } == true, "\(what): \(value.map { "\($0)" } ?? "missing"), expected \(expected)",
-            sourceLocation: sourceLocation)
+    #expect(
+        value.map { abs($0 - expected) <= tolerance } == true, "\(what): \(value.map { "\($0)" } ?? "missing"), expected \(expected)",
+        sourceLocation: sourceLocation)
 }
 
 /// The points of the location searches the state notifications show, in order, each once.
@@ -350,7 +351,8 @@ private func searchedPoints(_ messages: [JSONValue]) -> [(lat: Double, lon: Doub
     var points: [(lat: Double, lon: Double)] = []
     for message in messages where message.isStateNotification {
         guard let input = message.params?["input"], input["kind"] == "location",
-              let lat = input["lat"]?.doubleValue, let lon = input["lon"]?.doubleValue else { continue }
+            let lat = input["lat"]?.doubleValue, let lon = input["lon"]?.doubleValue
+        else { continue }
         if let last = points.last, last.lat == lat, last.lon == lon { continue }
         points.append((lat, lon))
     }

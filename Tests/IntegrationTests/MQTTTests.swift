@@ -2,10 +2,11 @@ import Foundation
 import Testing
 import WeatherClient
 import WeatherCore
+
 @testable import TestSupport
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A real Mosquitto, the stand-in for OpenWeatherMap, and weatherd publishing to the broker as `dev1`.
@@ -37,8 +38,10 @@ private struct MQTTDaemon {
     /// The retained overlays, state and status, parsed where JSON.
     func retained() async throws -> (status: String?, overlays: JSONValue?, state: JSONValue?) {
         let messages = try await broker.retained([topic("status"), topic("overlays"), topic("state")])
-        return (messages[topic("status")], try messages[topic("overlays")].map { try JSONValue.parse(Array($0.utf8)) },
-                try messages[topic("state")].map { try JSONValue.parse(Array($0.utf8)) })
+        return (
+            messages[topic("status")], try messages[topic("overlays")].map { try JSONValue.parse(Array($0.utf8)) },
+            try messages[topic("state")].map { try JSONValue.parse(Array($0.utf8)) }
+        )
     }
 
     /// The lines of `subscriber` (a `mosquitto_sub -F`) once one contains `text`.
@@ -71,7 +74,9 @@ struct MQTTTests {
         // A clean shutdown leaves `offline`, published by weatherd itself: the Last Will would leave
         // the same, so the broker's log must show a DISCONNECT, not a connection dropped.
         let end = try await fixture.broker.waitForLog("the end of dev1's connection") { lines in
-            lines.first { $0.contains("Client \(MQTTDaemon.device) ") && ($0.contains("disconnect") || $0.contains("closed its connection")) }
+            lines.first {
+                $0.contains("Client \(MQTTDaemon.device) ") && ($0.contains("disconnect") || $0.contains("closed its connection"))
+            }
         }
         #expect(end.hasSuffix("Client \(MQTTDaemon.device) disconnected."), "\(end)")
         #expect(try await fixture.broker.retained([fixture.topic("status")])[fixture.topic("status")] == "offline")
@@ -96,8 +101,10 @@ struct MQTTTests {
         // mosquitto_rr: the MQTT 5 request/response client.
         let answered = try await runCommand(
             "/usr/bin/mosquitto_rr",
-            fixture.broker.clientOptions() + ["-t", fixture.topic("request"), "-e", "replies/rr", "-W", "20",
-                                              "-m", #"{"jsonrpc":"2.0","id":7,"method":"search","params":{"city":"Paris"}}"#],
+            fixture.broker.clientOptions() + [
+                "-t", fixture.topic("request"), "-e", "replies/rr", "-W", "20",
+                "-m", #"{"jsonrpc":"2.0","id":7,"method":"search","params":{"city":"Paris"}}"#,
+            ],
             environment: TestEnvironment.childEnvironment(), timeout: .seconds(30))
         #expect(answered.status == 0, "\(answered)")
         let reply = try JSONValue.parse(Array(answered.stdout.utf8))
@@ -117,8 +124,10 @@ struct MQTTTests {
         for method in ["reload", "watch"] {
             let refused = try await runCommand(
                 "/usr/bin/mosquitto_rr",
-                fixture.broker.clientOptions() + ["-t", fixture.topic("request"), "-e", "replies/rr", "-W", "20",
-                                                  "-m", #"{"jsonrpc":"2.0","id":1,"method":""# + method + #""}"#],
+                fixture.broker.clientOptions() + [
+                    "-t", fixture.topic("request"), "-e", "replies/rr", "-W", "20",
+                    "-m", #"{"jsonrpc":"2.0","id":1,"method":""# + method + #""}"#,
+                ],
                 environment: TestEnvironment.childEnvironment(), timeout: .seconds(30))
             #expect(try JSONValue.parse(Array(refused.stdout.utf8))["error"]?["code"] == .integer(-32601), "\(refused)")
         }
@@ -150,8 +159,8 @@ struct MQTTTests {
         try await fixture.replay.setFault(city: "Berlin", "hang")
         try await fixture.broker.publish(
             fixture.topic("request"),
-            #"[{"jsonrpc":"2.0","id":1,"method":"cities.add","params":{"city":"Berlin"}},"# +
-                #"{"jsonrpc":"2.0","id":2,"method":"search","params":{"city":"London"}}]"#,
+            #"[{"jsonrpc":"2.0","id":1,"method":"cities.add","params":{"city":"Berlin"}},"#
+                + #"{"jsonrpc":"2.0","id":2,"method":"search","params":{"city":"London"}}]"#,
             extra: ["-q", "1"])
         try await fixture.replay.waitForHanging(1)
         // The second, a search for Paris, reaches weatherd (it acknowledges it) while the first hangs.
@@ -183,8 +192,10 @@ struct MQTTTests {
         for id in 1...3 {
             let answered = try await runCommand(
                 "/usr/bin/mosquitto_rr",
-                fixture.broker.clientOptions() + ["-t", fixture.topic("request"), "-e", "replies/rr", "-W", "20",
-                                                  "-m", #"{"jsonrpc":"2.0","id":"# + "\(id)" + #","method":"version"}"#],
+                fixture.broker.clientOptions() + [
+                    "-t", fixture.topic("request"), "-e", "replies/rr", "-W", "20",
+                    "-m", #"{"jsonrpc":"2.0","id":"# + "\(id)" + #","method":"version"}"#,
+                ],
                 environment: TestEnvironment.childEnvironment(), timeout: .seconds(30))
             #expect(answered.status == 0, "\(answered)")
             #expect(try JSONValue.parse(Array(answered.stdout.utf8))["id"] == .integer(Int64(id)), "\(answered)")
@@ -277,7 +288,9 @@ struct MQTTTests {
         let city = "city_owm_2643743"
         _ = try await fixture.waitFor("place/\(city) ", from: subscriber)
         let measures = ["temperature", "humidity", "wind_speed", "condition"]
-        let topics = measures.flatMap { ["homeassistant/sensor/dev1/latest_\($0)/config", "homeassistant/sensor/dev1/\(city)_\($0)/config"] }
+        let topics = measures.flatMap {
+            ["homeassistant/sensor/dev1/latest_\($0)/config", "homeassistant/sensor/dev1/\(city)_\($0)/config"]
+        }
         let configs = try await fixture.broker.retained(topics)
         #expect(configs.count == 8)
         var uniqueIDs: Set<String> = []
@@ -339,7 +352,8 @@ struct MQTTAuthTests {
         _ = try await accepted.process.waitForLine(containing: "MQTT: connected to the broker", on: \.stderr)
         let status = try await broker.retained(["weatherd/dev1/status"], user: ("dev1", "right-s3cret"))
         #expect(status["weatherd/dev1/status"] == "online")
-        let check = try await runWeatherd(["--check-config", "--config", wrong.configPath], environment: ["CREDENTIALS_DIRECTORY": credentials])
+        let check = try await runWeatherd(
+            ["--check-config", "--config", wrong.configPath], environment: ["CREDENTIALS_DIRECTORY": credentials])
         _ = try await accepted.terminate()
         for output in [accepted.stderrText, check.stdout, check.stderr] {
             #expect(!output.contains("s3cret"), "\(output)")
@@ -393,7 +407,8 @@ struct MQTTSilentBrokerTests {
         var setup = DaemonSetup(directory: directory, replay: nil)
         setup.mqttLines = ["broker = \"mqtt://127.0.0.1:\(port)\"", "client_id = \"dev1\"", "keepalive = \"20s\""]
         let daemon = try await DaemonProcess.start(setup)
-        let line = try await daemon.process.waitForLine(containing: "MQTT: cannot connect to mqtt://127.0.0.1:\(port)", on: \.stderr, timeout: .seconds(30))
+        let line = try await daemon.process.waitForLine(
+            containing: "MQTT: cannot connect to mqtt://127.0.0.1:\(port)", on: \.stderr, timeout: .seconds(30))
         // The attempt's own limit: the keep-alive, 20 s, but at most 10 s.
         #expect(line.contains("no answer from the broker within 10"), "\(line)")
         #expect(try await daemon.call("version")["protocol"] == .integer(1))
@@ -437,7 +452,8 @@ private func openFIFOForWriting(_ path: String, timeout: Duration) async throws 
     }
     guard !timedOut, writer >= 0 else {
         if writer >= 0 { close(writer) }
-        throw ChildProcessError(message: "nobody opened \(path) for reading within \(timeout) (does this system's resolver read HOSTALIASES?)")
+        throw ChildProcessError(
+            message: "nobody opened \(path) for reading within \(timeout) (does this system's resolver read HOSTALIASES?)")
     }
     return writer
 }
@@ -447,7 +463,9 @@ struct MQTTConfigCheckTests {
     @Test("a bad [mqtt] value or an unreadable password_file: exit 78 with FILE: key.path: message, never the password")
     func badMQTTConfig() async throws {
         let directory = try TemporaryDirectory()
-        let file = try directory.write("weatherd.toml", """
+        let file = try directory.write(
+            "weatherd.toml",
+            """
             [openweathermap]
             api_key = "k"
 
@@ -463,7 +481,9 @@ struct MQTTConfigCheckTests {
             #expect(result.stderr.contains("\(file): \(key): "), "\(key): \(result)")
         }
 
-        let noUser = try directory.write("nouser.toml", """
+        let noUser = try directory.write(
+            "nouser.toml",
+            """
             [openweathermap]
             api_key = "k"
 
@@ -476,7 +496,9 @@ struct MQTTConfigCheckTests {
         #expect(refused.stderr.contains("\(noUser): mqtt.username: "), "\(refused)")
         #expect(!refused.stderr.contains("hunter2"))
 
-        let missing = try directory.write("missing.toml", """
+        let missing = try directory.write(
+            "missing.toml",
+            """
             [openweathermap]
             api_key = "k"
 
@@ -508,7 +530,8 @@ struct MQTTTLSTests {
         var setup = DaemonSetup(directory: directory, replay: replay, cities: ["London"])
         setup.mqttLines = ["broker = \"mqtts://127.0.0.1:\(broker.port)\"", "client_id = \"dev1\""]
         let daemon = try await DaemonProcess.start(setup)
-        let line = try await daemon.process.waitForLine(containing: "MQTT: cannot connect to mqtts://127.0.0.1:\(broker.port)", on: \.stderr)
+        let line = try await daemon.process.waitForLine(
+            containing: "MQTT: cannot connect to mqtts://127.0.0.1:\(broker.port)", on: \.stderr)
         #expect(line.contains("TLS"), "\(line)")
         #expect(try await daemon.call("version")["protocol"] == .integer(1))
         #expect(!daemon.stderrText.contains("MQTT: connected"))

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WeatherClient
 import WeatherCore
+
 @testable import TestSupport
 
 /// Names resolved to places by OpenWeatherMap's Geocoding API (owm-replay's `/geo/1.0/direct`), end
@@ -25,7 +26,9 @@ struct PlacesTests {
         let (replay, daemon, _) = try await Self.daemon()
         let feature = try await daemon.call("search", ["city": "Springfield"])
         let properties = feature["properties"]
-        #expect(properties?["name"] == "Springfield" && properties?["state"] == "Illinois" && properties?["country"] == "US", "\(feature.serialized)")
+        #expect(
+            properties?["name"] == "Springfield" && properties?["state"] == "Illinois" && properties?["country"] == "US",
+            "\(feature.serialized)")
         #expect(properties?["alternatives"] == .integer(4) && properties?["provider"] == "openweathermap")
         #expect(feature["id"]?.stringValue?.hasPrefix("owm:") == true, "the id OpenWeatherMap answers for the point")
         #expect(feature["geometry"]?["coordinates"]?.position == [-89.644, 39.799])
@@ -56,7 +59,9 @@ struct PlacesTests {
     func narrowing() async throws {
         let (replay, daemon, _) = try await Self.daemon()
         let missouri = try await daemon.call("search", ["city": "Springfield, MO, US"])
-        #expect(missouri["properties"]?["state"] == "Missouri" && missouri["properties"]?["alternatives"] == .integer(0), "\(missouri.serialized)")
+        #expect(
+            missouri["properties"]?["state"] == "Missouri" && missouri["properties"]?["alternatives"] == .integer(0),
+            "\(missouri.serialized)")
         let canada = try #require(try await daemon.call("places", ["name": "London,CA"])["places"]?.arrayValue)
         #expect(canada.count == 1 && canada.first?["country"] == "CA", "\(canada)")
         let human = try await daemon.weatherctl(["search", "Springfield,", "MO,", "US"])
@@ -80,7 +85,9 @@ struct PlacesTests {
         let state = try await daemon.call("state")
         #expect(state["input"] == .object(["kind": "text", "city": "Springfield, Oregon, US"]), "\(state.serialized)")
 
-        let bad = try await remoteError { try await daemon.call("search", ["place": .object(["name": "Nowhere", "lat": .integer(95), "lon": .integer(0)])]) }
+        let bad = try await remoteError {
+            try await daemon.call("search", ["place": .object(["name": "Nowhere", "lat": .integer(95), "lon": .integer(0)])])
+        }
         #expect(bad.code == -32602, "\(bad.json.serialized)")
     }
 
@@ -105,7 +112,9 @@ struct PlacesTests {
         _ = try await third.process.waitForLine(containing: "is not a place list; moved it to", on: \.stderr)
         #expect(try await third.call("search", ["city": "London"])["id"]?.stringValue == Fixtures.londonID)
         #expect(try await replay.stats().placeRequests(for: "london") == 2)
-        let aside = try FileManager.default.contentsOfDirectory(atPath: setup.stateDirectory).filter { $0.hasPrefix("places.json.corrupt-") }
+        let aside = try FileManager.default.contentsOfDirectory(atPath: setup.stateDirectory).filter {
+            $0.hasPrefix("places.json.corrupt-")
+        }
         #expect(aside.count == 1, "\(aside)")
     }
 
@@ -114,7 +123,8 @@ struct PlacesTests {
         let (replay, daemon, _) = try await Self.daemon()
         for _ in 0..<3 {
             let error = try await remoteError { try await daemon.call("search", ["city": "Lodnon"]) }
-            #expect(error.code == -32001 && error.name == "not_found" && error.message == "city not found: Lodnon", "\(error.json.serialized)")
+            #expect(
+                error.code == -32001 && error.name == "not_found" && error.message == "city not found: Lodnon", "\(error.json.serialized)")
         }
         #expect(try await daemon.call("places", ["name": "lodnon"])["places"] == .array([]))
         let stats = try await replay.stats()
@@ -157,7 +167,8 @@ struct PlacesTests {
         #expect(london["properties"]?["alternatives"] == .integer(0), "London,GB names one place")
 
         let forecast = try await daemon.call("forecast", ["city": "Springfield, MO, US", "hours": .integer(24)])
-        #expect(forecast["properties"]?["name"] == "Springfield" && forecast["properties"]?["state"] == "Missouri", "\(forecast.serialized)")
+        #expect(
+            forecast["properties"]?["name"] == "Springfield" && forecast["properties"]?["state"] == "Missouri", "\(forecast.serialized)")
         let after = try await replay.stats()
         #expect(after.requests(for: "forecast:lat=37.2082&lon=-93.2923") == 1, "\(after)")
         #expect(after.deprecatedQ == 0)
@@ -197,8 +208,10 @@ struct PlacesTests {
         _ = try await daemon.process.waitForLine(containing: "MQTT: connected to the broker", on: \.stderr)
         let answered = try await runCommand(
             "/usr/bin/mosquitto_rr",
-            broker.clientOptions() + ["-t", "weatherd/places1/request", "-e", "replies/places", "-W", "20",
-                                      "-m", #"{"jsonrpc":"2.0","id":3,"method":"places","params":{"name":"Springfield","limit":1}}"#],
+            broker.clientOptions() + [
+                "-t", "weatherd/places1/request", "-e", "replies/places", "-W", "20",
+                "-m", #"{"jsonrpc":"2.0","id":3,"method":"places","params":{"name":"Springfield","limit":1}}"#,
+            ],
             environment: TestEnvironment.childEnvironment(), timeout: .seconds(30))
         #expect(answered.status == 0, "\(answered)")
         let reply = try JSONValue.parse(Array(answered.stdout.utf8))

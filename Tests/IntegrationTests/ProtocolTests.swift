@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WeatherClient
 import WeatherCore
+
 @testable import TestSupport
 
 /// The socket protocol's error handling and limits.
@@ -24,7 +25,9 @@ struct ProtocolTests {
             #expect(version["protocol"]?.intValue == 1)
             #expect(version["version"]?.stringValue?.split(separator: ".").count == 3)
 
-            try await connection.send(#"[{"jsonrpc":"2.0","id":1,"method":"version"},{"jsonrpc":"2.0","id":"two","method":"state"},{"jsonrpc":"2.0","method":"version"},{"jsonrpc":"2.0","id":3,"method":"nope"}]"#)
+            try await connection.send(
+                #"[{"jsonrpc":"2.0","id":1,"method":"version"},{"jsonrpc":"2.0","id":"two","method":"state"},{"jsonrpc":"2.0","method":"version"},{"jsonrpc":"2.0","id":3,"method":"nope"}]"#
+            )
             let batch = try #require(try await connection.receive())
             let replies = try #require(batch.arrayValue, "a batch is answered with an array: \(batch.serialized)")
             #expect(replies.count == 3, "no reply to the notification in the batch: \(batch.serialized)")
@@ -65,8 +68,10 @@ struct ProtocolTests {
         let directory = try TemporaryDirectory()
         let daemon = try await DaemonProcess.start(DaemonSetup(directory: directory, replay: nil))
         let socket = try RawSocket(path: daemon.socketPath)
-        let ids = ["18446744073709551616", "-18446744073709551617", "1e400", "0.10", "1.0", "-0",
-                   "123456789012345678901234567890.5", "1E+2", "42"]
+        let ids = [
+            "18446744073709551616", "-18446744073709551617", "1e400", "0.10", "1.0", "-0",
+            "123456789012345678901234567890.5", "1E+2", "42",
+        ]
 
         for id in ids {
             try socket.send(#"{"jsonrpc":"2.0","id":\#(id),"method":"version"}"#)
@@ -75,7 +80,8 @@ struct ProtocolTests {
         }
 
         // In a batch, with an error reply among them; the spaces around an id are not part of it.
-        let requests = ids.map { #"{"jsonrpc":"2.0","id": \#($0) ,"method":"version"}"# }
+        let requests =
+            ids.map { #"{"jsonrpc":"2.0","id": \#($0) ,"method":"version"}"# }
             + [#"{"jsonrpc":"2.0","id":-1e-400,"method":"nope"}"#]
         try socket.send("[" + requests.joined(separator: ",") + "]")
         let line = try #require(try await socket.readLine())

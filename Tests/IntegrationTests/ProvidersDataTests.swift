@@ -2,16 +2,20 @@ import Foundation
 import Testing
 import WeatherClient
 import WeatherCore
+
 @testable import TestSupport
 
 /// What each provider's answers look like through the daemon: forecast steps, units, and the
 /// request metrics by provider.
 @Suite("providers: forecasts, units, metrics", .timeLimit(.minutes(1)))
 struct ProvidersDataTests {
-    @Test("forecast: Open-Meteo's hourly steps (forecast_step 3600, hours 24 is 24 steps), OpenWeatherMap's 3-hour ones (10800)", arguments: Provider.allCases)
+    @Test(
+        "forecast: Open-Meteo's hourly steps (forecast_step 3600, hours 24 is 24 steps), OpenWeatherMap's 3-hour ones (10800)",
+        arguments: Provider.allCases)
     func forecastSteps(_ first: Provider) async throws {
         let replay = try await ReplayServer.start()
-        let daemon = try await DaemonProcess.start(DaemonSetup(directory: try TemporaryDirectory(), replay: replay, providers: [first, first.other]))
+        let daemon = try await DaemonProcess.start(
+            DaemonSetup(directory: try TemporaryDirectory(), replay: replay, providers: [first, first.other]))
         let before = Date()
         let feature = try await daemon.call("forecast", ["lat": .double(10.5), "lon": .double(20.25), "hours": .integer(24)])
         let after = Date()
@@ -72,7 +76,8 @@ struct ProvidersDataTests {
         let metresPerSecond = try value(metric, "wind_speed")
         let milesPerHour = try value(imperial, "wind_speed")
         #expect(metresPerSecond > 0, "a wind to convert")
-        #expect(abs(milesPerHour - metresPerSecond * 2.23694) <= 0.05 * 2.23694 + 0.05 + 1e-9, "\(metresPerSecond) m/s, \(milesPerHour) mph")
+        #expect(
+            abs(milesPerHour - metresPerSecond * 2.23694) <= 0.05 * 2.23694 + 0.05 + 1e-9, "\(metresPerSecond) m/s, \(milesPerHour) mph")
         #expect(try value(standard, "wind_speed") == metresPerSecond, "standard is m/s too")
         let stats = try await replay.stats()
         #expect(stats.openMeteoForecastRequests == 3 && stats.requests == 0, "\(stats)")

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WeatherClient
 import WeatherCore
+
 @testable import TestSupport
 
 /// Region grids and city rounds with two providers: a grid in one Open-Meteo request, its
@@ -11,7 +12,9 @@ import WeatherCore
 @Suite("providers: region grids and refresh rounds", .timeLimit(.minutes(1)))
 struct ProvidersRegionTests {
     /// A daemon asking `providers` in that order, no watched cities, and a watcher that saw the start.
-    private static func start(_ providers: [Provider], openMeteo: [String] = [], web: Bool = false) async throws -> (ReplayServer, DaemonProcess, Watcher) {
+    private static func start(_ providers: [Provider], openMeteo: [String] = [], web: Bool = false) async throws -> (
+        ReplayServer, DaemonProcess, Watcher
+    ) {
         let replay = try await ReplayServer.start()
         var setup = DaemonSetup(directory: try TemporaryDirectory(), replay: replay, providers: providers)
         setup.openMeteoLines = openMeteo
@@ -23,11 +26,15 @@ struct ProvidersRegionTests {
         return (replay, daemon, watcher)
     }
 
-    @Test("a 3×3 grid costs Open-Meteo 1 request for its 9 points, OpenWeatherMap 9 requests; each counts 9 in state.providers", arguments: Provider.allCases)
+    @Test(
+        "a 3×3 grid costs Open-Meteo 1 request for its 9 points, OpenWeatherMap 9 requests; each counts 9 in state.providers",
+        arguments: Provider.allCases)
     func gridCost(_ first: Provider) async throws {
         let (replay, daemon, watcher) = try await Self.start([first, first.other], web: true)
         _ = try await daemon.call("region", regionParams(-30, -140, span: (2, 2)))
-        let (settled, messages) = try await watcher.next("the grid to settle") { isSettledState($0) && isRegionState($0, lat: -30, lon: -140) }
+        let (settled, messages) = try await watcher.next("the grid to settle") {
+            isSettledState($0) && isRegionState($0, lat: -30, lon: -140)
+        }
         #expect(settled.params?["phase"] == "populated", "\(settled.serialized)")
         let changes = messages.filter(\.isOverlaysNotification)
         #expect(changes.count == 1, "one overlays change: \(describe(changes))")
@@ -71,17 +78,22 @@ struct ProvidersRegionTests {
         #expect(hanging.openMeteoForecastRequests == 1 && hanging.openMeteoForecastPoints == 9, "\(hanging)")
 
         _ = try await daemon.call("region", regionParams(-30, -140))
-        try await watcher.next("the second grid to run") { $0.params?["running"]?.boolValue == true && isRegionState($0, lat: -30, lon: -140) }
+        try await watcher.next("the second grid to run") {
+            $0.params?["running"]?.boolValue == true && isRegionState($0, lat: -30, lon: -140)
+        }
         // The first grid's request ends (the daemon closed its connection), though the fault holds.
         try await replay.waitForHanging(0, timeout: .seconds(5))
-        let (settled, messages) = try await watcher.next("the second grid to settle") { isSettledState($0) && isRegionState($0, lat: -30, lon: -140) }
+        let (settled, messages) = try await watcher.next("the second grid to settle") {
+            isSettledState($0) && isRegionState($0, lat: -30, lon: -140)
+        }
         #expect(settled.params?["phase"] == "populated", "\(settled.serialized)")
         let changes = messages.filter(\.isOverlaysNotification)
         #expect(changes.count == 1, "only the second grid lands: \(describe(changes))")
         let overlays = try #require(changes.last?.params)
         let longitudes = overlays.features.compactMap { $0["geometry"]?["coordinates"]?.position?.first }
-        #expect(overlays.features.count == 9 && longitudes.count == 9 && longitudes.allSatisfy { abs($0 - -140) <= 1.5 },
-                "the second grid's features only: \(overlays.serialized)")
+        #expect(
+            overlays.features.count == 9 && longitudes.count == 9 && longitudes.allSatisfy { abs($0 - -140) <= 1.5 },
+            "the second grid's features only: \(overlays.serialized)")
         #expect(overlays.features.allSatisfy { $0.provider == "open-meteo" })
         #expect(try await daemon.call("overlays") == overlays)
 
@@ -89,7 +101,8 @@ struct ProvidersRegionTests {
         #expect(stats.openMeteoForecastRequests == 2 && stats.openMeteoForecastPoints == 18, "one request per grid: \(stats)")
         #expect(stats.requests == 0, "the cancelled grid's points went to OpenWeatherMap: \(stats)")
         let statuses = try await daemon.providerStatuses()
-        #expect(statuses.first?["usable"] == .bool(true) && statuses.first?["error"] == .null, "a cancelled request is no failure: \(statuses)")
+        #expect(
+            statuses.first?["usable"] == .bool(true) && statuses.first?["error"] == .null, "a cancelled request is no failure: \(statuses)")
         await watcher.close()
     }
 
@@ -98,7 +111,9 @@ struct ProvidersRegionTests {
         let (replay, daemon, watcher) = try await Self.start([.openMeteo, .openWeatherMap])
         try await replay.setFault(.openMeteo, "503")
         _ = try await daemon.call("region", regionParams(-30, -140, span: (2, 2)))
-        let (settled, messages) = try await watcher.next("the grid to settle") { isSettledState($0) && isRegionState($0, lat: -30, lon: -140) }
+        let (settled, messages) = try await watcher.next("the grid to settle") {
+            isSettledState($0) && isRegionState($0, lat: -30, lon: -140)
+        }
         #expect(settled.params?["phase"] == "populated" && settled.params?["error"] == .null, "\(settled.serialized)")
         let overlays = try #require(messages.last(where: \.isOverlaysNotification)?.params, "no overlays landed")
         #expect(overlays.features.count == 9 && Set(overlays.featureIDs).count == 9, "\(overlays.serialized)")
@@ -113,7 +128,9 @@ struct ProvidersRegionTests {
         await watcher.close()
     }
 
-    @Test("Open-Meteo answers 503 for a grid while OpenWeatherMap is blocked: no other provider is usable, so its points get its error and nothing more is sent")
+    @Test(
+        "Open-Meteo answers 503 for a grid while OpenWeatherMap is blocked: no other provider is usable, so its points get its error and nothing more is sent"
+    )
     func gridFailsWithNoOtherProviderUsable() async throws {
         let (replay, daemon, watcher) = try await Self.start([.openWeatherMap, .openMeteo])
         // A 429 blocks OpenWeatherMap for a minute; Open-Meteo answers London and is now the first usable provider.
@@ -125,15 +142,20 @@ struct ProvidersRegionTests {
 
         try await replay.setFault(.openMeteo, "503")
         _ = try await daemon.call("region", regionParams(-30, -140, span: (2, 2)))
-        let (settled, messages) = try await watcher.next("the grid to settle") { isSettledState($0) && isRegionState($0, lat: -30, lon: -140) }
+        let (settled, messages) = try await watcher.next("the grid to settle") {
+            isSettledState($0) && isRegionState($0, lat: -30, lon: -140)
+        }
         let after = try await replay.stats()
-        #expect(after.openMeteoForecastRequests == before.openMeteoForecastRequests + 1 && after.openMeteoForecastPoints == before.openMeteoForecastPoints + 9,
-                "one request for the grid, and no point asked again of the provider that just failed: \(after)")
+        #expect(
+            after.openMeteoForecastRequests == before.openMeteoForecastRequests + 1
+                && after.openMeteoForecastPoints == before.openMeteoForecastPoints + 9,
+            "one request for the grid, and no point asked again of the provider that just failed: \(after)")
         #expect(after.requests == before.requests, "the block was overridden: \(after)")
         #expect(settled.params?["phase"] == "error" && settled.params?["error"]?["code"] == .integer(-32004), "\(settled.serialized)")
-        #expect(messages.filter { $0.isOverlaysNotification && !($0.params?.features.isEmpty ?? true) }.allSatisfy {
-            !($0.params?.features.contains { $0["properties"]?["source"] == "around" } ?? false)
-        }, "no grid feature landed: \(describe(messages))")
+        #expect(
+            messages.filter { $0.isOverlaysNotification && !($0.params?.features.isEmpty ?? true) }.allSatisfy {
+                !($0.params?.features.contains { $0["properties"]?["source"] == "around" } ?? false)
+            }, "no grid feature landed: \(describe(messages))")
         await watcher.close()
     }
 
@@ -141,14 +163,18 @@ struct ProvidersRegionTests {
     func refreshRoundFailsOver() async throws {
         let replay = try await ReplayServer.start()
         let cities = ["London,GB", "Paris", "Zocca"]
-        var setup = DaemonSetup(directory: try TemporaryDirectory(), replay: replay, providers: [.openMeteo, .openWeatherMap], cities: cities)
+        var setup = DaemonSetup(
+            directory: try TemporaryDirectory(), replay: replay, providers: [.openMeteo, .openWeatherMap], cities: cities)
         setup.weatherLines = ["cache_ttl = \"0s\""]
         setup.refresh = "1s"
         let daemon = try await DaemonProcess.start(setup)
         let watcher = try await Watcher.start(socketPath: daemon.socketPath, params: ["topics": .array(["overlays"])])
-        let (first, _) = try await watcher.next("the first round's overlays") { $0.isOverlaysNotification && $0.params?.features.count == 3 }
+        let (first, _) = try await watcher.next("the first round's overlays") {
+            $0.isOverlaysNotification && $0.params?.features.count == 3
+        }
         let firstFeatures = first.params?.features ?? []
-        #expect(firstFeatures.allSatisfy { $0.provider == "open-meteo" && $0["properties"]?["stale"] == .bool(false) }, "\(first.serialized)")
+        #expect(
+            firstFeatures.allSatisfy { $0.provider == "open-meteo" && $0["properties"]?["stale"] == .bool(false) }, "\(first.serialized)")
         #expect(try await replay.stats().requests == 0)
 
         // Set before the next round (1 s after this one); should a round already run, a later one
@@ -161,7 +187,9 @@ struct ProvidersRegionTests {
         let staleOnes = rounds.filter { $0.params?.features.contains { $0["properties"]?["stale"] != .bool(false) } == true }
         #expect(staleOnes.isEmpty, "a city went stale: \(describe(staleOnes))")
         let features = failedOver.params?.features ?? []
-        #expect(features.count == 3 && features.allSatisfy { $0.provider == "openweathermap" }, "every city from OpenWeatherMap: \(failedOver.serialized)")
+        #expect(
+            features.count == 3 && features.allSatisfy { $0.provider == "openweathermap" },
+            "every city from OpenWeatherMap: \(failedOver.serialized)")
         #expect(features.compactMap { $0["properties"]?["name"]?.stringValue } == ["London", "Paris", "Zocca"], "\(failedOver.serialized)")
 
         let state = try await daemon.call("state")

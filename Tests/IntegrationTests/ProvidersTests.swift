@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WeatherClient
 import WeatherCore
+
 @testable import TestSupport
 
 /// Both weather providers end to end: the real daemon asking owm-replay as OpenWeatherMap and as
@@ -37,7 +38,9 @@ struct ProvidersNoKeyTests {
         #expect(forecast["properties"]?["forecast"]?.arrayValue?.count == 6)
 
         #expect(try await daemon.call("region", regionParams(-30, -140)) == .object(["accepted": .bool(true)]))
-        let (_, gridMessages) = try await watcher.next("the grid to settle") { isSettledState($0) && isRegionState($0, lat: -30, lon: -140) }
+        let (_, gridMessages) = try await watcher.next("the grid to settle") {
+            isSettledState($0) && isRegionState($0, lat: -30, lon: -140)
+        }
         let grid = try #require(gridMessages.last(where: \.isOverlaysNotification)?.params, "the grid landed no overlays")
         #expect(grid.features.count == 9 && grid.features.allSatisfy { $0.provider == "open-meteo" }, "\(grid.serialized)")
 
@@ -50,10 +53,12 @@ struct ProvidersNoKeyTests {
         let state = try await daemon.call("state")
         let statuses = try #require(state["providers"]?.arrayValue)
         #expect(statuses.count == 2, "\(state.serialized)")
-        #expect(statuses.first == .object([
-            "name": "openweathermap", "usable": .bool(false), "used_minute": .integer(0), "used_day": .integer(0),
-            "blocked_until": .null, "error": "no API key",
-        ]), "\(state.serialized)")
+        #expect(
+            statuses.first
+                == .object([
+                    "name": "openweathermap", "usable": .bool(false), "used_minute": .integer(0), "used_day": .integer(0),
+                    "blocked_until": .null, "error": "no API key",
+                ]), "\(state.serialized)")
         #expect(statuses.last?["name"] == "open-meteo" && statuses.last?["usable"] == .bool(true), "\(state.serialized)")
         #expect(statuses.last?["error"] == .null && (statuses.last?["used_minute"]?.intValue ?? 0) > 0, "\(state.serialized)")
         #expect(state["phase"] == "populated", "\(state.serialized)")
@@ -68,7 +73,9 @@ struct ProvidersNoKeyTests {
         #expect(lines.first?.hasPrefix("London, England, GB  ") == true, "\(human)")
         #expect(lines.dropLast().last == "Weather data by Open-Meteo.com (CC BY 4.0)" && lines.last == "", "the credit line last: \(human)")
         let forecastLines = try await daemon.weatherctl(["forecast", "Paris", "--hours", "3"])
-        #expect(forecastLines.status == 0 && forecastLines.stdout.hasSuffix("\nWeather data by Open-Meteo.com (CC BY 4.0)\n"), "\(forecastLines)")
+        #expect(
+            forecastLines.status == 0 && forecastLines.stdout.hasSuffix("\nWeather data by Open-Meteo.com (CC BY 4.0)\n"),
+            "\(forecastLines)")
         let json = try await daemon.weatherctl(["search", "London", "--json"])
         #expect(json.status == 0 && !json.stdout.contains("Open-Meteo.com"), "\(json)")
         #expect(try JSONValue.parse(Array(json.stdout.utf8)).provider == "open-meteo", "the output is the Feature alone: \(json)")
@@ -76,8 +83,9 @@ struct ProvidersNoKeyTests {
         let stats = try await replay.stats()
         #expect(stats.requests == 0, "nothing may go to OpenWeatherMap without a key: \(stats)")
         let notices = daemon.stderrText.split(separator: "\n").filter { $0.contains("no OpenWeatherMap API key") }
-        #expect(notices.count == 1 && notices.allSatisfy { $0.contains("OWM_API_KEY") && $0.contains("notice") },
-                "one notice: \(notices.joined(separator: "\n"))")
+        #expect(
+            notices.count == 1 && notices.allSatisfy { $0.contains("OWM_API_KEY") && $0.contains("notice") },
+            "one notice: \(notices.joined(separator: "\n"))")
         await watcher.close()
     }
 }
@@ -120,7 +128,9 @@ struct ProvidersFailoverTests {
             error: ["Open-Meteo refused the request: Bad Request (a fault set at owm-replay)"]),
     ]
 
-    @Test("the first provider fails: the other answers the same search; the next search within its backoff or block goes straight to the other", arguments: cases)
+    @Test(
+        "the first provider fails: the other answers the same search; the next search within its backoff or block goes straight to the other",
+        arguments: cases)
     func failover(_ failure: FailoverCase) async throws {
         let replay = try await ReplayServer.start()
         let directory = try TemporaryDirectory()
@@ -169,7 +179,9 @@ struct ProvidersFailoverTests {
         #expect(afterParis.requests(to: answering) == 4, "\(afterParis)")
     }
 
-    @Test("a 429 with Retry-After 2 s: Open-Meteo answers meanwhile; once the block ends (a state notification) OpenWeatherMap is first again")
+    @Test(
+        "a 429 with Retry-After 2 s: Open-Meteo answers meanwhile; once the block ends (a state notification) OpenWeatherMap is first again"
+    )
     func blockEnds() async throws {
         // 2 s, not 1: room for the searches of the block on a loaded machine.
         try await Self.recovers(after: "429", ["retry_after": "2"], lasting: .seconds(2))
@@ -184,7 +196,8 @@ struct ProvidersFailoverTests {
     /// notification says when OpenWeatherMap is usable again, not before `lasting`; then it answers.
     static func recovers(after fault: String, _ parameters: [String: String] = [:], lasting: Duration) async throws {
         let replay = try await ReplayServer.start()
-        let daemon = try await DaemonProcess.start(DaemonSetup(directory: try TemporaryDirectory(), replay: replay, providers: [.openWeatherMap, .openMeteo]))
+        let daemon = try await DaemonProcess.start(
+            DaemonSetup(directory: try TemporaryDirectory(), replay: replay, providers: [.openWeatherMap, .openMeteo]))
         let watcher = try await Watcher.start(socketPath: daemon.socketPath, params: ["topics": .array(["state"])])
         try await watcher.next("the replayed state", where: isSettledState)
         try await replay.setFault(.openWeatherMap, fault, parameters)
@@ -197,8 +210,10 @@ struct ProvidersFailoverTests {
             message.isStateNotification && message.params?.providerStatus(.openWeatherMap)?["usable"] == .bool(usable)
         }
         let (failed, _) = try await watcher.next("a state with OpenWeatherMap not usable") { isOpenWeatherMapUsable($0, false) }
-        #expect(failed.params?.providerStatus(.openWeatherMap)?["error"]?.stringValue?.hasPrefix(fault == "429" ? "rate limit reached" : "OpenWeatherMap answered HTTP") == true,
-                "\(failed.serialized)")
+        #expect(
+            failed.params?.providerStatus(.openWeatherMap)?["error"]?.stringValue?.hasPrefix(
+                fault == "429" ? "rate limit reached" : "OpenWeatherMap answered HTTP") == true,
+            "\(failed.serialized)")
         #expect((failed.params?.providerStatus(.openWeatherMap)?["blocked_until"] != .null) == (fault == "429"), "\(failed.serialized)")
         // Meanwhile every lookup goes to Open-Meteo, though the fault is gone.
         let paris = try await daemon.call("search", ["city": "Paris"])
@@ -217,14 +232,17 @@ struct ProvidersFailoverTests {
         let tokyo = try await daemon.call("search", ["city": "Tokyo"])
         #expect(tokyo.provider == "openweathermap" && tokyo["id"] == .string(Fixtures.tokyoID), "\(tokyo.serialized)")
         let after = try await replay.stats()
-        #expect(after.requests == 3 && after.openMeteoRequests == meanwhile.openMeteoRequests, "Tokyo's places and weather from OpenWeatherMap: \(after)")
+        #expect(
+            after.requests == 3 && after.openMeteoRequests == meanwhile.openMeteoRequests,
+            "Tokyo's places and weather from OpenWeatherMap: \(after)")
         await watcher.close()
     }
 
     @Test("none usable: a failing provider is asked anyway, a blocked one never; all blocked is rate_limited at once, nothing sent")
     func noneUsable() async throws {
         let replay = try await ReplayServer.start()
-        let daemon = try await DaemonProcess.start(DaemonSetup(directory: try TemporaryDirectory(), replay: replay, providers: [.openWeatherMap, .openMeteo]))
+        let daemon = try await DaemonProcess.start(
+            DaemonSetup(directory: try TemporaryDirectory(), replay: replay, providers: [.openWeatherMap, .openMeteo]))
         try await replay.setFault(.openWeatherMap, "429", ["retry_after": "30"])
         try await replay.setFault(.openMeteo, "500")
         let london = try await remoteError { try await daemon.call("search", ["city": "London"]) }
@@ -256,7 +274,9 @@ struct ProvidersFailoverTests {
         let wait = minsk.json["data"]?["retry_after"]?.intValue ?? 0
         #expect((1...30).contains(wait), "retry_after \(wait): \(minsk.json.serialized)")
         let after = try await replay.stats()
-        #expect(after.requests == blocked.requests && after.openMeteoRequests == blocked.openMeteoRequests, "sent while both were blocked: \(after)")
+        #expect(
+            after.requests == blocked.requests && after.openMeteoRequests == blocked.openMeteoRequests,
+            "sent while both were blocked: \(after)")
         let statuses = try await daemon.providerStatuses()
         #expect(statuses.allSatisfy { $0["usable"] == .bool(false) && $0["blocked_until"] != .null }, "\(statuses)")
     }
@@ -292,9 +312,11 @@ struct ProvidersFailoverTests {
     @Test("not_found is final: an unknown name on the first provider is -32001, the second is never asked", arguments: Provider.allCases)
     func notFoundIsFinal(_ first: Provider) async throws {
         let replay = try await ReplayServer.start()
-        let daemon = try await DaemonProcess.start(DaemonSetup(directory: try TemporaryDirectory(), replay: replay, providers: [first, first.other]))
+        let daemon = try await DaemonProcess.start(
+            DaemonSetup(directory: try TemporaryDirectory(), replay: replay, providers: [first, first.other]))
         let error = try await remoteError { try await daemon.call("search", ["city": "Atlantis"]) }
-        #expect(error.code == -32001 && error.name == "not_found" && error.message == "city not found: Atlantis", "\(error.json.serialized)")
+        #expect(
+            error.code == -32001 && error.name == "not_found" && error.message == "city not found: Atlantis", "\(error.json.serialized)")
         let stats = try await replay.stats()
         #expect(stats.requests(to: first) == 1, "\(stats)")
         #expect(stats.requests(to: first.other) == 0, "the second provider was asked: \(stats)")
@@ -305,7 +327,8 @@ struct ProvidersFailoverTests {
     @Test("both failing: the error is the last provider's, its code, message and data.provider", arguments: Provider.allCases)
     func bothFailing(_ first: Provider) async throws {
         let replay = try await ReplayServer.start()
-        let daemon = try await DaemonProcess.start(DaemonSetup(directory: try TemporaryDirectory(), replay: replay, providers: [first, first.other]))
+        let daemon = try await DaemonProcess.start(
+            DaemonSetup(directory: try TemporaryDirectory(), replay: replay, providers: [first, first.other]))
         // Each fails differently, so the error tells whose it is.
         try await replay.setFault(.openWeatherMap, "401")
         try await replay.setFault(.openMeteo, "503")

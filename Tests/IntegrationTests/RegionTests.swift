@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WeatherClient
 import WeatherCore
+
 @testable import TestSupport
 
 /// Map regions end to end: `region` events from clients, the debounce, the grid of lookups against
@@ -55,11 +56,13 @@ struct RegionTests {
         }
         #expect(settled.params?["phase"] == "populated", "\(settled.serialized)")
         #expect(settled.params?["pending"]?.intValue == 0)
-        let searched = try #require(centres.last { isRegionInput(settled.params?["input"], lat: $0.lat, lon: $0.lon) },
-                                    "the grid is for none of the drag's centres: \(settled.serialized)")
+        let searched = try #require(
+            centres.last { isRegionInput(settled.params?["input"], lat: $0.lat, lon: $0.lon) },
+            "the grid is for none of the drag's centres: \(settled.serialized)")
         let runningStates = skipped.filter { $0.isStateNotification && $0.params?["running"]?.boolValue == true }
-        #expect(runningStates.allSatisfy { isRegionInput($0.params?["input"], lat: searched.lat, lon: searched.lon) },
-                "one grid, for one centre: \(describe(runningStates))")
+        #expect(
+            runningStates.allSatisfy { isRegionInput($0.params?["input"], lat: searched.lat, lon: searched.lon) },
+            "one grid, for one centre: \(describe(runningStates))")
         // The spec: inputs are merged in arrival order, so the drag's last centre is the one searched.
         let last = centres.last!
         #expect(searched == last, "searched \(searched), the drag ended at \(last)")
@@ -114,8 +117,9 @@ struct RegionTests {
         }
         let state = try #require(running.params)
         #expect(isRegionInput(state["input"], lat: -20, lon: -120), "\(state.serialized)")
-        #expect(state["input"]?["span"]?["lat"]?.doubleValue == 2 && state["input"]?["span"]?["lon"]?.doubleValue == 2,
-                "\(state.serialized)")
+        #expect(
+            state["input"]?["span"]?["lat"]?.doubleValue == 2 && state["input"]?["span"]?["lon"]?.doubleValue == 2,
+            "\(state.serialized)")
         #expect((state["pending"]?.intValue ?? 0) > 0, "\(state.serialized)")
         #expect(state["phase"] == "loading")
 
@@ -128,8 +132,9 @@ struct RegionTests {
         // Every state in between is running (pending > 0) until the settled one.
         let states = watcher.messages.filter(\.isStateNotification)
         let between = states.drop { $0 != running }.dropFirst().prefix { $0 != settled }
-        #expect(between.allSatisfy { $0.params?["running"]?.boolValue == true && ($0.params?["pending"]?.intValue ?? 0) > 0 },
-                "\(describe(Array(between)))")
+        #expect(
+            between.allSatisfy { $0.params?["running"]?.boolValue == true && ($0.params?["pending"]?.intValue ?? 0) > 0 },
+            "\(describe(Array(between)))")
         expectNoIdleLoadingState(watcher.messages)
         await watcher.close()
     }
@@ -238,7 +243,8 @@ struct RegionTests {
         let replay = try await ReplayServer.start()
         let directory = try TemporaryDirectory()
         // The ignored event leaves nothing to observe but the daemon's debug line saying so.
-        let daemon = try await DaemonProcess.start(DaemonSetup(directory: directory, replay: replay), extraArguments: ["--log-level", "debug"])
+        let daemon = try await DaemonProcess.start(
+            DaemonSetup(directory: directory, replay: replay), extraArguments: ["--log-level", "debug"])
         let watcher = try await Watcher.start(socketPath: daemon.socketPath)
         try await watcher.next("the replayed state", where: isSettledState)
 
@@ -358,7 +364,9 @@ struct RegionTests {
         #expect(overlays["focus"] == JSONValue.null)
         expectGrid(overlays, centre: (-50, -80))
         // Nothing of the older grid ever landed.
-        let older = after.filter { $0.isOverlaysNotification && ($0.params?["features"]?.arrayValue ?? []).contains { isNear($0, lon: -90) } }
+        let older = after.filter {
+            $0.isOverlaysNotification && ($0.params?["features"]?.arrayValue ?? []).contains { isNear($0, lon: -90) }
+        }
         #expect(older.isEmpty, "\(describe(older))")
         #expect(try await daemon.call("overlays") == overlays)
 
@@ -393,7 +401,8 @@ private func region(_ lat: Double, _ lon: Double, span: (lat: Double, lon: Doubl
 /// Whether `input` is a region input centred at lat/lon.
 private func isRegionInput(_ input: JSONValue?, lat: Double, lon: Double) -> Bool {
     guard let input, input["kind"] == "region", let centre = input["center"],
-          let centreLat = centre["lat"]?.doubleValue, let centreLon = centre["lon"]?.doubleValue else { return false }
+        let centreLat = centre["lat"]?.doubleValue, let centreLon = centre["lon"]?.doubleValue
+    else { return false }
     return abs(centreLat - lat) < 1e-6 && abs(centreLon - lon) < 1e-6
 }
 
@@ -444,8 +453,9 @@ private func expectGrid(_ overlays: JSONValue, centre: (lat: Double, lon: Double
     let centres = features.filter { $0["properties"]?["source"] == "region" }
     #expect(centres.count == 1, "one centre feature: \(describe(centres))", sourceLocation: sourceLocation)
     if let position = centres.first?["geometry"]?["coordinates"]?.position, position.count == 2 {
-        #expect(abs(position[0] - centre.lon) < 1e-4 && abs(position[1] - centre.lat) < 1e-4,
-                "the centre feature at \(position), expected [\(centre.lon), \(centre.lat)]", sourceLocation: sourceLocation)
+        #expect(
+            abs(position[0] - centre.lon) < 1e-4 && abs(position[1] - centre.lat) < 1e-4,
+            "the centre feature at \(position), expected [\(centre.lon), \(centre.lat)]", sourceLocation: sourceLocation)
     }
     let others = features.filter { $0["properties"]?["source"] != "region" }
     #expect(others.allSatisfy { $0["properties"]?["source"] == "around" }, "\(describe(others))", sourceLocation: sourceLocation)

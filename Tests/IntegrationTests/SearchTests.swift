@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WeatherClient
 import WeatherCore
+
 @testable import TestSupport
 
 /// Searches end to end: owm-replay as OpenWeatherMap, weatherd, clients on its socket.

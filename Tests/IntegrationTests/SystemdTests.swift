@@ -2,10 +2,11 @@ import Foundation
 import Testing
 import WeatherClient
 import WeatherCore
+
 @testable import TestSupport
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// weatherd as a systemd service: the notify protocol, socket activation, SIGHUP reloads, journald
@@ -21,7 +22,9 @@ struct SystemdTests {
         case path, abstract
     }
 
-    @Test("sd_notify: STATUS=starting, READY=1 only once the socket accepts connections, STOPPING=1 at SIGTERM", arguments: NotifyAddress.allCases)
+    @Test(
+        "sd_notify: STATUS=starting, READY=1 only once the socket accepts connections, STOPPING=1 at SIGTERM",
+        arguments: NotifyAddress.allCases)
     func notifyProtocol(address: NotifyAddress) async throws {
         let directory = try TemporaryDirectory()
         let setup = DaemonSetup(directory: directory, replay: nil)
@@ -44,10 +47,11 @@ struct SystemdTests {
             findings.append(log.contains("weatherd: listening on \(socketPath)") ? "listening logged" : "not logged yet: \(log)")
             return findings.joined(separator: "; ")
         }
-        let notify = switch address {
-        case .path: try NotifySocket(path: directory.file("notify.sock"), probe: probe)
-        case .abstract: try NotifySocket(abstractName: "weatherd-test-\(UUID().uuidString)", probe: probe)
-        }
+        let notify =
+            switch address {
+            case .path: try NotifySocket(path: directory.file("notify.sock"), probe: probe)
+            case .abstract: try NotifySocket(abstractName: "weatherd-test-\(UUID().uuidString)", probe: probe)
+            }
 
         let daemon = try await DaemonProcess.start(
             setup, environment: ["NOTIFY_SOCKET": notify.address],
@@ -153,8 +157,10 @@ struct SystemdTests {
         let daemon = try await DaemonProcess.start(
             setup, extraArguments: ["--socket", activationPath],
             through: { weatherd, arguments in
-                ["/usr/bin/env", "--default-signal", "/bin/sh", "-c", "\"$0\" \"$@\" & echo \"activator pid $!\"; wait $!",
-                 activate, "-l", activationPath, "-E", "NOTIFY_SOCKET=\(notify.address)", weatherd] + arguments
+                [
+                    "/usr/bin/env", "--default-signal", "/bin/sh", "-c", "\"$0\" \"$@\" & echo \"activator pid $!\"; wait $!",
+                    activate, "-l", activationPath, "-E", "NOTIFY_SOCKET=\(notify.address)", weatherd,
+                ] + arguments
             },
             awaiting: "Listening on \(activationPath)")
         defer { daemon.process.killProcessGroup() }  // the shell, and the activator or weatherd
@@ -244,7 +250,9 @@ struct SystemdTests {
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)
         let nowMicroseconds = UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1000
-        #expect(monotonic <= nowMicroseconds && nowMicroseconds - monotonic < 60_000_000, "MONOTONIC_USEC \(monotonic) is CLOCK_MONOTONIC (now \(nowMicroseconds))")
+        #expect(
+            monotonic <= nowMicroseconds && nowMicroseconds - monotonic < 60_000_000,
+            "MONOTONIC_USEC \(monotonic) is CLOCK_MONOTONIC (now \(nowMicroseconds))")
         let ready = try await notify.waitFor(2, "READY=1")
         #expect(ready[1].value(of: "STATUS") == "serving on \(daemon.socketPath)", "\(ready)")
         #expect(try await daemon.call("cities")["cities"] == JSONValue.array(["Paris"]))
@@ -282,7 +290,9 @@ struct SystemdTests {
         _ = try directory.write("weatherd.toml", "cities = [\"Oslo\"]\nrefresh = 5\n")
         let broken = try await daemon.weatherctl(["reload"])
         #expect(broken.status == 1, "\(broken)")
-        #expect(broken.stderr.contains("configuration error; the running configuration stays:") && broken.stderr.contains("refresh"), "\(broken)")
+        #expect(
+            broken.stderr.contains("configuration error; the running configuration stays:") && broken.stderr.contains("refresh"),
+            "\(broken)")
         #expect(try await daemon.call("cities")["cities"] == JSONValue.array(["London"]))
         let (status, _) = try await daemon.terminate()
         #expect(status == 0)
@@ -369,7 +379,8 @@ struct SystemdTests {
         let replay = try await ReplayServer.start()
         let directory = try TemporaryDirectory()
         let setup = DaemonSetup(directory: directory, replay: replay, cities: ["London"])
-        let daemon = try await DaemonProcess.start(setup, extraArguments: ["--log-level", "debug"], environment: ["JOURNAL_STREAM": "8:1234"])
+        let daemon = try await DaemonProcess.start(
+            setup, extraArguments: ["--log-level", "debug"], environment: ["JOURNAL_STREAM": "8:1234"])
         _ = try await daemon.weatherctl(["search", "Atlantis"])  // an error reply
         _ = try await daemon.weatherctl(["search", "Paris"])
         _ = try directory.write("weatherd.toml", "cities = [")  // a reload error: <3> lines
@@ -459,7 +470,8 @@ struct SystemdTests {
     func securityExposure() async throws {
         let analyze = try requiredTool("systemd-analyze")
         let unit = TestEnvironment.packageRoot + "/systemd/weatherd.service"
-        let result = try await runCommand(analyze, ["security", "--offline=true", "--no-pager", unit], environment: TestEnvironment.childEnvironment())
+        let result = try await runCommand(
+            analyze, ["security", "--offline=true", "--no-pager", unit], environment: TestEnvironment.childEnvironment())
         let output = result.stdout + result.stderr
         let match = output.firstMatch(of: /Overall exposure level for weatherd\.service: (\d+\.\d+)/)
         let score = match.flatMap { Double($0.1) }
@@ -480,8 +492,10 @@ struct SystemdTests {
         let weatherctl = try TestEnvironment.binary("weatherctl")
         let unitDirectory = directory.file("units")
         try FileManager.default.createDirectory(atPath: unitDirectory, withIntermediateDirectories: false)
-        try service.replacingOccurrences(of: "/usr/local/bin/weatherd", with: weatherd).replacingOccurrences(of: "/usr/local/bin/weatherctl", with: weatherctl)
-            .write(toFile: unitDirectory + "/weatherd.service", atomically: true, encoding: .utf8)
+        try service.replacingOccurrences(of: "/usr/local/bin/weatherd", with: weatherd).replacingOccurrences(
+            of: "/usr/local/bin/weatherctl", with: weatherctl
+        )
+        .write(toFile: unitDirectory + "/weatherd.service", atomically: true, encoding: .utf8)
         try socket.write(toFile: unitDirectory + "/weatherd.socket", atomically: true, encoding: .utf8)
 
         let units = [unitDirectory + "/weatherd.service", unitDirectory + "/weatherd.socket"]
@@ -496,7 +510,9 @@ struct SystemdTests {
             .replacingOccurrences(of: "/usr/local/bin/weatherctl", with: weatherctl)
             .write(toFile: broken + "/weatherd.service", atomically: true, encoding: .utf8)
         try socket.write(toFile: broken + "/weatherd.socket", atomically: true, encoding: .utf8)
-        let failing = try await runCommand(analyze, ["verify", "--no-pager", broken + "/weatherd.service", broken + "/weatherd.socket"], environment: TestEnvironment.childEnvironment())
+        let failing = try await runCommand(
+            analyze, ["verify", "--no-pager", broken + "/weatherd.service", broken + "/weatherd.socket"],
+            environment: TestEnvironment.childEnvironment())
         #expect(failing.status != 0 && failing.stderr.contains("weatherd.service"), "\(failing)")
     }
 
@@ -508,9 +524,12 @@ struct SystemdTests {
         // `make install` builds release binaries first, then runs scripts/install.sh with these
         // arguments; the test runs the script on the debug build (a release build takes minutes).
         let make = try requiredTool("make")
-        let dryRun = try await runCommand(make, ["-n", "-C", root, "install", "DESTDIR=\(dest)", "PREFIX=/opt/wd"], environment: TestEnvironment.childEnvironment())
+        let dryRun = try await runCommand(
+            make, ["-n", "-C", root, "install", "DESTDIR=\(dest)", "PREFIX=/opt/wd"], environment: TestEnvironment.childEnvironment())
         #expect(dryRun.status == 0, "\(dryRun)")
-        #expect(dryRun.stdout.contains("scripts/install.sh \"$(swift build") && dryRun.stdout.contains("\"\(dest)\" \"/opt/wd\" \"/etc\" \"/opt/wd/lib/systemd/system\""), "\(dryRun)")
+        #expect(
+            dryRun.stdout.contains("scripts/install.sh \"$(swift build")
+                && dryRun.stdout.contains("\"\(dest)\" \"/opt/wd\" \"/etc\" \"/opt/wd/lib/systemd/system\""), "\(dryRun)")
 
         let script = root + "/scripts/install.sh"
         let arguments = [TestEnvironment.binDirectory, dest, "/opt/wd", "/etc", "/opt/wd/lib/systemd/system"]
@@ -520,19 +539,26 @@ struct SystemdTests {
         let files = FileManager.default
         for tool in ["weatherd", "weatherctl"] {
             #expect(files.isExecutableFile(atPath: "\(dest)/opt/wd/bin/\(tool)"), "bin/\(tool)")
-            for completion in ["share/bash-completion/completions/\(tool)", "share/zsh/site-functions/_\(tool)", "share/fish/vendor_completions.d/\(tool).fish"] {
+            for completion in [
+                "share/bash-completion/completions/\(tool)", "share/zsh/site-functions/_\(tool)",
+                "share/fish/vendor_completions.d/\(tool).fish",
+            ] {
                 let text = (try? String(contentsOfFile: "\(dest)/opt/wd/\(completion)", encoding: .utf8)) ?? ""
                 #expect(text.contains(tool), "\(completion): \(text.prefix(200))")
             }
         }
         let service = try String(contentsOfFile: "\(dest)/opt/wd/lib/systemd/system/weatherd.service", encoding: .utf8)
-        #expect(service.split(separator: "\n").contains("ExecStart=/opt/wd/bin/weatherd --config /etc/weatherd/weatherd.toml"), "\(service)")
+        #expect(
+            service.split(separator: "\n").contains("ExecStart=/opt/wd/bin/weatherd --config /etc/weatherd/weatherd.toml"), "\(service)")
         let settings = service.split(separator: "\n").filter { !$0.hasPrefix("#") }
         #expect(!settings.contains { $0.contains("/usr/local") }, "\(service)")
         #expect(files.fileExists(atPath: "\(dest)/opt/wd/lib/systemd/system/weatherd.socket"))
         let config = "\(dest)/etc/weatherd/weatherd.toml"
-        #expect(try String(contentsOfFile: config, encoding: .utf8) == String(contentsOfFile: root + "/config/weatherd.toml", encoding: .utf8))
-        let installed = try await runCommand("\(dest)/opt/wd/bin/weatherd", ["--check-config", "--config", config], environment: TestEnvironment.childEnvironment(["OWM_API_KEY": "k"]))
+        #expect(
+            try String(contentsOfFile: config, encoding: .utf8) == String(contentsOfFile: root + "/config/weatherd.toml", encoding: .utf8))
+        let installed = try await runCommand(
+            "\(dest)/opt/wd/bin/weatherd", ["--check-config", "--config", config],
+            environment: TestEnvironment.childEnvironment(["OWM_API_KEY": "k"]))
         #expect(installed.status == 0, "the installed example config is valid: \(installed)")
 
         // An operator's edits survive a second install.
@@ -576,7 +602,8 @@ private func requiredTool(_ name: String) throws -> String {
         let candidate = directory + "/" + name
         if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
     }
-    throw ChildProcessError(message: "\(name) is not installed, and this test needs it (it does not skip): install it (Debian: apt-get install systemd make)")
+    throw ChildProcessError(
+        message: "\(name) is not installed, and this test needs it (it does not skip): install it (Debian: apt-get install systemd make)")
 }
 
 /// The permission bits of a file.

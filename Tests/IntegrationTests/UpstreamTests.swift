@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WeatherClient
 import WeatherCore
+
 @testable import TestSupport
 
 /// How the daemon uses OpenWeatherMap: cache, single-flight, connection reuse (seen from owm-replay).
@@ -55,8 +56,9 @@ struct UpstreamTests {
         #expect(ids.count == 5)
         #expect(Set(ids).count == 1 && ids[0]?.hasPrefix("owm:") == true, "\(ids)")
         let stats = try await replay.stats()
-        #expect(stats.placeRequests(for: "tokyo") == 1 && stats.weatherRequests == 1,
-                "5 concurrent searches, 1 request for the places and 1 for the weather expected: \(stats)")
+        #expect(
+            stats.placeRequests(for: "tokyo") == 1 && stats.weatherRequests == 1,
+            "5 concurrent searches, 1 request for the places and 1 for the weather expected: \(stats)")
 
         // With the cache off, a later search is a new weather request (its places are kept for
         // geocode_ttl): the merge above was single-flight.

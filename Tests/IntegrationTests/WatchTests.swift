@@ -2,10 +2,11 @@ import Foundation
 import Testing
 import WeatherClient
 import WeatherCore
+
 @testable import TestSupport
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `watch`: replay, topics, and watchers that do not read.
@@ -79,7 +80,8 @@ struct WatchTests {
         // Enough changes that their notifications are several times what the socket can buffer
         // (the daemon's send buffer plus NIO's 64 KiB write buffer).
         let overlaysBytes = start.serialized.utf8.count
-        let sendBuffer = (try? String(contentsOfFile: "/proc/sys/net/core/wmem_default", encoding: .utf8))
+        let sendBuffer =
+            (try? String(contentsOfFile: "/proc/sys/net/core/wmem_default", encoding: .utf8))
             .flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) } ?? 212_992
         let searches = min(2000, max(200, 4 * (sendBuffer + 65536) / overlaysBytes))
 
@@ -125,8 +127,9 @@ struct WatchTests {
             }
         }
         #expect(lastSeq == endSeq, "the slow watcher ends with the latest overlays")
-        #expect(overlaysReceived < published / 2,
-                "got \(overlaysReceived) of \(published) overlays: a backlog, not the latest (\(overlaysBytes) bytes each)")
+        #expect(
+            overlaysReceived < published / 2,
+            "got \(overlaysReceived) of \(published) overlays: a backlog, not the latest (\(overlaysBytes) bytes each)")
         #expect(statesReceived < searches, "got \(statesReceived) states; \(searches) searches published about \(2 * searches)")
         // The daemon still answers, and the last state is settled.
         let state = try await daemon.call("state")

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WeatherClient
 import WeatherCore
+
 @testable import TestSupport
 
 /// `weatherctl`'s exit statuses and output.
@@ -36,11 +37,12 @@ struct WeatherctlTests {
 
         let search = try await daemon.weatherctl(["search", "London"])
         #expect(search.status == 0, "\(search)")
-        #expect(search.stdout == """
-            London, GB  8.9 °C  ☁ overcast clouds  humidity 90%  wind 2.1 m/s
-            (4 more places named London: weatherctl places London)
+        #expect(
+            search.stdout == """
+                London, GB  8.9 °C  ☁ overcast clouds  humidity 90%  wind 2.1 m/s
+                (4 more places named London: weatherctl places London)
 
-            """, "\(search)")
+                """, "\(search)")
         let searchJSON = try await daemon.weatherctl(["search", "London", "--json"])
         #expect(try JSONValue.parse(Array(searchJSON.stdout.utf8))["id"]?.stringValue == Fixtures.londonID)
 

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WeatherClient
 import WeatherCore
+
 @testable import TestSupport
 
 extension DaemonProcess {
@@ -104,7 +105,9 @@ struct WebHTTPTests {
             #expect(try await httpRequest(port: port, "/state.json", host: host).status == 403, "Host: \(host)")
         }
         #expect(try await httpRequest(port: port, "/state.json", host: .some(nil)).status == 403, "no Host")
-        for host in ["127.0.0.1:\(port)", "localhost:\(port)", "LOCALHOST:\(port)", "[::1]:\(port)", "weather.example", "weather.example:443"] {
+        for host in [
+            "127.0.0.1:\(port)", "localhost:\(port)", "LOCALHOST:\(port)", "[::1]:\(port)", "weather.example", "weather.example:443",
+        ] {
             #expect(try await httpRequest(port: port, "/state.json", host: host).status == 200, "Host: \(host)")
         }
         try await web.stop()

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import owm_replay
 
 @Suite("CityPattern")

@@ -1,5 +1,6 @@
 import Testing
 import WeatherCore
+
 @testable import owm_replay
 
 @Suite("FailRule")

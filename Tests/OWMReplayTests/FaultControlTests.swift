@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WeatherCore
+
 @testable import TestSupport
 @testable import owm_replay
 
@@ -152,7 +153,9 @@ struct FaultControlTests {
         let endpoint = try WeatherEndpointTests.endpoint()
         _ = await Self.get(endpoint, "/_faults?city=*&fault=hang", method: "POST")
         let clientGone = Gate()
-        let gone = Task { await endpoint.respond(method: "GET", target: RequestTarget("/data/2.5/weather?q=Paris"), clientGone: clientGone) }
+        let gone = Task {
+            await endpoint.respond(method: "GET", target: RequestTarget("/data/2.5/weather?q=Paris"), clientGone: clientGone)
+        }
         let cancelled = Task { await Self.get(endpoint, "/data/2.5/weather?q=Tokyo") }
         try await Self.waitForHanging(endpoint, 2)
         clientGone.open()
@@ -199,7 +202,10 @@ struct FaultServiceTests {
         #expect(await F.get(endpoint, "/data/2.5/weather?q=Paris").status == 429)
         #expect(await F.get(endpoint, "/data/2.5/weather?q=Tokyo").status == 500)
         let replaced = await F.get(endpoint, "/_faults?city=paris&service=OpenWeatherMap&fault=503", method: "POST")
-        #expect(try F.listed(replaced) == ["city=Paris&fault=404", "city=*&service=openweathermap&fault=500", "city=paris&service=openweathermap&fault=503"])
+        #expect(
+            try F.listed(replaced) == [
+                "city=Paris&fault=404", "city=*&service=openweathermap&fault=500", "city=paris&service=openweathermap&fault=503",
+            ])
     }
 
     @Test("DELETE with service= clears the faults for that service (* for both); with city= too, those of the city")
@@ -212,9 +218,10 @@ struct FaultServiceTests {
             _ = await F.get(endpoint, "/_faults?" + query, method: "POST")
         }
         let one = await F.get(endpoint, "/_faults?service=open-meteo&city=Paris", method: "DELETE")
-        #expect(try F.listed(one) == [
-            "city=Paris&fault=404", "city=*&service=open-meteo&fault=hang", "city=Paris&service=openweathermap&fault=429",
-        ])
+        #expect(
+            try F.listed(one) == [
+                "city=Paris&fault=404", "city=*&service=open-meteo&fault=hang", "city=Paris&service=openweathermap&fault=429",
+            ])
         let meteo = await F.get(endpoint, "/_faults?service=open-meteo", method: "DELETE")
         #expect(try F.listed(meteo) == ["city=Paris&fault=404", "city=Paris&service=openweathermap&fault=429"])
         let both = await F.get(endpoint, "/_faults?service=*", method: "DELETE")

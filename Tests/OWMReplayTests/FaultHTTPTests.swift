@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WeatherCore
+
 @testable import TestSupport
 @testable import owm_replay
 

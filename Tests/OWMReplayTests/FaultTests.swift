@@ -1,5 +1,6 @@
 import Testing
 import WeatherCore
+
 @testable import owm_replay
 
 @Suite("Fault")
@@ -44,7 +45,10 @@ struct FaultTests {
 
     @Test("each fault is listed in the parameters that set it")
     func listed() throws {
-        for query in ["fault=429&retry_after=2", "fault=500", "fault=hang", "fault=not-json", "fault=huge&bytes=4096", "fault=huge&bytes=4096&chunked=true", "fault=drip&rate=7"] {
+        for query in [
+            "fault=429&retry_after=2", "fault=500", "fault=hang", "fault=not-json", "fault=huge&bytes=4096",
+            "fault=huge&bytes=4096&chunked=true", "fault=drip&rate=7",
+        ] {
             let fault = try Self.fault("city=X&" + query)
             let listed = fault.json.members.map { "\($0.key)=\($0.value.stringValue ?? $0.value.serialized)" }.joined(separator: "&")
             #expect(listed == query)

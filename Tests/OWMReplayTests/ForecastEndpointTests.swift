@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TestSupport
 @testable import WeatherCore
 @testable import owm_replay
@@ -12,7 +13,7 @@ struct ForecastEndpointTests {
     func paris() async throws {
         let endpoint = try E.endpoint()
         let metric = try E.json(await E.get(endpoint, "/data/2.5/forecast?q=paris&units=metric"))
-        #expect(metric["city"]?["id"] == .integer(2988507))
+        #expect(metric["city"]?["id"] == .integer(2_988_507))
         #expect(metric["list"]?.arrayValue?.count == 2)
         #expect(metric["list"]?.arrayValue?[0]["main"]?["temp"] == .double(6.71))
         let imperial = try E.json(await E.get(endpoint, "/data/2.5/forecast?q=Paris,FR&units=imperial"))
@@ -27,7 +28,7 @@ struct ForecastEndpointTests {
     func synthesized() async throws {
         let endpoint = try E.endpoint()
         let london = try E.json(await E.get(endpoint, "/data/2.5/forecast?q=London&units=metric"))
-        #expect(london["city"]?["name"] == "London" && london["city"]?["id"] == .integer(2643743))
+        #expect(london["city"]?["name"] == "London" && london["city"]?["id"] == .integer(2_643_743))
         let steps = try #require(london["list"]?.arrayValue)
         #expect(steps.count == 40)
         let times = steps.compactMap { $0["dt"]?.intValue }
@@ -42,8 +43,9 @@ struct ForecastEndpointTests {
         #expect(point["city"]?["id"] == .integer(0) && point["city"]?["coord"]?["lat"] == .double(-10.5))
         let again = try E.json(await E.get(endpoint, "/data/2.5/forecast?lat=-10.5&lon=120.25&units=metric"))
         #expect(point == again)
-        #expect(try E.json(await E.get(endpoint, "/data/2.5/forecast?q=Atlantis")) ==
-            JSONValue.object(["cod": "404", "message": "city not found"]))
+        #expect(
+            try E.json(await E.get(endpoint, "/data/2.5/forecast?q=Atlantis"))
+                == JSONValue.object(["cod": "404", "message": "city not found"]))
     }
 
     @Test("the API key check and the --fail rules apply as for weather")

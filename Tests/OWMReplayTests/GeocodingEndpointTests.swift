@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TestSupport
 @testable import WeatherCore
 @testable import owm_replay
@@ -28,9 +29,10 @@ struct GeocodingEndpointTests {
         let recorded = try String(contentsOfFile: TestEnvironment.demoData + "/geo/london.json", encoding: .utf8)
         #expect(try E.json(response) == JSONValue.parse(recorded.utf8))
         #expect(try E.json(response).arrayValue?.first?["local_names"]?["fr"] == "Londres")
-        #expect(try await Self.places(endpoint, "q=London") == [
-            "London,GB", "London,CA", "London,OH,US", "London,KY,US", "London,CA,US",
-        ])
+        #expect(
+            try await Self.places(endpoint, "q=London") == [
+                "London,GB", "London,CA", "London,OH,US", "London,KY,US", "London,CA,US",
+            ])
         #expect(try await Self.places(endpoint, "q=+lONDON+") == Self.places(endpoint, "q=London"))
     }
 
@@ -98,10 +100,11 @@ struct GeocodingEndpointTests {
         let first = try #require(body.arrayValue?.first?.objectValue)
         #expect(first.keys == ["name", "lat", "lon", "country", "state"])
         #expect(first == ["name": "Springfield", "lat": .double(39.799), "lon": .double(-89.644), "country": "US", "state": "Illinois"])
-        #expect(try await Self.places(endpoint, "q=Springfield") == [
-            "Springfield,Illinois,US", "Springfield,Missouri,US", "Springfield,Massachusetts,US",
-            "Springfield,Ohio,US", "Springfield,Oregon,US",
-        ])
+        #expect(
+            try await Self.places(endpoint, "q=Springfield") == [
+                "Springfield,Illinois,US", "Springfield,Missouri,US", "Springfield,Massachusetts,US",
+                "Springfield,Ohio,US", "Springfield,Oregon,US",
+            ])
         let all = try E.endpoint().catalog.places(matching: CityQuery("Springfield"))
         #expect(all.count == 7)
         #expect(Set(all.filter { $0.country == "US" }.compactMap(\.state)).count == 5)
@@ -210,18 +213,20 @@ struct GeocodingEndpointTests {
         #expect(stats.objectValue?.keys == ["requests", "connections", "deprecated_q", "by_query", "open_meteo"])
         #expect(stats["requests"] == .integer(10))
         #expect(stats["deprecated_q"] == .integer(3))
-        #expect(stats["by_query"] == .object([
-            "forecast:lat=51.5085&lon=-0.1257": .integer(1),
-            "forecast:q=paris": .integer(1),
-            "geo:q=": .integer(1),
-            "geo:q=atlantis": .integer(1),
-            "geo:q=london": .integer(1),
-            "geo:q=london,gb": .integer(1),
-            "geo:q=springfield,mo,us": .integer(1),
-            "lat=51.5085&lon=-0.1257": .integer(1),
-            "q=": .integer(1),
-            "q=london": .integer(1),
-        ]))
+        #expect(
+            stats["by_query"]
+                == .object([
+                    "forecast:lat=51.5085&lon=-0.1257": .integer(1),
+                    "forecast:q=paris": .integer(1),
+                    "geo:q=": .integer(1),
+                    "geo:q=atlantis": .integer(1),
+                    "geo:q=london": .integer(1),
+                    "geo:q=london,gb": .integer(1),
+                    "geo:q=springfield,mo,us": .integer(1),
+                    "lat=51.5085&lon=-0.1257": .integer(1),
+                    "q=": .integer(1),
+                    "q=london": .integer(1),
+                ]))
     }
 
     @Test("only GET and HEAD are allowed; the path may end with a slash")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TestSupport
 @testable import WeatherCore
 @testable import owm_replay
@@ -90,7 +91,9 @@ struct OpenMeteoFaultTests {
     func star() async throws {
         let endpoint = try M.endpoint()
         await Self.post(endpoint, "service=open-meteo&city=*&fault=not-json")
-        for target in [Self.forecast, Self.list, "/v1/forecast?latitude=1,2&longitude=3", "/v1/forecast?latitude=1&longitude=1&current=foo"] {
+        for target in [
+            Self.forecast, Self.list, "/v1/forecast?latitude=1,2&longitude=3", "/v1/forecast?latitude=1&longitude=1&current=foo",
+        ] {
             let response = await E.get(endpoint, target)
             #expect(response.status == 200 && response.body == ReplayResponse.garbage.body, "\(target)")
         }
@@ -109,7 +112,8 @@ struct OpenMeteoFaultTests {
 
     @Test("--fail and --delay rules, for one service or both; --retry-after with a 429")
     func rules() async throws {
-        let endpoint = try M.endpoint(delays: ["open-meteo:Berlin=150"], failures: ["open-meteo:*=429", "openweathermap:Tokyo=500"], retryAfter: 7)
+        let endpoint = try M.endpoint(
+            delays: ["open-meteo:Berlin=150"], failures: ["open-meteo:*=429", "openweathermap:Tokyo=500"], retryAfter: 7)
         let limited = await E.get(endpoint, Self.elsewhere)
         #expect(limited.status == 429)
         #expect(limited.extraHeaders.filter { $0.name == "Retry-After" }.map(\.value) == ["7"])
@@ -145,8 +149,9 @@ struct OpenMeteoFaultTests {
 
     @Test("the logged target hides the apikey")
     func redacted() {
-        #expect(RequestTarget("/v1/forecast?latitude=1&apikey=secret&longitude=2").redacted
-            == "/v1/forecast?latitude=1&apikey=<redacted>&longitude=2")
+        #expect(
+            RequestTarget("/v1/forecast?latitude=1&apikey=secret&longitude=2").redacted
+                == "/v1/forecast?latitude=1&apikey=<redacted>&longitude=2")
     }
 
     @Test("over HTTP: hang until cleared, then the usual answer; not-json")
@@ -186,12 +191,14 @@ struct OpenMeteoFaultTests {
         let stats = try E.json(await E.get(endpoint, "/_stats"))
         #expect(stats["requests"] == .integer(1))
         #expect(stats["by_query"] == .object(["lat=52.52&lon=13.41": .integer(1)]))
-        #expect(stats["open_meteo"] == .object([
-            "requests": .integer(3),
-            "forecast_requests": .integer(3),
-            "forecast_points": .integer(3),
-            "search_requests": .integer(0),
-            "by_query": .object(["lat=-33.5&lon=-120.25": .integer(1), "lat=52.52&lon=13.41": .integer(2)]),
-        ]))
+        #expect(
+            stats["open_meteo"]
+                == .object([
+                    "requests": .integer(3),
+                    "forecast_requests": .integer(3),
+                    "forecast_points": .integer(3),
+                    "search_requests": .integer(0),
+                    "by_query": .object(["lat=-33.5&lon=-120.25": .integer(1), "lat=52.52&lon=13.41": .integer(2)]),
+                ]))
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TestSupport
 @testable import WeatherCore
 @testable import owm_replay
@@ -48,7 +49,8 @@ struct OpenMeteoForecastTests {
     }
 
     static let berlin = "latitude=52.52&longitude=13.41"
-    static let daemonCurrent = "temperature_2m,apparent_temperature,relative_humidity_2m,pressure_msl,wind_speed_10m,"
+    static let daemonCurrent =
+        "temperature_2m,apparent_temperature,relative_humidity_2m,pressure_msl,wind_speed_10m,"
         + "wind_direction_10m,cloud_cover,weather_code,is_day"
     static let daemonHourly = daemonCurrent + ",precipitation_probability,rain,showers,snowfall,precipitation"
 
@@ -69,7 +71,8 @@ struct OpenMeteoForecastTests {
     @Test("near 52.52,13.41: the recorded Berlin answer, its current block and hourly steps re-expressed in GMT")
     func recordedBerlin() async throws {
         let endpoint = try Self.endpoint()
-        let body = try await Self.body(endpoint, "latitude=52.53&longitude=13.44&current=temperature_2m,wind_speed_10m&hourly=temperature_2m")
+        let body = try await Self.body(
+            endpoint, "latitude=52.53&longitude=13.44&current=temperature_2m,wind_speed_10m&hourly=temperature_2m")
         #expect(body["latitude"]?.doubleValue == 52.52 && body["longitude"]?.doubleValue == 13.419998, "the recorded grid point")
         #expect(body["elevation"]?.doubleValue == 44.8125)
         #expect(body["generationtime_ms"]?.doubleValue == 2.886056900024414)
@@ -94,7 +97,8 @@ struct OpenMeteoForecastTests {
         let recorded = try JSONValue.parse(
             try String(contentsOfFile: TestEnvironment.demoData + "/open-meteo/forecast/berlin.json", encoding: .utf8).utf8)
         for zone in ["Europe/Berlin", "auto"] {
-            let body = try await Self.body(endpoint, Self.berlin + "&hourly=temperature_2m,wind_gusts_10m&current=temperature_2m&timezone=\(zone)")
+            let body = try await Self.body(
+                endpoint, Self.berlin + "&hourly=temperature_2m,wind_gusts_10m&current=temperature_2m&timezone=\(zone)")
             #expect(body["timezone"] == "Europe/Berlin" && body["utc_offset_seconds"] == .integer(3600), "\(zone)")
             #expect(body["hourly"]?["time"] == recorded["hourly"]?["time"], "\(zone)")
             #expect(body["hourly"]?["temperature_2m"] == recorded["hourly"]?["temperature_2m"], "\(zone)")
@@ -109,11 +113,14 @@ struct OpenMeteoForecastTests {
         #expect(hours["hourly"]?["time"] == .array(["2021-11-24T23:00", "2021-11-25T00:00", "2021-11-25T01:00"]), "from the current hour")
     }
 
-    @Test("what the recording lacks is made from what it has: current from the hourly step of its time, rain from precipitation, is_day from the sun")
+    @Test(
+        "what the recording lacks is made from what it has: current from the hourly step of its time, rain from precipitation, is_day from the sun"
+    )
     func recordedCompleted() async throws {
         let endpoint = try Self.endpoint()
         let body = try await Self.body(
-            endpoint, Self.berlin + "&current=\(Self.daemonCurrent),precipitation_probability&hourly=\(Self.daemonHourly)&timezone=Europe/Berlin")
+            endpoint,
+            Self.berlin + "&current=\(Self.daemonCurrent),precipitation_probability&hourly=\(Self.daemonHourly)&timezone=Europe/Berlin")
         let current = try #require(body["current"]?.objectValue)
         // The hourly step of 23:00 (Berlin) has these.
         #expect(current["relative_humidity_2m"] == .integer(96))
@@ -152,10 +159,13 @@ struct OpenMeteoForecastTests {
         #expect(body["current"]?["temperature_2m"]?.doubleValue == 41.9)
         #expect(body["current"]?["wind_speed_10m"]?.doubleValue == 1.5)
         #expect(body["current"]?["time"] == .integer(1_637_791_200))
-        #expect(body["current_units"] == .object([
-            "time": "unixtime", "interval": "seconds", "temperature_2m": "°F", "wind_speed_10m": "m/s",
-        ]))
-        #expect(body["hourly_units"] == .object(["time": "unixtime", "precipitation": "inch", "snowfall": "inch", "wind_speed_10m": "m/s"]))
+        #expect(
+            body["current_units"]
+                == .object([
+                    "time": "unixtime", "interval": "seconds", "temperature_2m": "°F", "wind_speed_10m": "m/s",
+                ]))
+        #expect(
+            body["hourly_units"] == .object(["time": "unixtime", "precipitation": "inch", "snowfall": "inch", "wind_speed_10m": "m/s"]))
         let times = Self.integers(body["hourly"]?["time"])
         #expect(times.count == 47 && times.first == 1_637_712_000 && zip(times, times.dropFirst()).allSatisfy { $1 - $0 == 3600 })
         // 0.09 mm at 20:00 Berlin time on the 25th (19:00 GMT, step 43 here).
@@ -192,8 +202,10 @@ struct OpenMeteoForecastTests {
 
         let three = try await Self.body(endpoint, "latitude=-33.5&longitude=-120.25&hourly=temperature_2m&forecast_days=3")
         #expect(three["hourly"]?["time"]?.arrayValue?.count == 72)
-        let hours = try await Self.body(endpoint, "latitude=-33.5&longitude=-120.25&hourly=temperature_2m&forecast_hours=5&timeformat=unixtime")
-        #expect(hours["hourly"]?["time"] == .array((0..<5).map { .integer(Int64(Self.midnight + (14 + $0) * 3600)) }), "from the current hour")
+        let hours = try await Self.body(
+            endpoint, "latitude=-33.5&longitude=-120.25&hourly=temperature_2m&forecast_hours=5&timeformat=unixtime")
+        #expect(
+            hours["hourly"]?["time"] == .array((0..<5).map { .integer(Int64(Self.midnight + (14 + $0) * 3600)) }), "from the current hour")
         let none = try await Self.body(endpoint, "latitude=-33.5&longitude=-120.25&hourly=temperature_2m&forecast_days=0")
         #expect(none["hourly"]?["time"] == .array([]))
     }
@@ -210,7 +222,8 @@ struct OpenMeteoForecastTests {
         let endpoint = try Self.endpoint()
         for (lat, lon) in [(-33.5, -120.25), (48.85, 2.35), (39.8, -89.64)] {
             let point = "latitude=\(lat)&longitude=\(lon)"
-            let meteo = try await Self.body(endpoint, point + "&current=temperature_2m,relative_humidity_2m,wind_speed_10m&hourly=temperature_2m&timeformat=unixtime")
+            let meteo = try await Self.body(
+                endpoint, point + "&current=temperature_2m,relative_humidity_2m,wind_speed_10m&hourly=temperature_2m&timeformat=unixtime")
             let catalog = endpoint.catalog
             let weather = catalog.weather(near: lat, lon, now: Self.now).body(in: .metric)
             let temperature = try #require(weather["main"]?["temp"]?.doubleValue)
@@ -219,7 +232,8 @@ struct OpenMeteoForecastTests {
             let speed = try #require(weather["wind"]?["speed"]?.doubleValue)
             #expect(meteo["current"]?["wind_speed_10m"]?.doubleValue == (speed * 36).rounded() / 10)
 
-            let forecast = SynthesizedForecast.forecast(from: catalog.weather(near: lat, lon, now: Self.now), now: Self.now).body(in: .metric)
+            let forecast = SynthesizedForecast.forecast(from: catalog.weather(near: lat, lon, now: Self.now), now: Self.now).body(
+                in: .metric)
             let steps = try #require(forecast["list"]?.arrayValue)
             let times = Self.integers(meteo["hourly"]?["time"])
             let temperatures = Self.doubles(meteo["hourly"]?["temperature_2m"])
@@ -240,7 +254,8 @@ struct OpenMeteoForecastTests {
         let body = try await Self.body(
             endpoint,
             "latitude=-33.5&longitude=-120.25&hourly=temperature_2m,precipitation,weather_code&forecast_days=2"
-                + "&daily=weather_code,temperature_2m_max,temperature_2m_min,precipitation_sum,precipitation_probability_max,wind_speed_10m_max")
+                + "&daily=weather_code,temperature_2m_max,temperature_2m_min,precipitation_sum,precipitation_probability_max,wind_speed_10m_max"
+        )
         #expect(body["daily"]?["time"] == .array(["2026-03-10", "2026-03-11"]))
         #expect(body["daily_units"]?["temperature_2m_max"] == "°C" && body["daily_units"]?["weather_code"] == "wmo code")
         let temperatures = Self.doubles(body["hourly"]?["temperature_2m"]).map { $0! }
@@ -252,7 +267,8 @@ struct OpenMeteoForecastTests {
             #expect(Self.doubles(body["daily"]?["weather_code"])[day] == codes[hours].max())
         }
         let berlin = try await Self.body(endpoint, Self.berlin + "&daily=temperature_2m_max&timezone=Europe/Berlin")
-        #expect(Self.doubles(berlin["daily"]?["temperature_2m_max"]) == [7.6, 5.4, nil, nil, nil, nil, nil], "days without hourly steps: null")
+        #expect(
+            Self.doubles(berlin["daily"]?["temperature_2m_max"]) == [7.6, 5.4, nil, nil, nil, nil, nil], "days without hourly steps: null")
     }
 
     // MARK: - Several points
@@ -260,16 +276,19 @@ struct OpenMeteoForecastTests {
     @Test("lists of points: a JSON array of the answers, in the order asked")
     func list() async throws {
         let endpoint = try Self.endpoint()
-        let body = try await Self.body(endpoint, "latitude=-33.5,52.52,48.85&longitude=-120.25,13.41,2.35&current=temperature_2m&hourly=temperature_2m")
+        let body = try await Self.body(
+            endpoint, "latitude=-33.5,52.52,48.85&longitude=-120.25,13.41,2.35&current=temperature_2m&hourly=temperature_2m")
         let answers = try #require(body.arrayValue)
         #expect(answers.map { $0["latitude"]?.doubleValue } == [-33.5, 52.52, 48.85])
         #expect(answers[1]["current"]?["time"] == "2021-11-24T22:00", "the recording among them")
-        #expect(answers[0] == (try await Self.body(endpoint, "latitude=-33.5&longitude=-120.25&current=temperature_2m&hourly=temperature_2m")))
+        #expect(
+            answers[0] == (try await Self.body(endpoint, "latitude=-33.5&longitude=-120.25&current=temperature_2m&hourly=temperature_2m")))
         let repeated = try await Self.body(endpoint, "latitude=-33.5&latitude=52.52&longitude=-120.25,13.41&current=temperature_2m")
         #expect(repeated.arrayValue?.count == 2, "a repeated parameter is a list too")
         let one = try await Self.body(endpoint, "latitude=-33.5&longitude=-120.25&current=temperature_2m")
         #expect(one.objectValue != nil, "a single point: an object")
-        let zones = try await Self.body(endpoint, "latitude=-33.5,52.52&longitude=-120.25,13.41&current=temperature_2m&timezone=GMT,Europe/Berlin")
+        let zones = try await Self.body(
+            endpoint, "latitude=-33.5,52.52&longitude=-120.25,13.41&current=temperature_2m&timezone=GMT,Europe/Berlin")
         #expect(zones.arrayValue?.map { $0["timezone"] } == ["GMT", "Europe/Berlin"], "one timezone per point")
     }
 
@@ -277,7 +296,9 @@ struct OpenMeteoForecastTests {
         "lists of different lengths are 400",
         arguments: ["latitude=1,2&longitude=3", "latitude=1&longitude=3,4", "latitude=1,2&longitude=3,4&timezone=GMT,GMT,GMT"])
     func lengthMismatch(query: String) async throws {
-        #expect(try await Self.reason(try Self.endpoint(), query) == "Parameter 'latitude' and 'longitude' must have the same number of elements")
+        #expect(
+            try await Self.reason(try Self.endpoint(), query)
+                == "Parameter 'latitude' and 'longitude' must have the same number of elements")
     }
 
     // MARK: - Refused requests
@@ -285,12 +306,15 @@ struct OpenMeteoForecastTests {
     @Test("an unknown variable is 400 with Open-Meteo's reason, whichever block names it")
     func unknownVariable() async throws {
         let endpoint = try Self.endpoint()
-        #expect(try await Self.reason(endpoint, Self.berlin + "&current=temperature_2m,foo")
-            == "Cannot initialize WeatherVariable from invalid String value foo for key current")
-        #expect(try await Self.reason(endpoint, Self.berlin + "&hourly=temperature_2m&hourly=Rain")
-            == "Cannot initialize WeatherVariable from invalid String value Rain for key hourly")
-        #expect(try await Self.reason(endpoint, Self.berlin + "&daily=sunrise")
-            == "Cannot initialize DailyWeatherVariable from invalid String value sunrise for key daily")
+        #expect(
+            try await Self.reason(endpoint, Self.berlin + "&current=temperature_2m,foo")
+                == "Cannot initialize WeatherVariable from invalid String value foo for key current")
+        #expect(
+            try await Self.reason(endpoint, Self.berlin + "&hourly=temperature_2m&hourly=Rain")
+                == "Cannot initialize WeatherVariable from invalid String value Rain for key hourly")
+        #expect(
+            try await Self.reason(endpoint, Self.berlin + "&daily=sunrise")
+                == "Cannot initialize DailyWeatherVariable from invalid String value sunrise for key daily")
     }
 
     @Test(
@@ -303,9 +327,18 @@ struct OpenMeteoForecastTests {
             ("longitude=1", "Value of type 'Float' required for key 'latitude'."),
             ("latitude=1", "Value of type 'Float' required for key 'longitude'."),
             ("latitude=1,&longitude=1,2", "Value of type 'Float' required for key 'latitude'."),
-            ("latitude=1&longitude=1&temperature_unit=kelvin", "Cannot initialize TemperatureUnit from invalid String value kelvin for key temperature_unit"),
-            ("latitude=1&longitude=1&wind_speed_unit=knots", "Cannot initialize WindspeedUnit from invalid String value knots for key wind_speed_unit"),
-            ("latitude=1&longitude=1&precipitation_unit=cm", "Cannot initialize PrecipitationUnit from invalid String value cm for key precipitation_unit"),
+            (
+                "latitude=1&longitude=1&temperature_unit=kelvin",
+                "Cannot initialize TemperatureUnit from invalid String value kelvin for key temperature_unit"
+            ),
+            (
+                "latitude=1&longitude=1&wind_speed_unit=knots",
+                "Cannot initialize WindspeedUnit from invalid String value knots for key wind_speed_unit"
+            ),
+            (
+                "latitude=1&longitude=1&precipitation_unit=cm",
+                "Cannot initialize PrecipitationUnit from invalid String value cm for key precipitation_unit"
+            ),
             ("latitude=1&longitude=1&timeformat=rfc", "Cannot initialize Timeformat from invalid String value rfc for key timeformat"),
             ("latitude=1&longitude=1&forecast_days=17", "Forecast days is invalid. Allowed range 0 to 16. Given 17."),
             ("latitude=1&longitude=1&forecast_days=-1", "Forecast days is invalid. Allowed range 0 to 16. Given -1."),

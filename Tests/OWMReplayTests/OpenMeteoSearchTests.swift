@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TestSupport
 @testable import WeatherCore
 @testable import owm_replay
@@ -39,7 +40,10 @@ struct OpenMeteoSearchTests {
         #expect(one["results"]?.arrayValue?.count == 1)
         #expect(one["results"]?.arrayValue?.first == answer["results"]?.arrayValue?.first)
         #expect(one["generationtime_ms"] == answer["generationtime_ms"])
-        #expect(try await Self.places(endpoint, "name=Enschede&countryCode=nl") == ["Enschede,Overijssel,NL", "Enschede Airport Twente,Overijssel,NL"])
+        #expect(
+            try await Self.places(endpoint, "name=Enschede&countryCode=nl") == [
+                "Enschede,Overijssel,NL", "Enschede Airport Twente,Overijssel,NL",
+            ])
     }
 
     @Test("an unknown name, a name known only elsewhere, or one of fewer than 2 characters: the recorded answer without results")
@@ -47,7 +51,9 @@ struct OpenMeteoSearchTests {
         let endpoint = try M.endpoint()
         let none = try Self.recorded("search-empty.json")
         #expect(none.objectValue?.keys == ["generationtime_ms"])
-        for query in ["name=Atlantis", "name=Enschede&countryCode=DE", "name=Paris&countryCode=US", "name=B", "name=", "name=Springfield,%20Texas"] {
+        for query in [
+            "name=Atlantis", "name=Enschede&countryCode=DE", "name=Paris&countryCode=US", "name=B", "name=", "name=Springfield,%20Texas",
+        ] {
             #expect(try await Self.search(endpoint, query) == none, "\(query)")
         }
     }
@@ -67,11 +73,13 @@ struct OpenMeteoSearchTests {
         let endpoint = try M.endpoint()
         let london = try #require(try await Self.search(endpoint, "name=London")["results"]?.arrayValue)
         #expect(london.map { $0["country_code"] } == ["GB", "CA", "US", "US", "US"])
-        #expect(london[0] == .object([
-            "id": .integer(2_643_743), "name": "London", "latitude": .double(51.5085), "longitude": .double(-0.1257),
-            "elevation": .integer(25), "feature_code": "PPLC", "country_code": "GB", "timezone": "Europe/London",
-            "population": .integer(8_961_989), "country_id": .integer(2_635_167), "country": "United Kingdom", "admin1": "England",
-        ]))
+        #expect(
+            london[0]
+                == .object([
+                    "id": .integer(2_643_743), "name": "London", "latitude": .double(51.5085), "longitude": .double(-0.1257),
+                    "elevation": .integer(25), "feature_code": "PPLC", "country_code": "GB", "timezone": "Europe/London",
+                    "population": .integer(8_961_989), "country_id": .integer(2_635_167), "country": "United Kingdom", "admin1": "England",
+                ]))
         #expect(london.dropFirst(2).map { $0["admin1"] } == ["Ohio", "Kentucky", "California"], "US states written out")
         #expect(london.dropFirst(2).map { $0["timezone"] } == ["America/New_York", "America/New_York", "America/Los_Angeles"])
         let paris = try await Self.search(endpoint, "name=Paris")
@@ -84,13 +92,15 @@ struct OpenMeteoSearchTests {
     @Test("Springfield: seven places, US states as admin1, stable ids shared with OpenWeatherMap's side")
     func springfield() async throws {
         let endpoint = try M.endpoint()
-        #expect(try await Self.places(endpoint, "name=Springfield") == [
-            "Springfield,Illinois,US", "Springfield,Missouri,US", "Springfield,Massachusetts,US", "Springfield,Ohio,US",
-            "Springfield,Oregon,US", "Springfield,Scotland,GB", "Springfield,Queensland,AU",
-        ])
-        #expect(try await Self.places(endpoint, "name=Springfield&countryCode=US&count=2") == [
-            "Springfield,Illinois,US", "Springfield,Missouri,US",
-        ])
+        #expect(
+            try await Self.places(endpoint, "name=Springfield") == [
+                "Springfield,Illinois,US", "Springfield,Missouri,US", "Springfield,Massachusetts,US", "Springfield,Ohio,US",
+                "Springfield,Oregon,US", "Springfield,Scotland,GB", "Springfield,Queensland,AU",
+            ])
+        #expect(
+            try await Self.places(endpoint, "name=Springfield&countryCode=US&count=2") == [
+                "Springfield,Illinois,US", "Springfield,Missouri,US",
+            ])
         #expect(try await Self.places(endpoint, "name=Springfield&countryCode=au") == ["Springfield,Queensland,AU"])
         let missouri = try #require(try await Self.search(endpoint, "name=Springfield&countryCode=US")["results"]?.arrayValue?[1])
         let place = try #require(endpoint.catalog.places.first { $0.state == "Missouri" })
@@ -114,7 +124,11 @@ struct OpenMeteoSearchTests {
     func enschedeOnBothSides() async throws {
         let endpoint = try M.endpoint()
         let owm = try E.json(await E.get(endpoint, "/geo/1.0/direct?q=Enschede,NL"))
-        #expect(owm == .array([.object(["name": "Enschede", "lat": .double(52.2183), "lon": .double(6.8958), "country": "NL", "state": "Overijssel"])]))
+        #expect(
+            owm
+                == .array([
+                    .object(["name": "Enschede", "lat": .double(52.2183), "lon": .double(6.8958), "country": "NL", "state": "Overijssel"])
+                ]))
         let weather = try E.json(await E.get(endpoint, "/data/2.5/weather?lat=52.22&lon=6.9"))
         #expect(weather["name"] == "Enschede" && weather["sys"]?["country"] == "NL")
         let airport = try E.json(await E.get(endpoint, "/geo/1.0/direct?q=Enschede+Airport+Twente"))
@@ -159,7 +173,9 @@ struct OpenMeteoSearchTests {
         let bad = await E.get(endpoint, "/v1/search?name=Enschede")
         #expect(bad.status == 400)
         #expect(try E.json(bad) == JSONValue.object(["error": .bool(true), "reason": "Bad Request (a fault set at owm-replay)"]))
-        #expect(await E.get(endpoint, "/v1/forecast?latitude=52.22&longitude=6.9&current=temperature_2m").status == 400, "a point in Enschede too")
+        #expect(
+            await E.get(endpoint, "/v1/forecast?latitude=52.22&longitude=6.9&current=temperature_2m").status == 400,
+            "a point in Enschede too")
         _ = await E.get(endpoint, "/_faults?city=*&service=open-meteo&fault=401", method: "POST")
         #expect(await E.get(endpoint, "/v1/search?name=Berlin").status == 401)
     }
@@ -177,11 +193,13 @@ struct OpenMeteoSearchTests {
         #expect(stats["requests"] == .integer(0))
         #expect(stats["open_meteo"]?["search_requests"] == .integer(5))
         #expect(stats["open_meteo"]?["requests"] == .integer(5))
-        #expect(stats["open_meteo"]?["by_query"] == .object([
-            "search:name=enschede": .integer(2),
-            "search:name=london&countryCode=gb": .integer(1),
-            "search:name=paris": .integer(1),
-            "search:name=springfield, missouri": .integer(1),
-        ]))
+        #expect(
+            stats["open_meteo"]?["by_query"]
+                == .object([
+                    "search:name=enschede": .integer(2),
+                    "search:name=london&countryCode=gb": .integer(1),
+                    "search:name=paris": .integer(1),
+                    "search:name=springfield, missouri": .integer(1),
+                ]))
     }
 }

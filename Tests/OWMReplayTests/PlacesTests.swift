@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TestSupport
 @testable import WeatherCore
 @testable import owm_replay
@@ -9,31 +10,35 @@ struct PlacesTests {
     @Test("the recorded London answer first, then every catalog city once, then the Springfields, then Open-Meteo's Enschede")
     func order() throws {
         let places = try WeatherCatalogTests.demo().places
-        #expect(places.map { "\($0.name),\($0.country)" } == [
-            "London,GB", "London,CA", "London,US", "London,US", "London,US",
-            "Berlin,DE", "Hamilton,NZ", "Minsk,BY", "New York,US", "Paris,FR", "Reykjavik,IS", "Seoul,KR", "Tokyo,JP",
-            "Zocca,IT",
-            "Springfield,US", "Springfield,US", "Springfield,US", "Springfield,US", "Springfield,US",
-            "Springfield,GB", "Springfield,AU",
-            "Enschede,NL",
-        ])
+        #expect(
+            places.map { "\($0.name),\($0.country)" } == [
+                "London,GB", "London,CA", "London,US", "London,US", "London,US",
+                "Berlin,DE", "Hamilton,NZ", "Minsk,BY", "New York,US", "Paris,FR", "Reykjavik,IS", "Seoul,KR", "Tokyo,JP",
+                "Zocca,IT",
+                "Springfield,US", "Springfield,US", "Springfield,US", "Springfield,US", "Springfield,US",
+                "Springfield,GB", "Springfield,AU",
+                "Enschede,NL",
+            ])
         #expect(places.prefix(5).allSatisfy { $0.source == .recorded(file: "geo/london.json") })
         #expect(places.first { $0.name == "Zocca" }?.source == .catalog(file: "zocca.standard.json"))
         #expect(places.suffix(8).prefix(7).allSatisfy { $0.source == .synthesized })
         // Of Open-Meteo's recorded answer for Enschede, the town (not its airport), its province the state.
         #expect(places.last?.source == .openMeteo(file: "open-meteo/search/enschede.json"))
-        #expect(places.last?.json == .object([
-            "name": "Enschede", "lat": .double(52.2183), "lon": .double(6.8958), "country": "NL", "state": "Overijssel",
-        ]))
+        #expect(
+            places.last?.json
+                == .object([
+                    "name": "Enschede", "lat": .double(52.2183), "lon": .double(6.8958), "country": "NL", "state": "Overijssel",
+                ]))
     }
 
     @Test("places with recorded weather have no synthetic id; the others each a distinct one above every real id")
     func ids() throws {
         let catalog = try WeatherCatalogTests.demo()
         let withWeather = catalog.places.filter { $0.cityID == nil }
-        #expect(withWeather.map(\.name) == [
-            "London", "Berlin", "Hamilton", "Minsk", "New York", "Paris", "Reykjavik", "Seoul", "Tokyo", "Zocca",
-        ])
+        #expect(
+            withWeather.map(\.name) == [
+                "London", "Berlin", "Hamilton", "Minsk", "New York", "Paris", "Reykjavik", "Seoul", "Tokyo", "Zocca",
+            ])
         #expect(withWeather.first?.country == "GB")
         let ids = catalog.places.compactMap(\.cityID)
         #expect(ids.count == 12)
@@ -46,12 +51,16 @@ struct PlacesTests {
     @Test("a synthetic id is a function of the place alone: the same in every catalog, another for another place")
     func stableID() throws {
         let missouri = try #require(try WeatherCatalogTests.demo().places.first { $0.state == "Missouri" })
-        #expect(missouri.cityID == GeoPlace.syntheticID(
-            name: "Springfield", state: "Missouri", country: "US", latitude: 37.2082, longitude: -93.2923))
-        #expect(GeoPlace.syntheticID(name: "springfield", state: "MISSOURI", country: "us", latitude: 37.2082, longitude: -93.2923)
-            == missouri.cityID, "case does not count")
-        #expect(GeoPlace.syntheticID(name: "Springfield", state: "Ohio", country: "US", latitude: 37.2082, longitude: -93.2923)
-            != missouri.cityID)
+        #expect(
+            missouri.cityID
+                == GeoPlace.syntheticID(
+                    name: "Springfield", state: "Missouri", country: "US", latitude: 37.2082, longitude: -93.2923))
+        #expect(
+            GeoPlace.syntheticID(name: "springfield", state: "MISSOURI", country: "us", latitude: 37.2082, longitude: -93.2923)
+                == missouri.cityID, "case does not count")
+        #expect(
+            GeoPlace.syntheticID(name: "Springfield", state: "Ohio", country: "US", latitude: 37.2082, longitude: -93.2923)
+                != missouri.cityID)
         let directory = try TemporaryDirectory()
         #expect(try WeatherCatalog(directory: directory.path).places.first { $0.state == "Missouri" }?.cityID == missouri.cityID)
     }
@@ -60,10 +69,12 @@ struct PlacesTests {
     func idCollision() throws {
         let place = GeoPlace(source: .synthesized, name: "Nowhere", latitude: 10, longitude: 20, country: "ZZ")
         let id = GeoPlace.syntheticID(name: "Nowhere", state: nil, country: "ZZ", latitude: 10, longitude: 20)
-        let city = RecordedWeather(file: "elsewhere.metric.json", units: .metric, body: [
-            "coord": .object(["lon": .integer(0), "lat": .integer(0)]), "sys": .object(["country": "XX"]),
-            "id": .integer(Int64(id)), "name": "Elsewhere",
-        ])
+        let city = RecordedWeather(
+            file: "elsewhere.metric.json", units: .metric,
+            body: [
+                "coord": .object(["lon": .integer(0), "lat": .integer(0)]), "sys": .object(["country": "XX"]),
+                "id": .integer(Int64(id)), "name": "Elsewhere",
+            ])
         let places = WeatherCatalog.gazetteer(recorded: [place, place], entries: [city], forecasts: [])
         #expect(places[0].cityID == id + 1)
         #expect(places[1].cityID == id + 2)
@@ -72,7 +83,8 @@ struct PlacesTests {
     @Test("without a geo/ directory the places are the catalog's cities and the Springfields")
     func withoutRecordedPlaces() throws {
         let directory = try TemporaryDirectory()
-        _ = try directory.write("london.metric.json", #"{"name":"London","sys":{"country":"GB"},"coord":{"lon":-0.1257,"lat":51.5085},"id":2643743}"#)
+        _ = try directory.write(
+            "london.metric.json", #"{"name":"London","sys":{"country":"GB"},"coord":{"lon":-0.1257,"lat":51.5085},"id":2643743}"#)
         let catalog = try WeatherCatalog(directory: directory.path)
         #expect(catalog.places.map(\.name) == ["London"] + Array(repeating: "Springfield", count: 7))
         #expect(catalog.places[0].json == .object(["name": "London", "lat": .double(51.5085), "lon": .double(-0.1257), "country": "GB"]))
@@ -83,18 +95,25 @@ struct PlacesTests {
     func recordedPlaceWins() throws {
         let directory = try TemporaryDirectory()
         try FileManager.default.createDirectory(atPath: directory.file("geo"), withIntermediateDirectories: false)
-        _ = try directory.write("geo/paris.json", #"[{"name":"Paris","local_names":{"fr":"Paris"},"lat":33.6609,"lon":-95.5555,"country":"US","state":"TX"}]"#)
-        _ = try directory.write("paris.metric.json", #"{"name":"Paris","sys":{"country":"FR"},"coord":{"lon":2.3488,"lat":48.8534},"id":2988507}"#)
+        _ = try directory.write(
+            "geo/paris.json", #"[{"name":"Paris","local_names":{"fr":"Paris"},"lat":33.6609,"lon":-95.5555,"country":"US","state":"TX"}]"#)
+        _ = try directory.write(
+            "paris.metric.json", #"{"name":"Paris","sys":{"country":"FR"},"coord":{"lon":2.3488,"lat":48.8534},"id":2988507}"#)
         let catalog = try WeatherCatalog(directory: directory.path)
         let paris = catalog.places(matching: CityQuery("Paris"))
         #expect(paris.map(\.country) == ["US", "FR"])
         #expect(paris[0].cityID != nil && paris[1].cityID == nil)
-        #expect(paris[0].json.serialized == #"{"name":"Paris","local_names":{"fr":"Paris"},"lat":33.6609,"lon":-95.5555,"country":"US","state":"TX"}"#)
+        #expect(
+            paris[0].json.serialized
+                == #"{"name":"Paris","local_names":{"fr":"Paris"},"lat":33.6609,"lon":-95.5555,"country":"US","state":"TX"}"#)
     }
 
     @Test("a geo/ file that is not an array of places is an error naming the file")
     func badGeoFile() throws {
-        for text in [#"{"name":"Paris"}"#, #"[{"name":"Paris","lat":1,"lon":2}]"#, #"[{"name":"Paris","lat":"1","lon":2,"country":"FR"}]"#, "[1]", "not json"] {
+        for text in [
+            #"{"name":"Paris"}"#, #"[{"name":"Paris","lat":1,"lon":2}]"#, #"[{"name":"Paris","lat":"1","lon":2,"country":"FR"}]"#, "[1]",
+            "not json",
+        ] {
             let directory = try TemporaryDirectory()
             try FileManager.default.createDirectory(atPath: directory.file("geo"), withIntermediateDirectories: false)
             _ = try directory.write("geo/paris.json", text)
@@ -119,7 +138,7 @@ struct PlaceWeatherTests {
         let id = try #require(body["id"]?.intValue)
         let missouri = try #require(endpoint.catalog.places.first { $0.state == "Missouri" })
         #expect(id == missouri.cityID)
-        #expect(id > 0 && ![2643743, 2988507, 3163858].contains(id))
+        #expect(id > 0 && ![2_643_743, 2_988_507, 3_163_858].contains(id))
 
         // Another point near the same place: the same id; near another Springfield: another.
         let nearby = try E.json(await E.get(endpoint, "/data/2.5/weather?lat=37.3&lon=-93.2"))
@@ -137,12 +156,12 @@ struct PlaceWeatherTests {
         let endpoint = try E.endpoint()
         let ontario = try E.json(await E.get(endpoint, "/data/2.5/weather?lat=42.98&lon=-81.23"))
         #expect(ontario["name"] == "London" && ontario["sys"]?["country"] == "CA")
-        #expect(ontario["id"]?.intValue != 2643743 && ontario["id"]?.intValue != 0)
+        #expect(ontario["id"]?.intValue != 2_643_743 && ontario["id"]?.intValue != 0)
         let kentucky = try E.json(await E.get(endpoint, "/data/2.5/weather?lat=37.13&lon=-84.08"))
         #expect(kentucky["name"] == "London" && kentucky["sys"]?["country"] == "US")
         #expect(kentucky["id"]?.intValue != ontario["id"]?.intValue)
         let england = try E.json(await E.get(endpoint, "/data/2.5/weather?lat=51.51&lon=-0.13"))
-        #expect(england["id"] == .integer(2643743))
+        #expect(england["id"] == .integer(2_643_743))
         #expect(england["coord"]?["lat"] == .double(51.5085), "the recorded body, as before")
     }
 

@@ -1,20 +1,23 @@
 import Testing
+
 @testable import WeatherCore
 @testable import owm_replay
 
 @Suite("RecordedWeather")
 struct RecordedWeatherTests {
     /// London as recorded (metric, no gust).
-    static let london = RecordedWeather(file: "london.metric.json", units: .metric, body: [
-        "coord": .object(["lon": .double(-0.1257), "lat": .double(51.5085)]),
-        "main": .object([
-            "temp": .double(8.94), "feels_like": .double(7.91), "temp_min": .double(7.38),
-            "temp_max": .double(9.98), "pressure": .integer(997), "humidity": .integer(90),
-        ]),
-        "wind": .object(["speed": .double(2.06), "deg": .integer(250)]),
-        "sys": .object(["country": .string("GB")]),
-        "name": .string("London"),
-    ])
+    static let london = RecordedWeather(
+        file: "london.metric.json", units: .metric,
+        body: [
+            "coord": .object(["lon": .double(-0.1257), "lat": .double(51.5085)]),
+            "main": .object([
+                "temp": .double(8.94), "feels_like": .double(7.91), "temp_min": .double(7.38),
+                "temp_max": .double(9.98), "pressure": .integer(997), "humidity": .integer(90),
+            ]),
+            "wind": .object(["speed": .double(2.06), "deg": .integer(250)]),
+            "sys": .object(["country": .string("GB")]),
+            "name": .string("London"),
+        ])
 
     @Test("name, country and coordinates are read from the body")
     func accessors() {
@@ -57,10 +60,12 @@ struct RecordedWeatherTests {
 
     @Test("standard converts to metric: kelvin to °C, wind speed unchanged")
     func standardToMetric() {
-        let zocca = RecordedWeather(file: "zocca.standard.json", units: .standard, body: [
-            "main": .object(["temp": .double(298.48)]),
-            "wind": .object(["speed": .double(0.62), "gust": .double(1.18)]),
-        ])
+        let zocca = RecordedWeather(
+            file: "zocca.standard.json", units: .standard,
+            body: [
+                "main": .object(["temp": .double(298.48)]),
+                "wind": .object(["speed": .double(0.62), "gust": .double(1.18)]),
+            ])
         let body = zocca.body(in: .metric)
         #expect(body["main"]?["temp"] == .double(25.33))
         #expect(body["wind"]?["speed"] == .double(0.62))
@@ -69,9 +74,11 @@ struct RecordedWeatherTests {
 
     @Test("a gust is converted when present")
     func gustConverted() {
-        let windy = RecordedWeather(file: "x", units: .metric, body: [
-            "wind": .object(["speed": .double(4.02), "gust": .double(7.6)]),
-        ])
+        let windy = RecordedWeather(
+            file: "x", units: .metric,
+            body: [
+                "wind": .object(["speed": .double(4.02), "gust": .double(7.6)])
+            ])
         #expect(windy.body(in: .imperial)["wind"]?["gust"] == .double(17.0))
     }
 

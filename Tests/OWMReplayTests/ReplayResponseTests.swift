@@ -1,4 +1,5 @@
 import Testing
+
 @testable import WeatherCore
 @testable import owm_replay
 
@@ -107,8 +108,9 @@ struct ReplayStatsTests {
 
     @Test("fresh stats count nothing")
     func empty() {
-        #expect(ReplayStats().json.serialized
-            == #"{"requests":0,"connections":0,"deprecated_q":0,"by_query":{},"open_meteo":"# + Self.noOpenMeteo + "}")
+        #expect(
+            ReplayStats().json.serialized
+                == #"{"requests":0,"connections":0,"deprecated_q":0,"by_query":{},"open_meteo":"# + Self.noOpenMeteo + "}")
     }
 
     @Test("requests are counted in total and per query, connections apart, keys sorted")
@@ -118,9 +120,10 @@ struct ReplayStatsTests {
         stats.recordRequest("q=london", deprecatedQ: true)
         stats.recordRequest("q=paris", deprecatedQ: true)
         stats.recordConnection()
-        #expect(stats.json.serialized
-            == #"{"requests":3,"connections":1,"deprecated_q":3,"by_query":{"q=london":1,"q=paris":2},"open_meteo":"#
-            + Self.noOpenMeteo + "}")
+        #expect(
+            stats.json.serialized
+                == #"{"requests":3,"connections":1,"deprecated_q":3,"by_query":{"q=london":1,"q=paris":2},"open_meteo":"#
+                + Self.noOpenMeteo + "}")
     }
 
     @Test("Open-Meteo's requests are counted apart: forecasts, their points, searches, each by its key")
@@ -132,9 +135,10 @@ struct ReplayStatsTests {
         stats.recordOpenMeteoSearch("search:name=berlin")
         stats.recordRequest("q=paris")
         #expect(stats.json["requests"] == .integer(1))
-        #expect(stats.json["open_meteo"]?.serialized
-            == #"{"requests":4,"forecast_requests":3,"forecast_points":3,"search_requests":1,"#
-            + #""by_query":{"lat=1&lon=2":2,"lat=3&lon=4":1,"search:name=berlin":1}}"#)
+        #expect(
+            stats.json["open_meteo"]?.serialized
+                == #"{"requests":4,"forecast_requests":3,"forecast_points":3,"search_requests":1,"#
+                + #""by_query":{"lat=1&lon=2":2,"lat=3&lon=4":1,"search:name=berlin":1}}"#)
     }
 
     @Test("deprecated_q counts only the requests recorded as carrying q=")

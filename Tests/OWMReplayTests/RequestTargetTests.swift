@@ -1,4 +1,5 @@
 import Testing
+
 @testable import owm_replay
 
 @Suite("RequestTarget")
@@ -85,8 +86,9 @@ struct RequestTargetTests {
 
     @Test("the redacted target hides the appid value whatever the case of its name")
     func redacted() {
-        #expect(RequestTarget("/data/2.5/weather?q=Paris&appid=secret&units=metric").redacted
-            == "/data/2.5/weather?q=Paris&appid=<redacted>&units=metric")
+        #expect(
+            RequestTarget("/data/2.5/weather?q=Paris&appid=secret&units=metric").redacted
+                == "/data/2.5/weather?q=Paris&appid=<redacted>&units=metric")
         #expect(RequestTarget("/w?APPID=secret").redacted == "/w?APPID=<redacted>")
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import WeatherCore
 @testable import owm_replay
 

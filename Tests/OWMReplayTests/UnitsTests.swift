@@ -1,4 +1,5 @@
 import Testing
+
 @testable import WeatherCore
 @testable import owm_replay
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TestSupport
 @testable import WeatherCore
 @testable import owm_replay
@@ -214,12 +215,14 @@ struct WeatherEndpointTests {
         #expect(response.status == 200)
         let stats = try Self.json(response)
         #expect(stats["requests"] == .integer(4))
-        #expect(stats["by_query"] == .object([
-            "lat=44.34&lon=10.99": .integer(1),
-            "lat=95&lon=1": .integer(1),
-            "q=london": .integer(1),
-            "q=london,gb": .integer(1),
-        ]))
+        #expect(
+            stats["by_query"]
+                == .object([
+                    "lat=44.34&lon=10.99": .integer(1),
+                    "lat=95&lon=1": .integer(1),
+                    "q=london": .integer(1),
+                    "q=london,gb": .integer(1),
+                ]))
         #expect(stats["deprecated_q"] == .integer(2))
     }
 

@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// What a child process wrote to one of its output streams so far.
@@ -177,7 +177,8 @@ func runCommand(
     let child = try ChildProcess(executable, arguments, environment: environment)
     do {
         let ended = try await child.waitForExitAndOutput(timeout: timeout)
-        return CommandResult(status: ended.exitedNormally ? ended.status : 128 + ended.status, stdout: child.stdoutText, stderr: child.stderrText)
+        return CommandResult(
+            status: ended.exitedNormally ? ended.status : 128 + ended.status, stdout: child.stdoutText, stderr: child.stderrText)
     } catch {
         child.send(SIGKILL)
         throw error

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import WeatherCore
 
 /// The recorded fixtures, read from `Tests/Fixtures/` inside the repository (see `Tests/Fixtures/README.md`).
@@ -41,7 +42,9 @@ enum Fixture {
     }
 
     /// The fixture decoded as weather.
-    static func observation(_ bytes: [UInt8], units: Units = .metric, sourceLocation: SourceLocation = #_sourceLocation) throws -> WeatherObservation {
+    static func observation(_ bytes: [UInt8], units: Units = .metric, sourceLocation: SourceLocation = #_sourceLocation) throws
+        -> WeatherObservation
+    {
         let body = OpenWeatherMapResponse.decode(bytes, units: units)
         guard case .weather(let observation)? = body else {
             Issue.record("not weather: \(String(describing: body))", sourceLocation: sourceLocation)

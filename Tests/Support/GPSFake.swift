@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The NMEA logs gpsfake replays.
@@ -67,7 +67,8 @@ final class GPSFake: Sendable {
         var arguments = ["-w", "gpsfake", "-q", "-n"]
         if once { arguments.append("-1") }
         arguments += ["-c", "\(cycle)", "-P", "\(port)", log]
-        let process = try ChildProcess("/usr/bin/setsid", arguments, environment: TestEnvironment.childEnvironment(), name: "gpsfake:\(port)")
+        let process = try ChildProcess(
+            "/usr/bin/setsid", arguments, environment: TestEnvironment.childEnvironment(), name: "gpsfake:\(port)")
         let deadline = ContinuousClock.now.advanced(by: timeout)
         // setsid is a process group leader (Foundation starts children in a group of their own), so
         // it forks: the child calls setsid() and execs gpsfake. Find that child once it leads its group.
@@ -77,7 +78,10 @@ final class GPSFake: Sendable {
             if group != nil { break }
             if !process.isRunning {
                 _ = try? await process.waitForExitAndOutput(timeout: .seconds(2))
-                throw GPSFakeEndedEarly(message: "setsid gpsfake on port \(port) ended at once (\(process.termination.value.map { "\($0)" } ?? "?")):\n\(process.stdoutText)\(process.stderrText)")
+                throw GPSFakeEndedEarly(
+                    message:
+                        "setsid gpsfake on port \(port) ended at once (\(process.termination.value.map { "\($0)" } ?? "?")):\n\(process.stdoutText)\(process.stderrText)"
+                )
             }
             guard ContinuousClock.now < deadline else {
                 process.send(SIGKILL)
@@ -92,7 +96,7 @@ final class GPSFake: Sendable {
         do {
             while true {
                 switch await probeGPSD(port: port) {
-                case .gpsd(devices: let devices) where devices > 0:
+                case .gpsd(let devices) where devices > 0:
                     break
                 case .gpsd:
                     // gpsd runs but has no device yet: gpsfake adds its pty through gpsd's control socket
@@ -102,7 +106,8 @@ final class GPSFake: Sendable {
                     let now = ContinuousClock.now
                     if deviceDeadline == nil { deviceDeadline = now.advanced(by: .seconds(5)) }
                     guard now < deviceDeadline! else {
-                        throw GPSFakeLostDevice(message: "gpsd on 127.0.0.1:\(port) never got gpsfake's device (gpsfake's control-socket race)")
+                        throw GPSFakeLostDevice(
+                            message: "gpsd on 127.0.0.1:\(port) never got gpsfake's device (gpsfake's control-socket race)")
                     }
                     try await Task.sleep(for: .milliseconds(50))
                     continue
@@ -114,10 +119,16 @@ final class GPSFake: Sendable {
                     if !process.isRunning {
                         fake.kill()
                         _ = try? await process.waitForExitAndOutput(timeout: .seconds(2))
-                        throw GPSFakeEndedEarly(message: "gpsfake on port \(port) ended before gpsd answered (\(process.termination.value.map { "\($0)" } ?? "?")):\n\(process.stdoutText)\(process.stderrText)")
+                        throw GPSFakeEndedEarly(
+                            message:
+                                "gpsfake on port \(port) ended before gpsd answered (\(process.termination.value.map { "\($0)" } ?? "?")):\n\(process.stdoutText)\(process.stderrText)"
+                        )
                     }
                     guard ContinuousClock.now < deadline else {
-                        throw TimeoutError(what: "gpsd (gpsfake \(log)) to accept connections on 127.0.0.1:\(port); it printed:\n\(process.stdoutText)\(process.stderrText)", timeout: timeout)
+                        throw TimeoutError(
+                            what:
+                                "gpsd (gpsfake \(log)) to accept connections on 127.0.0.1:\(port); it printed:\n\(process.stdoutText)\(process.stderrText)",
+                            timeout: timeout)
                     }
                     try await Task.sleep(for: .milliseconds(50))
                     continue
@@ -220,9 +231,10 @@ private func blockingProbeGPSD(port: Int) -> PortProbe {
     guard fd >= 0 else { return .refused }
     defer { close(fd) }
     var address = loopback(port: port)
-    let connected = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-    } == 0
+    let connected =
+        withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        } == 0
     guard connected else { return .refused }
     var received: [UInt8] = []
     var greeted = false
@@ -265,7 +277,8 @@ private func loopback(port: Int) -> sockaddr_in {
 /// `/proc/PID/stat`: (state, ppid, pgrp), or nil when the process is gone.
 private func processStat(_ pid: pid_t) -> (state: Character, ppid: pid_t, pgrp: pid_t)? {
     guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-          let close = text.lastIndex(of: ")") else { return nil }
+        let close = text.lastIndex(of: ")")
+    else { return nil }
     // After "pid (comm) ": state ppid pgrp ...
     let fields = text[text.index(after: close)...].split(separator: " ")
     guard fields.count >= 3, let state = fields[0].first, let ppid = pid_t(fields[1]), let pgrp = pid_t(fields[2]) else { return nil }
@@ -280,8 +293,9 @@ private func allPIDs() -> [pid_t] {
 /// `parent` itself when setsid did not need to fork and already runs gpsfake.
 private func sessionChild(of parent: pid_t) -> pid_t? {
     if let stat = processStat(parent), stat.pgrp == parent,
-       let name = try? String(contentsOfFile: "/proc/\(parent)/comm", encoding: .utf8),
-       name.trimmingCharacters(in: .whitespacesAndNewlines) == "gpsfake" {
+        let name = try? String(contentsOfFile: "/proc/\(parent)/comm", encoding: .utf8),
+        name.trimmingCharacters(in: .whitespacesAndNewlines) == "gpsfake"
+    {
         return parent
     }
     return allPIDs().first { pid in

@@ -59,7 +59,10 @@ final class ManualClock: Clock, Sendable {
         }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                enum Action { case resume, cancel, wait([CheckedContinuation<Void, Never>]) }
+                enum Action {
+                    case resume, cancel
+                    case wait([CheckedContinuation<Void, Never>])
+                }
                 let action: Action = state.withLock { state in
                     if state.cancelledEarly.remove(id) != nil { return .cancel }
                     if deadline <= state.now { return .resume }

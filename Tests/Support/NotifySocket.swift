@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// One datagram a `NotifySocket` received (sd_notify(3): newline-separated `KEY=VALUE` fields).
@@ -190,7 +190,8 @@ final class NotifySocket: Sendable {
     /// Waits until `count` messages have `field`; returns them.
     @discardableResult
     func waitFor(_ count: Int, _ field: String, timeout: Duration = .seconds(10)) async throws -> [NotifyMessage] {
-        try await messages.wait(for: "\(count) × \(field) on NOTIFY_SOCKET; received so far: \(messages.value)", timeout: timeout) { messages in
+        try await messages.wait(for: "\(count) × \(field) on NOTIFY_SOCKET; received so far: \(messages.value)", timeout: timeout) {
+            messages in
             let matching = messages.filter { $0.has(field) }
             return matching.count >= count ? matching : nil
         }

@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A plain Unix domain socket (or TCP) client, for what `DaemonConnection` would hide: never reading,

@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Where the built executables and the demo data are, and the environment children get.
@@ -12,7 +12,8 @@ enum TestEnvironment {
         if let dir = ProcessInfo.processInfo.environment["WEATHERD_BIN_DIR"], !dir.isEmpty {
             return URL(fileURLWithPath: dir).standardizedFileURL.path
         }
-        let runner = URL(fileURLWithPath: CommandLine.arguments[0], relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
+        let runner = URL(
+            fileURLWithPath: CommandLine.arguments[0], relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
         var dir = runner.standardizedFileURL.deletingLastPathComponent()
         // On macOS the runner is inside a bundle: <bin>/X.xctest/Contents/MacOS/X.
         while dir.path != "/" && !FileManager.default.isExecutableFile(atPath: dir.appendingPathComponent("weatherd").path) {

@@ -3,6 +3,7 @@ import NIOCore
 import Testing
 import WeatherClient
 import WeatherCore
+
 @testable import TestSupport
 
 /// `DaemonConnection`: the client side of the socket protocol, against a scripted stand-in for
@@ -135,7 +136,8 @@ import WeatherCore
     @Test func aBusyRefusalBeforeTheCloseIsARemoteError() async throws {
         // A daemon at socket.max_clients: says busy at once and closes, reading nothing.
         let server = try ScriptedServer { client in
-            try client.write(RPCMessage.error(id: .null, WeatherError(.busy, "busy: 1 clients connected; try again later")).serialized + "\n")
+            try client.write(
+                RPCMessage.error(id: .null, WeatherError(.busy, "busy: 1 clients connected; try again later")).serialized + "\n")
             return []
         }
 

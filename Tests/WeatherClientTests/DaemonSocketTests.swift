@@ -2,10 +2,11 @@ import Foundation
 import Testing
 import WeatherClient
 import WeatherCore
+
 @testable import TestSupport
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `DaemonSocket`: weatherctl's blocking client, against the same scripted stand-in for weatherd
@@ -62,7 +63,8 @@ import Glibc
 
     @Test func aLastLineWithoutItsNewlineStillCountsThenReceiveIsNil() async throws {
         let server = try ScriptedServer { client in
-            try client.write("{\"jsonrpc\":\"2.0\",\"method\":\"state\",\"params\":{}}\n{\"jsonrpc\":\"2.0\",\"method\":\"overlays\",\"params\":{}}")
+            try client.write(
+                "{\"jsonrpc\":\"2.0\",\"method\":\"state\",\"params\":{}}\n{\"jsonrpc\":\"2.0\",\"method\":\"overlays\",\"params\":{}}")
             return []
         }
 
@@ -89,7 +91,8 @@ import Glibc
 
     @Test func aBusyRefusalBeforeTheCloseIsARemoteError() async throws {
         let server = try ScriptedServer { client in
-            try client.write(RPCMessage.error(id: .null, WeatherError(.busy, "busy: 1 clients connected; try again later")).serialized + "\n")
+            try client.write(
+                RPCMessage.error(id: .null, WeatherError(.busy, "busy: 1 clients connected; try again later")).serialized + "\n")
             return []
         }
 

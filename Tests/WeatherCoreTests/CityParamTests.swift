@@ -1,4 +1,5 @@
 import Testing
+
 @testable import WeatherCore
 
 /// The `city` param: the byte-wise path for ASCII names gives what the character-wise one does.

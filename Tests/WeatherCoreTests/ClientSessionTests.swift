@@ -1,7 +1,8 @@
 import Synchronization
 import Testing
-@testable import WeatherCore
+
 @testable import TestSupport
+@testable import WeatherCore
 
 /// A client session over a real handler, engine, location service and hub, with the transport
 /// played by the test: scripted inputs whose consumption is counted, and a write the test controls.
@@ -193,11 +194,14 @@ struct ClientSessionTests {
         #expect(c.writes.ids.compactMap(\.intValue).sorted() == [1, 2, 3])
     }
 
-    @Test("a client that floods without reading is no longer read once 64 replies wait, and its hang-up releases everything", arguments: Writing.allCases)
+    @Test(
+        "a client that floods without reading is no longer read once 64 replies wait, and its hang-up releases everything",
+        arguments: Writing.allCases)
     func floodAndClose(_ writing: Writing) async throws {
         let h = try SessionHarness()
         let c = Scripted(
-            h, writing, [request(0, "watch")] + (1...1000).map { request($0, "version") } + [request(1001, "locate")], end: false, stalled: true)
+            h, writing, [request(0, "watch")] + (1...1000).map { request($0, "version") } + [request(1001, "locate")], end: false,
+            stalled: true)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await c.run() }
             // Replies pile up behind the first write, which never completes.

@@ -1,6 +1,7 @@
 import Testing
-@testable import WeatherCore
+
 @testable import TestSupport
+@testable import WeatherCore
 
 @Suite("DaemonClock over a ManualClock", .timeLimit(.minutes(1)))
 struct DaemonClockTests {

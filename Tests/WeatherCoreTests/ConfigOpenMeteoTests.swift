@@ -1,6 +1,7 @@
 import Testing
-@testable import WeatherCore
+
 @testable import TestSupport
+@testable import WeatherCore
 
 @Suite("Configuration: the [open-meteo] table and its key")
 struct ConfigOpenMeteoTests {
@@ -19,7 +20,8 @@ struct ConfigOpenMeteoTests {
 
     @Test("every key is read")
     func allKeys() throws {
-        let config = try parseConfig(#"""
+        let config = try parseConfig(
+            #"""
             [open-meteo]
             base_url = "http://127.0.0.1:9000/"
             geocoding_url = "https://geo.example"
@@ -28,9 +30,11 @@ struct ConfigOpenMeteoTests {
             requests_per_minute = 30
             requests_per_day = 2000
             """#)
-        #expect(config.openMeteo == OpenMeteoConfig(
-            baseURL: "http://127.0.0.1:9000/", geocodingURL: "https://geo.example",
-            apiKeyFile: "/etc/weatherd/open-meteo-key", timeout: .seconds(2), requestsPerMinute: 30, requestsPerDay: 2000))
+        #expect(
+            config.openMeteo
+                == OpenMeteoConfig(
+                    baseURL: "http://127.0.0.1:9000/", geocodingURL: "https://geo.example",
+                    apiKeyFile: "/etc/weatherd/open-meteo-key", timeout: .seconds(2), requestsPerMinute: 30, requestsPerDay: 2000))
         #expect(config.openWeatherMap == OpenWeatherMapConfig(), "the other provider's table is its own")
     }
 
@@ -60,30 +64,36 @@ struct ConfigOpenMeteoTests {
 
     @Test("a wrong type or an out-of-range value says what is allowed and what was found")
     func messages() {
-        #expect(configProblemLines("open-meteo.timeout = 10")
-            == [#"test.toml: open-meteo.timeout: expected a duration string like "10m", found an integer"#])
-        #expect(configProblemLines(#"open-meteo.requests_per_day = "many""#)
-            == [#"test.toml: open-meteo.requests_per_day: expected an integer, found a string"#])
-        #expect(configProblemLines("open-meteo.requests_per_day = 0")
-            == ["test.toml: open-meteo.requests_per_day: must be between 1 and 10000000, found 0"])
-        #expect(configProblemLines("open-meteo.api_key_file = 1")
-            == ["test.toml: open-meteo.api_key_file: expected a string, found an integer"])
+        #expect(
+            configProblemLines("open-meteo.timeout = 10")
+                == [#"test.toml: open-meteo.timeout: expected a duration string like "10m", found an integer"#])
+        #expect(
+            configProblemLines(#"open-meteo.requests_per_day = "many""#)
+                == [#"test.toml: open-meteo.requests_per_day: expected an integer, found a string"#])
+        #expect(
+            configProblemLines("open-meteo.requests_per_day = 0")
+                == ["test.toml: open-meteo.requests_per_day: must be between 1 and 10000000, found 0"])
+        #expect(
+            configProblemLines("open-meteo.api_key_file = 1")
+                == ["test.toml: open-meteo.api_key_file: expected a string, found an integer"])
         #expect(configProblemLines("open-meteo = 1") == ["test.toml: open-meteo: expected a table, found an integer"])
     }
 
     @Test("an unknown key is an error; an inline api_key is pointed at api_key_file, and not echoed")
     func unknownKeys() {
-        let lines = configProblemLines(#"""
+        let lines = configProblemLines(
+            #"""
             [open-meteo]
             api_key = "om-s3cr3t"
             base_ur = "https://api.open-meteo.com"
             units = "metric"
             """#)
-        #expect(lines == [
-            "test.toml: open-meteo.api_key: unknown key; did you mean `api_key_file`?",
-            "test.toml: open-meteo.base_ur: unknown key; did you mean `base_url`?",
-            "test.toml: open-meteo.units: unknown key; did you mean `weather.units`?",
-        ])
+        #expect(
+            lines == [
+                "test.toml: open-meteo.api_key: unknown key; did you mean `api_key_file`?",
+                "test.toml: open-meteo.base_ur: unknown key; did you mean `base_url`?",
+                "test.toml: open-meteo.units: unknown key; did you mean `weather.units`?",
+            ])
         #expect(!lines.joined().contains("om-s3cr3t"))
         #expect(configProblemLines("[openmeteo]\ntimeout = \"1s\"") == ["test.toml: openmeteo: unknown key; did you mean `open-meteo`?"])
     }
@@ -96,15 +106,16 @@ struct ConfigOpenMeteoTests {
         let socket = try #require(text.range(of: "\n[socket]\n"))
         #expect(openWeatherMap.upperBound <= openMeteo.lowerBound && openMeteo.upperBound <= socket.lowerBound)
         let table = String(text[openMeteo.upperBound..<socket.lowerBound])
-        #expect(table == """
-            base_url = "https://api.open-meteo.com"
-            geocoding_url = "https://geocoding-api.open-meteo.com"
-            api_key_file = ""
-            timeout = "10s"
-            requests_per_minute = 600
-            requests_per_day = 10000
+        #expect(
+            table == """
+                base_url = "https://api.open-meteo.com"
+                geocoding_url = "https://geocoding-api.open-meteo.com"
+                api_key_file = ""
+                timeout = "10s"
+                requests_per_minute = 600
+                requests_per_day = 10000
 
-            """)
+                """)
         #expect(try parseConfig(ConfigLoader.render(ConfigRenderTests.changed)).openMeteo == ConfigRenderTests.changed.openMeteo)
     }
 
@@ -112,8 +123,9 @@ struct ConfigOpenMeteoTests {
     func keyNeverRendered() throws {
         var config = DaemonConfig()
         config.openMeteo.apiKeyFile = "/keys/om"
-        let found = try #require(ConfigLoader.findOpenMeteoKey(
-            config, file: "w.toml", environment: [:], readFile: { $0 == "/keys/om" ? "om-S3CR3T\n" : nil }))
+        let found = try #require(
+            ConfigLoader.findOpenMeteoKey(
+                config, file: "w.toml", environment: [:], readFile: { $0 == "/keys/om" ? "om-S3CR3T\n" : nil }))
         var origins = ConfigOrigins()
         origins["open-meteo.api_key_file"] = found.origin
         let text = ConfigLoader.render(config, origins: origins)
@@ -122,11 +134,13 @@ struct ConfigOpenMeteoTests {
         #expect("\(found.key)" == "<redacted>")
     }
 
-    @Test("new URLs make fetched weather wrong; a new key file, timeout or budget does not", arguments: [
-        (#"base_url = "http://127.0.0.1:1""#, true), (#"geocoding_url = "http://127.0.0.1:2""#, true),
-        (#"api_key_file = "/k""#, false), (#"timeout = "1s""#, false),
-        ("requests_per_minute = 5", false), ("requests_per_day = 5", false),
-    ])
+    @Test(
+        "new URLs make fetched weather wrong; a new key file, timeout or budget does not",
+        arguments: [
+            (#"base_url = "http://127.0.0.1:1""#, true), (#"geocoding_url = "http://127.0.0.1:2""#, true),
+            (#"api_key_file = "/k""#, false), (#"timeout = "1s""#, false),
+            ("requests_per_minute = 5", false), ("requests_per_day = 5", false),
+        ])
     func reload(_ line: String, invalidates: Bool) throws {
         let new = try parseConfig("[open-meteo]\n" + line)
         let change = ConfigChange(old: DaemonConfig(), new: new, keys: ProviderKeys(openMeteo: Secret("k")))
@@ -174,8 +188,10 @@ struct ConfigOpenMeteoTests {
         #expect(Self.find(files: ["/creds/open-meteo-api-key": " \n", "/keys/om": "\n"]) == nil)
         #expect(Self.find(files: ["/creds/open-meteo-api-key": "", "/keys/om": "k2"])?.key == "k2")
         // Neither the OpenWeatherMap key nor its variable is Open-Meteo's.
-        #expect(Self.find(keyFile: "", environment: ["OWM_API_KEY": "owm", "CREDENTIALS_DIRECTORY": "/creds"],
-                          files: ["/creds/owm-api-key": "owm"]) == nil)
+        #expect(
+            Self.find(
+                keyFile: "", environment: ["OWM_API_KEY": "owm", "CREDENTIALS_DIRECTORY": "/creds"],
+                files: ["/creds/owm-api-key": "owm"]) == nil)
     }
 
     @Test("an api_key_file that gives no key is a warning naming the file, never a key")
@@ -186,13 +202,16 @@ struct ConfigOpenMeteoTests {
             return ConfigLoader.openMeteoKeyFileProblem(config, file: "w.toml", environment: environment, readFile: { files[$0] })?
                 .description
         }
-        #expect(problem("/keys/om", [:])
-            == #"w.toml: open-meteo.api_key_file: cannot read "/keys/om"; Open-Meteo's free API is asked, without a key"#)
-        #expect(problem("/keys/om", ["/keys/om": " \n"])
-            == #"w.toml: open-meteo.api_key_file: "/keys/om" holds no key; Open-Meteo's free API is asked, without a key"#)
+        #expect(
+            problem("/keys/om", [:])
+                == #"w.toml: open-meteo.api_key_file: cannot read "/keys/om"; Open-Meteo's free API is asked, without a key"#)
+        #expect(
+            problem("/keys/om", ["/keys/om": " \n"])
+                == #"w.toml: open-meteo.api_key_file: "/keys/om" holds no key; Open-Meteo's free API is asked, without a key"#)
         #expect(problem("/keys/om", ["/keys/om": "k"]) == nil)
         #expect(problem("", [:]) == nil, "no file asked for")
-        #expect(problem("/keys/om", ["/creds/open-meteo-api-key": "k"], environment: ["CREDENTIALS_DIRECTORY": "/creds"]) == nil,
-                "the credential gave one")
+        #expect(
+            problem("/keys/om", ["/creds/open-meteo-api-key": "k"], environment: ["CREDENTIALS_DIRECTORY": "/creds"]) == nil,
+            "the credential gave one")
     }
 }

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-@testable import WeatherCore
+
 @testable import TestSupport
+@testable import WeatherCore
 
 @Suite("Configuration: reading values")
 struct ConfigParseTests {
@@ -22,8 +23,11 @@ struct ConfigParseTests {
         #expect(config.openWeatherMap.timeout == .seconds(10))
         #expect(config.openWeatherMap.requestsPerMinute == 60)
         #expect(config.socket == SocketConfig(path: "/run/weatherd/weatherd.sock", mode: 0o660, maxClients: 256))
-        #expect(config.gpsd == GPSDConfig(enabled: true, host: "127.0.0.1", port: 2947, maxHorizontalError: 100,
-                                          locateTimeout: .seconds(30), follow: false, followDistance: 1000))
+        #expect(
+            config.gpsd
+                == GPSDConfig(
+                    enabled: true, host: "127.0.0.1", port: 2947, maxHorizontalError: 100,
+                    locateTimeout: .seconds(30), follow: false, followDistance: 1000))
         #expect(config.region == RegionConfig(debounce: .milliseconds(250), around: 1, concurrency: 4))
         #expect(config.state.directory == "/var/lib/weatherd")
     }
@@ -64,7 +68,8 @@ struct ConfigParseTests {
 
     @Test("top-level keys: cities (trimmed) and refresh")
     func topLevelKeys() throws {
-        let config = try parseConfig(#"""
+        let config = try parseConfig(
+            #"""
             cities = ["  Paris,FR ", "Tokyo"]
             refresh = "90s"
             """#)
@@ -79,7 +84,8 @@ struct ConfigParseTests {
 
     @Test("[weather] keys are read")
     func weatherKeys() throws {
-        let loaded = try readConfig(#"""
+        let loaded = try readConfig(
+            #"""
             [weather]
             providers = ["open-meteo"]
             units = "imperial"
@@ -87,16 +93,20 @@ struct ConfigParseTests {
             cache_ttl = "0s"
             geocode_ttl = "2d"
             """#)
-        #expect(loaded.config.weather == WeatherConfig(
-            providers: [.openMeteo], units: .imperial, lang: "zh_cn", cacheTTL: .zero, geocodeTTL: .seconds(2 * 86_400)))
+        #expect(
+            loaded.config.weather
+                == WeatherConfig(
+                    providers: [.openMeteo], units: .imperial, lang: "zh_cn", cacheTTL: .zero, geocodeTTL: .seconds(2 * 86_400)))
         #expect(loaded.warnings.isEmpty)
-        #expect(try parseConfig(#"weather.providers = ["open-meteo", "openweathermap"]"#).weather.providers
-            == [.openMeteo, .openWeatherMap])
+        #expect(
+            try parseConfig(#"weather.providers = ["open-meteo", "openweathermap"]"#).weather.providers
+                == [.openMeteo, .openWeatherMap])
     }
 
     @Test("[openweathermap] keys are read")
     func openWeatherMapKeys() throws {
-        let config = try parseConfig(#"""
+        let config = try parseConfig(
+            #"""
             [openweathermap]
             base_url = "http://127.0.0.1:8080"
             api_key_file = "/run/keys/owm"
@@ -104,15 +114,18 @@ struct ConfigParseTests {
             timeout = "2.5s"
             requests_per_minute = 600
             """#)
-        #expect(config.openWeatherMap == OpenWeatherMapConfig(
-            baseURL: "http://127.0.0.1:8080", apiKeyFile: "/run/keys/owm", apiKey: Secret("abc123"),
-            timeout: .milliseconds(2500), requestsPerMinute: 600))
+        #expect(
+            config.openWeatherMap
+                == OpenWeatherMapConfig(
+                    baseURL: "http://127.0.0.1:8080", apiKeyFile: "/run/keys/owm", apiKey: Secret("abc123"),
+                    timeout: .milliseconds(2500), requestsPerMinute: 600))
         #expect(config.weather == WeatherConfig())
     }
 
     @Test("[socket] keys are read, mode as an octal string")
     func socketKeys() throws {
-        let config = try parseConfig(#"""
+        let config = try parseConfig(
+            #"""
             [socket]
             path = "weatherd.sock"
             mode = "0600"
@@ -125,7 +138,8 @@ struct ConfigParseTests {
 
     @Test("[gpsd] keys are read; integers are taken where floats are expected")
     func gpsdKeys() throws {
-        let config = try parseConfig(#"""
+        let config = try parseConfig(
+            #"""
             [gpsd]
             enabled = false
             host = "gps.local"
@@ -135,13 +149,17 @@ struct ConfigParseTests {
             follow = true
             follow_distance = 0.5
             """#)
-        #expect(config.gpsd == GPSDConfig(enabled: false, host: "gps.local", port: 12947, maxHorizontalError: 25,
-                                          locateTimeout: .seconds(60), follow: true, followDistance: 0.5))
+        #expect(
+            config.gpsd
+                == GPSDConfig(
+                    enabled: false, host: "gps.local", port: 12947, maxHorizontalError: 25,
+                    locateTimeout: .seconds(60), follow: true, followDistance: 0.5))
     }
 
     @Test("[region] keys are read")
     func regionKeys() throws {
-        let config = try parseConfig(#"""
+        let config = try parseConfig(
+            #"""
             [region]
             debounce = "0ms"
             around = 3
@@ -157,7 +175,8 @@ struct ConfigParseTests {
 
     @Test("dotted keys and inline tables are the same as tables")
     func dottedKeysAndInlineTables() throws {
-        let config = try parseConfig(#"""
+        let config = try parseConfig(
+            #"""
             weather.units = "standard"
             gpsd = { port = 1, follow = true }
             """#)

@@ -1,6 +1,7 @@
 import Testing
-@testable import WeatherCore
+
 @testable import TestSupport
+@testable import WeatherCore
 
 @Suite("Configuration: problems")
 struct ConfigProblemTests {
@@ -43,32 +44,39 @@ struct ConfigProblemTests {
 
     @Test("an unknown key in a known table is named by its full dotted path, with a close match")
     func unknownNestedKey() {
-        #expect(configProblemLines("[weather]\nunit = \"metric\"")
-            == ["test.toml: weather.unit: unknown key; did you mean `units`?"])
-        #expect(configProblemLines("[openweathermap]\ntimeot = \"1s\"")
-            == ["test.toml: openweathermap.timeot: unknown key; did you mean `timeout`?"])
+        #expect(
+            configProblemLines("[weather]\nunit = \"metric\"")
+                == ["test.toml: weather.unit: unknown key; did you mean `units`?"])
+        #expect(
+            configProblemLines("[openweathermap]\ntimeot = \"1s\"")
+                == ["test.toml: openweathermap.timeot: unknown key; did you mean `timeout`?"])
     }
 
     @Test("a key of another table is suggested with its full path")
     func keyOfAnotherTable() {
-        #expect(configProblemLines("units = \"metric\"")
-            == ["test.toml: units: unknown key; did you mean `weather.units`?"])
-        #expect(configProblemLines("[weather]\ntimeout = \"1s\"")
-            == ["test.toml: weather.timeout: unknown key; did you mean `openweathermap.timeout`?"])
+        #expect(
+            configProblemLines("units = \"metric\"")
+                == ["test.toml: units: unknown key; did you mean `weather.units`?"])
+        #expect(
+            configProblemLines("[weather]\ntimeout = \"1s\"")
+                == ["test.toml: weather.timeout: unknown key; did you mean `openweathermap.timeout`?"])
     }
 
     @Test("a key close to a deprecated one is pointed to where that key moved")
     func suggestionOfMovedKey() {
-        #expect(configProblemLines("[openweathermap]\nunit = \"metric\"")
-            == ["test.toml: openweathermap.unit: unknown key; did you mean `weather.units`?"])
-        #expect(configProblemLines("[openweathermap]\ncacheTTL = \"1m\"")
-            == ["test.toml: openweathermap.cacheTTL: unknown key; did you mean `weather.cache_ttl`?"])
+        #expect(
+            configProblemLines("[openweathermap]\nunit = \"metric\"")
+                == ["test.toml: openweathermap.unit: unknown key; did you mean `weather.units`?"])
+        #expect(
+            configProblemLines("[openweathermap]\ncacheTTL = \"1m\"")
+                == ["test.toml: openweathermap.cacheTTL: unknown key; did you mean `weather.cache_ttl`?"])
     }
 
     @Test("a camel-case spelling is matched to the snake-case key")
     func camelCaseSuggestion() {
-        #expect(configProblemLines("[socket]\nmaxClients = 3")
-            == ["test.toml: socket.maxClients: unknown key; did you mean `max_clients`?"])
+        #expect(
+            configProblemLines("[socket]\nmaxClients = 3")
+                == ["test.toml: socket.maxClients: unknown key; did you mean `max_clients`?"])
     }
 
     @Test("an unknown table is one unknown key, also when empty")
@@ -90,56 +98,68 @@ struct ConfigProblemTests {
     @Test("a known table given as another type is a wrong type")
     func tableOfWrongType() {
         #expect(configProblemLines("gpsd = true") == ["test.toml: gpsd: expected a table, found a boolean"])
-        #expect(configProblemLines("[[region]]\naround = 1")
-            == ["test.toml: region: expected a table, found an array"])
+        #expect(
+            configProblemLines("[[region]]\naround = 1")
+                == ["test.toml: region: expected a table, found an array"])
     }
 
-    @Test("wrong types say what was expected and what was found", arguments: [
-        ("refresh = 600", #"refresh: expected a duration string like "10m", found an integer"#),
-        ("cities = \"Paris\"", "cities: expected an array of strings, found a string"),
-        ("cities = [\"Paris\", 3]", "cities[1]: expected a city name string, found an integer"),
-        ("openweathermap.base_url = 1", "openweathermap.base_url: expected a string, found an integer"),
-        ("openweathermap.api_key = 12345", "openweathermap.api_key: expected a string, found an integer"),
-        ("weather.units = 1", "weather.units: expected a string, found an integer"),
-        ("weather.lang = true", "weather.lang: expected a string, found a boolean"),
-        ("weather.cache_ttl = 600", #"weather.cache_ttl: expected a duration string like "10m", found an integer"#),
-        ("weather.geocode_ttl = 30", #"weather.geocode_ttl: expected a duration string like "10m", found an integer"#),
-        ("weather.providers = \"openweathermap\"",
-         #"weather.providers: expected an array of provider names like ["openweathermap", "open-meteo"], found a string"#),
-        ("weather = []", "weather: expected a table, found an array"),
-        ("openweathermap.units = 1", "openweathermap.units: expected a string, found an integer"),
-        ("openweathermap.requests_per_minute = \"60\"",
-         "openweathermap.requests_per_minute: expected an integer, found a string"),
-        ("openweathermap.cache_ttl = 1.5",
-         #"openweathermap.cache_ttl: expected a duration string like "10m", found a float"#),
-        ("socket.max_clients = \"256\"", "socket.max_clients: expected an integer, found a string"),
-        ("socket.max_clients = 2.0", "socket.max_clients: expected an integer, found a float"),
-        ("socket.mode = 0o660", #"socket.mode: expected a string of octal digits like "0660", found an integer"#),
-        ("socket.path = [\"a\"]", "socket.path: expected a string, found an array"),
-        ("gpsd.enabled = \"yes\"", "gpsd.enabled: expected a boolean (true or false), found a string"),
-        ("gpsd.port = 2947.5", "gpsd.port: expected an integer, found a float"),
-        ("gpsd.max_horizontal_error = \"100\"", "gpsd.max_horizontal_error: expected a number, found a string"),
-        ("gpsd.follow = 1", "gpsd.follow: expected a boolean (true or false), found an integer"),
-        ("region.around = true", "region.around: expected an integer, found a boolean"),
-        ("state.directory = 1979-05-27", "state.directory: expected a string, found a date"),
-    ])
+    @Test(
+        "wrong types say what was expected and what was found",
+        arguments: [
+            ("refresh = 600", #"refresh: expected a duration string like "10m", found an integer"#),
+            ("cities = \"Paris\"", "cities: expected an array of strings, found a string"),
+            ("cities = [\"Paris\", 3]", "cities[1]: expected a city name string, found an integer"),
+            ("openweathermap.base_url = 1", "openweathermap.base_url: expected a string, found an integer"),
+            ("openweathermap.api_key = 12345", "openweathermap.api_key: expected a string, found an integer"),
+            ("weather.units = 1", "weather.units: expected a string, found an integer"),
+            ("weather.lang = true", "weather.lang: expected a string, found a boolean"),
+            ("weather.cache_ttl = 600", #"weather.cache_ttl: expected a duration string like "10m", found an integer"#),
+            ("weather.geocode_ttl = 30", #"weather.geocode_ttl: expected a duration string like "10m", found an integer"#),
+            (
+                "weather.providers = \"openweathermap\"",
+                #"weather.providers: expected an array of provider names like ["openweathermap", "open-meteo"], found a string"#
+            ),
+            ("weather = []", "weather: expected a table, found an array"),
+            ("openweathermap.units = 1", "openweathermap.units: expected a string, found an integer"),
+            (
+                "openweathermap.requests_per_minute = \"60\"",
+                "openweathermap.requests_per_minute: expected an integer, found a string"
+            ),
+            (
+                "openweathermap.cache_ttl = 1.5",
+                #"openweathermap.cache_ttl: expected a duration string like "10m", found a float"#
+            ),
+            ("socket.max_clients = \"256\"", "socket.max_clients: expected an integer, found a string"),
+            ("socket.max_clients = 2.0", "socket.max_clients: expected an integer, found a float"),
+            ("socket.mode = 0o660", #"socket.mode: expected a string of octal digits like "0660", found an integer"#),
+            ("socket.path = [\"a\"]", "socket.path: expected a string, found an array"),
+            ("gpsd.enabled = \"yes\"", "gpsd.enabled: expected a boolean (true or false), found a string"),
+            ("gpsd.port = 2947.5", "gpsd.port: expected an integer, found a float"),
+            ("gpsd.max_horizontal_error = \"100\"", "gpsd.max_horizontal_error: expected a number, found a string"),
+            ("gpsd.follow = 1", "gpsd.follow: expected a boolean (true or false), found an integer"),
+            ("region.around = true", "region.around: expected an integer, found a boolean"),
+            ("state.directory = 1979-05-27", "state.directory: expected a string, found a date"),
+        ])
     func wrongType(toml: String, expected: String) {
         #expect(configProblemLines(toml) == ["test.toml: " + expected])
     }
 
     @Test("malformed durations are a problem naming the text", arguments: ["10", "ten minutes", "-1s", "10 m", "1w", "1D", ""])
     func malformedDuration(text: String) {
-        #expect(configProblemLines("refresh = \"\(text)\"") == [
-            #"test.toml: refresh: expected a duration string like "10m" (a number, then ms, s, m, h or d), found "\#(text)""#,
-        ])
-        #expect(configProblemLines("weather.geocode_ttl = \"\(text)\"") == [
-            #"test.toml: weather.geocode_ttl: expected a duration string like "10m" (a number, then ms, s, m, h or d), found "\#(text)""#,
-        ])
+        #expect(
+            configProblemLines("refresh = \"\(text)\"") == [
+                #"test.toml: refresh: expected a duration string like "10m" (a number, then ms, s, m, h or d), found "\#(text)""#
+            ])
+        #expect(
+            configProblemLines("weather.geocode_ttl = \"\(text)\"") == [
+                #"test.toml: weather.geocode_ttl: expected a duration string like "10m" (a number, then ms, s, m, h or d), found "\#(text)""#
+            ])
     }
 
     @Test("every problem of a file is reported at once, in a stable order")
     func severalProblemsCollected() {
-        let lines = configProblemLines(#"""
+        let lines = configProblemLines(
+            #"""
             refresh = "0s"
             colour = 1
             [openweathermap]
@@ -150,14 +170,15 @@ struct ConfigProblemTests {
             [region]
             around = 9
             """#)
-        #expect(lines == [
-            #"test.toml: refresh: must be at least 1s, found "0s""#,
-            "test.toml: colour: unknown key",
-            "test.toml: openweathermap.unit: unknown key; did you mean `weather.units`?",
-            #"test.toml: openweathermap.units: expected one of "standard", "metric", "imperial", found "kelvin""#,
-            "test.toml: socket.max_clients: must be between 1 and 65536, found 0",
-            "test.toml: region.around: must be between 0 and 3, found 9",
-        ])
+        #expect(
+            lines == [
+                #"test.toml: refresh: must be at least 1s, found "0s""#,
+                "test.toml: colour: unknown key",
+                "test.toml: openweathermap.unit: unknown key; did you mean `weather.units`?",
+                #"test.toml: openweathermap.units: expected one of "standard", "metric", "imperial", found "kelvin""#,
+                "test.toml: socket.max_clients: must be between 1 and 65536, found 0",
+                "test.toml: region.around: must be between 0 and 3, found 9",
+            ])
     }
 
     @Test("the error's description is one problem per line")

@@ -1,6 +1,7 @@
 import Testing
-@testable import WeatherCore
+
 @testable import TestSupport
+@testable import WeatherCore
 
 /// One bound of one key: `toml` sets a value at (accepted) or just past (rejected) the bound.
 struct RangeCase: Sendable, CustomTestStringConvertible {
@@ -82,15 +83,20 @@ struct ConfigRangeTests {
 
     @Test("an out-of-range value says what is allowed and what was found")
     func rangeMessages() {
-        #expect(configProblemLines(#"openweathermap.timeout = "6m""#)
-            == [#"test.toml: openweathermap.timeout: must be more than 0s and at most 5m, found "6m""#])
-        #expect(configProblemLines(#"weather.geocode_ttl = "400d""#)
-            == [#"test.toml: weather.geocode_ttl: must be at least 1m and at most 365d, found "400d""#])
-        #expect(configProblemLines("gpsd.port = 70000")
-            == ["test.toml: gpsd.port: must be between 1 and 65535, found 70000"])
-        #expect(configProblemLines(#"socket.mode = "1777""#)
-            == [#"test.toml: socket.mode: must be between "0000" and "0777", found "1777""#])
-        #expect(configProblemLines(#"cities = ["Oslo", "oslo"]"#)
-            == [#"test.toml: cities[1]: duplicate of cities[0] ("Oslo"), found "oslo""#])
+        #expect(
+            configProblemLines(#"openweathermap.timeout = "6m""#)
+                == [#"test.toml: openweathermap.timeout: must be more than 0s and at most 5m, found "6m""#])
+        #expect(
+            configProblemLines(#"weather.geocode_ttl = "400d""#)
+                == [#"test.toml: weather.geocode_ttl: must be at least 1m and at most 365d, found "400d""#])
+        #expect(
+            configProblemLines("gpsd.port = 70000")
+                == ["test.toml: gpsd.port: must be between 1 and 65535, found 70000"])
+        #expect(
+            configProblemLines(#"socket.mode = "1777""#)
+                == [#"test.toml: socket.mode: must be between "0000" and "0777", found "1777""#])
+        #expect(
+            configProblemLines(#"cities = ["Oslo", "oslo"]"#)
+                == [#"test.toml: cities[1]: duplicate of cities[0] ("Oslo"), found "oslo""#])
     }
 }

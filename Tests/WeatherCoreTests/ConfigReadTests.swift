@@ -1,10 +1,11 @@
 import Foundation
 import Testing
-@testable import WeatherCore
+
 @testable import TestSupport
+@testable import WeatherCore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A file in a fresh temporary directory, removed at the end of the test.
@@ -13,7 +14,8 @@ private final class TemporaryFile {
     let path: String
 
     init(name: String = "weatherd.toml") throws {
-        directory = FileManager.default.temporaryDirectory
+        directory =
+            FileManager.default.temporaryDirectory
             .appendingPathComponent("weatherd-config-\(UInt64.random(in: 0...UInt64.max))").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         path = directory + "/" + name
@@ -68,14 +70,16 @@ struct ConfigUTF8Tests {
         #expect(utf8 == "test.toml:1:17: " + Self.message("0xFE"))
     }
 
-    @Test("an invalid sequence is reported at its first byte", arguments: [
-        ([0xC3, 0x22] as [UInt8], "0xC3"),       // a lead byte without its continuation
-        ([0xE2, 0x82, 0x22], "0xE2"),            // a 3-byte sequence cut short
-        ([0xED, 0xA0, 0x80, 0x22], "0xED"),      // a UTF-16 surrogate written as UTF-8
-        ([0xF4, 0x90, 0x80, 0x80, 0x22], "0xF4"), // beyond U+10FFFF
-        ([0x80, 0x22], "0x80"),                  // a lone continuation byte
-        ([0xE2, 0x82], "0xE2"),                  // cut short by the end of the file
-    ])
+    @Test(
+        "an invalid sequence is reported at its first byte",
+        arguments: [
+            ([0xC3, 0x22] as [UInt8], "0xC3"),  // a lead byte without its continuation
+            ([0xE2, 0x82, 0x22], "0xE2"),  // a 3-byte sequence cut short
+            ([0xED, 0xA0, 0x80, 0x22], "0xED"),  // a UTF-16 surrogate written as UTF-8
+            ([0xF4, 0x90, 0x80, 0x80, 0x22], "0xF4"),  // beyond U+10FFFF
+            ([0x80, 0x22], "0x80"),  // a lone continuation byte
+            ([0xE2, 0x82], "0xE2"),  // cut short by the end of the file
+        ])
     func invalidSequences(bytes: [UInt8], byte: String) {
         #expect(problem(Array("a = \"é".utf8) + bytes) == "test.toml:1:7: " + Self.message(byte))
     }
@@ -83,8 +87,9 @@ struct ConfigUTF8Tests {
     @Test("a byte order mark is not counted in the first line's columns, as toml++ skips it")
     func byteOrderMark() throws {
         #expect(problem([0xEF, 0xBB, 0xBF] + Array("a".utf8) + [0xFF]) == "test.toml:1:2: " + Self.message("0xFF"))
-        #expect(try ConfigLoader.parse([0xEF, 0xBB, 0xBF] + Array("refresh = \"1m\"\n".utf8), file: configTestFile).config.refresh
-            == .seconds(60))
+        #expect(
+            try ConfigLoader.parse([0xEF, 0xBB, 0xBF] + Array("refresh = \"1m\"\n".utf8), file: configTestFile).config.refresh
+                == .seconds(60))
     }
 
     @Test("valid UTF-8 bytes parse like the text")
@@ -96,8 +101,9 @@ struct ConfigUTF8Tests {
     @Test("a null character is placed in Unicode scalars too")
     func nullCharacterColumn() {
         // `e` and a combining accent are one character but two scalars, as toml++ counts them.
-        #expect(configProblemLines("refresh = \"1m\"\n# e\u{301}\u{0}\n")
-            == ["test.toml:2:5: null characters are not allowed in TOML documents"])
+        #expect(
+            configProblemLines("refresh = \"1m\"\n# e\u{301}\u{0}\n")
+                == ["test.toml:2:5: null characters are not allowed in TOML documents"])
     }
 }
 

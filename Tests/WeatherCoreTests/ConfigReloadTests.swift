@@ -1,6 +1,7 @@
 import Testing
-@testable import WeatherCore
+
 @testable import TestSupport
+@testable import WeatherCore
 
 @Suite("Configuration: what a reload does")
 struct ConfigReloadTests {
@@ -21,8 +22,10 @@ struct ConfigReloadTests {
     @Test("socket.path, state.directory, region.debounce, web.listen and every mqtt key need a restart; every other key applies at once")
     func restartKeys() {
         let restart = ConfigSchema.keys.filter { $0.reload == .restart }.map(\.path)
-        #expect(restart == ["socket.path", "region.debounce", "state.directory", "web.listen"]
-            + ["broker", "client_id", "topic_prefix", "username", "password_file", "keepalive", "homeassistant", "discovery_prefix"].map { "mqtt." + $0 })
+        #expect(
+            restart == ["socket.path", "region.debounce", "state.directory", "web.listen"]
+                + ["broker", "client_id", "topic_prefix", "username", "password_file", "keepalive", "homeassistant", "discovery_prefix"].map
+            { "mqtt." + $0 })
         let all = change {
             $0.socket.path = "/tmp/other.sock"
             $0.state.directory = "/tmp/state"
@@ -34,13 +37,14 @@ struct ConfigReloadTests {
         #expect(!all.needingRestart.contains { $0.path == "region.around" })
     }
 
-    @Test("new providers, units, language or base_url make fetched weather wrong; a new budget, timeout or ttl does not",
-          arguments: [
+    @Test(
+        "new providers, units, language or base_url make fetched weather wrong; a new budget, timeout or ttl does not",
+        arguments: [
             ("weather", #"providers = ["open-meteo"]"#, true), ("weather", #"units = "imperial""#, true),
             ("weather", #"lang = "de""#, true), ("openweathermap", #"base_url = "http://127.0.0.1:1""#, true),
             ("openweathermap", "requests_per_minute = 5", false), ("openweathermap", #"timeout = "1s""#, false),
             ("weather", #"cache_ttl = "0s""#, false), ("weather", #"geocode_ttl = "1d""#, false),
-          ])
+        ])
     func weatherInvalidated(table: String, line: String, invalidates: Bool) throws {
         let new = try parseConfig("[\(table)]\n" + line)
         let change = ConfigChange(old: DaemonConfig(), new: new, keys: ProviderKeys(openWeatherMap: Secret("k")))

@@ -1,6 +1,7 @@
 import Testing
-@testable import WeatherCore
+
 @testable import TestSupport
+@testable import WeatherCore
 
 @Suite("Configuration: rendering")
 struct ConfigRenderTests {
@@ -19,15 +20,18 @@ struct ConfigRenderTests {
                 baseURL: "http://127.0.0.1:8082/om", geocodingURL: "http://127.0.0.1:8083", apiKeyFile: "/etc/weatherd/om-key",
                 timeout: .milliseconds(2500), requestsPerMinute: 6000, requestsPerDay: 10_000_000),
             socket: SocketConfig(path: "/tmp/w.sock", mode: 0o600, maxClients: 9),
-            gpsd: GPSDConfig(enabled: false, host: "::1", port: 1, maxHorizontalError: 12.5,
-                             locateTimeout: .seconds(5), follow: true, followDistance: 0),
+            gpsd: GPSDConfig(
+                enabled: false, host: "::1", port: 1, maxHorizontalError: 12.5,
+                locateTimeout: .seconds(5), follow: true, followDistance: 0),
             region: RegionConfig(debounce: .seconds(1), around: 0, concurrency: 32),
             state: StateConfig(directory: "/srv/weatherd"),
-            web: WebConfig(listen: "[::1]:8090", readOnly: true, maxClients: 3, allowedHosts: ["weather.example"],
-                           tileURL: "https://tile.example/{z}/{x}/{y}.png", tileAttribution: "© Tiles \"T\""),
-            mqtt: MQTTConfig(broker: "mqtts://broker.example:8884", clientID: "van-7", topicPrefix: "fleet/weather",
-                             username: "van7", passwordFile: "/etc/weatherd/mqtt-password", keepalive: .seconds(60),
-                             homeAssistant: true, discoveryPrefix: "ha"))
+            web: WebConfig(
+                listen: "[::1]:8090", readOnly: true, maxClients: 3, allowedHosts: ["weather.example"],
+                tileURL: "https://tile.example/{z}/{x}/{y}.png", tileAttribution: "© Tiles \"T\""),
+            mqtt: MQTTConfig(
+                broker: "mqtts://broker.example:8884", clientID: "van-7", topicPrefix: "fleet/weather",
+                username: "van7", passwordFile: "/etc/weatherd/mqtt-password", keepalive: .seconds(60),
+                homeAssistant: true, discoveryPrefix: "ha"))
     }
 
     @Test("render shows <redacted> for the key and never the key itself")

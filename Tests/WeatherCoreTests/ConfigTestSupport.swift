@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-@testable import WeatherCore
+
 @testable import TestSupport
+@testable import WeatherCore
 
 /// The file name used in messages by the configuration tests.
 let configTestFile = "test.toml"

@@ -1,6 +1,7 @@
 import Testing
-@testable import WeatherCore
+
 @testable import TestSupport
+@testable import WeatherCore
 
 @Suite("Configuration: the [weather] table")
 struct ConfigWeatherTests {
@@ -16,54 +17,68 @@ struct ConfigWeatherTests {
 
     @Test("an unknown provider names the valid ones")
     func unknownProvider() {
-        #expect(configProblemLines(#"weather.providers = ["openweathermap", "darksky"]"#) == [
-            #"test.toml: weather.providers: expected one of "openweathermap", "open-meteo", found "darksky" at [1]"#,
-        ])
+        #expect(
+            configProblemLines(#"weather.providers = ["openweathermap", "darksky"]"#) == [
+                #"test.toml: weather.providers: expected one of "openweathermap", "open-meteo", found "darksky" at [1]"#
+            ])
     }
 
     @Test("a provider name spelt another way is pointed to the right one")
     func misspeltProvider() {
-        #expect(configProblemLines(#"weather.providers = ["Open_Meteo"]"#) == [
-            #"test.toml: weather.providers: expected one of "openweathermap", "open-meteo", found "Open_Meteo" at [0]; did you mean "open-meteo"?"#,
-        ])
+        #expect(
+            configProblemLines(#"weather.providers = ["Open_Meteo"]"#) == [
+                #"test.toml: weather.providers: expected one of "openweathermap", "open-meteo", found "Open_Meteo" at [0]; did you mean "open-meteo"?"#
+            ])
     }
 
     @Test("a repeated provider is a problem")
     func repeatedProvider() {
-        #expect(configProblemLines(#"weather.providers = ["open-meteo", "openweathermap", "open-meteo"]"#) == [
-            #"test.toml: weather.providers: expected each provider at most once, found "open-meteo" again at [2]"#,
-        ])
+        #expect(
+            configProblemLines(#"weather.providers = ["open-meteo", "openweathermap", "open-meteo"]"#) == [
+                #"test.toml: weather.providers: expected each provider at most once, found "open-meteo" again at [2]"#
+            ])
     }
 
     @Test("an empty provider list is a problem")
     func emptyProviders() {
-        #expect(configProblemLines("weather.providers = []") == [
-            #"test.toml: weather.providers: expected at least one provider ("openweathermap", "open-meteo"), found []"#,
-        ])
+        #expect(
+            configProblemLines("weather.providers = []") == [
+                #"test.toml: weather.providers: expected at least one provider ("openweathermap", "open-meteo"), found []"#
+            ])
     }
 
     @Test("every bad element of the provider list is reported")
     func everyBadProvider() {
-        #expect(configProblemLines(#"weather.providers = [1, "x", "openweathermap", "openweathermap"]"#) == [
-            "test.toml: weather.providers: expected a provider name string, found an integer at [0]",
-            #"test.toml: weather.providers: expected one of "openweathermap", "open-meteo", found "x" at [1]"#,
-            #"test.toml: weather.providers: expected each provider at most once, found "openweathermap" again at [3]"#,
-        ])
+        #expect(
+            configProblemLines(#"weather.providers = [1, "x", "openweathermap", "openweathermap"]"#) == [
+                "test.toml: weather.providers: expected a provider name string, found an integer at [0]",
+                #"test.toml: weather.providers: expected one of "openweathermap", "open-meteo", found "x" at [1]"#,
+                #"test.toml: weather.providers: expected each provider at most once, found "openweathermap" again at [3]"#,
+            ])
     }
 
     @Test("bad units are a problem naming the choices")
     func badUnits() {
-        #expect(configProblemLines(#"weather.units = "kelvin""#) == [
-            #"test.toml: weather.units: expected one of "standard", "metric", "imperial", found "kelvin""#,
-        ])
+        #expect(
+            configProblemLines(#"weather.units = "kelvin""#) == [
+                #"test.toml: weather.units: expected one of "standard", "metric", "imperial", found "kelvin""#
+            ])
     }
 
-    @Test("bad durations are a problem", arguments: [
-        (#"cache_ttl = "10""#, #"weather.cache_ttl: expected a duration string like "10m" (a number, then ms, s, m, h or d), found "10""#),
-        (#"geocode_ttl = "30 d""#, #"weather.geocode_ttl: expected a duration string like "10m" (a number, then ms, s, m, h or d), found "30 d""#),
-        (#"geocode_ttl = "30s""#, #"weather.geocode_ttl: must be at least 1m and at most 365d, found "30s""#),
-        (#"geocode_ttl = "366d""#, #"weather.geocode_ttl: must be at least 1m and at most 365d, found "366d""#),
-    ])
+    @Test(
+        "bad durations are a problem",
+        arguments: [
+            (
+                #"cache_ttl = "10""#,
+                #"weather.cache_ttl: expected a duration string like "10m" (a number, then ms, s, m, h or d), found "10""#
+            ),
+            (
+                #"geocode_ttl = "30 d""#,
+                #"weather.geocode_ttl: expected a duration string like "10m" (a number, then ms, s, m, h or d), found "30 d""#
+            ),
+            (#"geocode_ttl = "30s""#, #"weather.geocode_ttl: must be at least 1m and at most 365d, found "30s""#),
+            (#"geocode_ttl = "366d""#, #"weather.geocode_ttl: must be at least 1m and at most 365d, found "366d""#),
+        ])
     func badDuration(line: String, expected: String) {
         #expect(configProblemLines("[weather]\n" + line) == ["test.toml: " + expected])
     }
@@ -99,9 +114,10 @@ struct ConfigDeprecatedKeyTests {
         let (old, new, value, check) = Self.moved[index]
         let loaded = try readConfig("\(old) = \(value)")
         #expect(check(loaded.config))
-        #expect(loaded.warnings.map(\.description) == [
-            "test.toml: \(old): deprecated, moved to \(new); it applies because \(new) is not set",
-        ])
+        #expect(
+            loaded.warnings.map(\.description) == [
+                "test.toml: \(old): deprecated, moved to \(new); it applies because \(new) is not set"
+            ])
         #expect(loaded.warnings.first?.keyPath == old)
         #expect(loaded.origins[new] == .movedKey(old))
         #expect(loaded.origins[old] == .default, "the origin is the new key's")
@@ -116,15 +132,17 @@ struct ConfigDeprecatedKeyTests {
         let loaded = try readConfig("\(new) = \(newValue)\n\(old) = \(value)")
         #expect(!check(loaded.config))
         #expect(loaded.config == defaults)
-        #expect(loaded.warnings.map(\.description) == [
-            "test.toml: \(old): deprecated, moved to \(new); ignored because \(new) is set",
-        ])
+        #expect(
+            loaded.warnings.map(\.description) == [
+                "test.toml: \(old): deprecated, moved to \(new); ignored because \(new) is set"
+            ])
         #expect(loaded.origins[new] == .file(configTestFile))
     }
 
     @Test("the old key given after the new one in the file is ignored as well")
     func orderDoesNotMatter() throws {
-        let loaded = try readConfig("""
+        let loaded = try readConfig(
+            """
             [openweathermap]
             units = "imperial"
             [weather]
@@ -136,7 +154,8 @@ struct ConfigDeprecatedKeyTests {
 
     @Test("all three deprecated keys: one warning each, in the order of the schema")
     func oneWarningEach() throws {
-        let lines = try configWarningLines("""
+        let lines = try configWarningLines(
+            """
             [weather]
             lang = "fr"
             [openweathermap]
@@ -144,11 +163,12 @@ struct ConfigDeprecatedKeyTests {
             lang = "de"
             units = "standard"
             """)
-        #expect(lines == [
-            "test.toml: openweathermap.units: deprecated, moved to weather.units; it applies because weather.units is not set",
-            "test.toml: openweathermap.lang: deprecated, moved to weather.lang; ignored because weather.lang is set",
-            "test.toml: openweathermap.cache_ttl: deprecated, moved to weather.cache_ttl; it applies because weather.cache_ttl is not set",
-        ])
+        #expect(
+            lines == [
+                "test.toml: openweathermap.units: deprecated, moved to weather.units; it applies because weather.units is not set",
+                "test.toml: openweathermap.lang: deprecated, moved to weather.lang; ignored because weather.lang is set",
+                "test.toml: openweathermap.cache_ttl: deprecated, moved to weather.cache_ttl; it applies because weather.cache_ttl is not set",
+            ])
     }
 
     @Test("no deprecated key, no warning")
@@ -159,12 +179,14 @@ struct ConfigDeprecatedKeyTests {
 
     @Test("a deprecated key is checked like its new key, also when it is ignored")
     func checkedEvenWhenIgnored() {
-        #expect(configProblemLines(#"openweathermap.units = "kelvin""#) == [
-            #"test.toml: openweathermap.units: expected one of "standard", "metric", "imperial", found "kelvin""#,
-        ])
-        #expect(configProblemLines("weather.lang = \"de\"\nopenweathermap.lang = 5") == [
-            "test.toml: openweathermap.lang: expected a string, found an integer",
-        ])
+        #expect(
+            configProblemLines(#"openweathermap.units = "kelvin""#) == [
+                #"test.toml: openweathermap.units: expected one of "standard", "metric", "imperial", found "kelvin""#
+            ])
+        #expect(
+            configProblemLines("weather.lang = \"de\"\nopenweathermap.lang = 5") == [
+                "test.toml: openweathermap.lang: expected a string, found an integer"
+            ])
     }
 
     @Test("a reload that only moves a value to its new key changes nothing")

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-@testable import WeatherCore
+
 @testable import TestSupport
+@testable import WeatherCore
 
 /// Two providers behind one LookupService, on a manual clock.
 private struct Providers {
@@ -335,8 +336,9 @@ struct RegionTogetherTests {
     init() throws {
         let lookups = LookupService(
             upstreams: [om, owm],
-            limits: .init(cacheTTL: .zero, geocodeTTL: .seconds(86_400), providers: [.openMeteo, .openWeatherMap],
-                          budgets: [.openMeteo: .init(perMinute: 600), .openWeatherMap: .init(perMinute: 60)]),
+            limits: .init(
+                cacheTTL: .zero, geocodeTTL: .seconds(86_400), providers: [.openMeteo, .openWeatherMap],
+                budgets: [.openMeteo: .init(perMinute: 600), .openWeatherMap: .init(perMinute: 60)]),
             clock: DaemonClock(clock), logger: silentLogger)
         engine = SearchEngine(
             cities: try WatchedCities(configured: [], store: MemoryCityStore(CityChanges())), gps: GPSStatus(enabled: false),

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-@testable import WeatherCore
+
 @testable import TestSupport
+@testable import WeatherCore
 
 @Suite("FixFilter: which gpsd reports are fixes")
 struct FixFilterTests {
@@ -9,8 +10,9 @@ struct FixFilterTests {
     let time = Date(timeIntervalSince1970: 1_795_000_000)
     let hamilton = Coordinate(lat: -37.7848, lon: 175.3149)
 
-    @Test("a 2D or 3D report with a position and eph below the maximum is a fix with its position, eph, mode and time",
-          arguments: [2, 3])
+    @Test(
+        "a 2D or 3D report with a position and eph below the maximum is a fix with its position, eph, mode and time",
+        arguments: [2, 3])
     func acceptsGoodFix(mode: Int) throws {
         let report = GPSReport(mode: mode, coordinate: hamilton, horizontalError: 20.9)
         let fix = try #require(filter.accept(report, at: time))
@@ -48,23 +50,28 @@ struct FixFilterTests {
         #expect(filter.accept(GPSReport(mode: 3, coordinate: hamilton, horizontalError: nil), at: time) == nil)
     }
 
-    @Test("eph NaN, infinite, negative or above the maximum is rejected",
-          arguments: [Double.nan, .infinity, -.infinity, -0.5, 100.001, 250])
+    @Test(
+        "eph NaN, infinite, negative or above the maximum is rejected",
+        arguments: [Double.nan, .infinity, -.infinity, -0.5, 100.001, 250])
     func rejectsBadError(eph: Double) {
         #expect(filter.accept(GPSReport(mode: 3, coordinate: hamilton, horizontalError: eph), at: time) == nil)
     }
 
-    @Test("a position outside [-90, 90] × [-180, 180] or not finite is rejected", arguments: [
-        Coordinate(lat: 90.0001, lon: 0), Coordinate(lat: -91, lon: 0), Coordinate(lat: 0, lon: 180.5),
-        Coordinate(lat: 0, lon: -181), Coordinate(lat: .nan, lon: 10), Coordinate(lat: 10, lon: .infinity),
-    ])
+    @Test(
+        "a position outside [-90, 90] × [-180, 180] or not finite is rejected",
+        arguments: [
+            Coordinate(lat: 90.0001, lon: 0), Coordinate(lat: -91, lon: 0), Coordinate(lat: 0, lon: 180.5),
+            Coordinate(lat: 0, lon: -181), Coordinate(lat: .nan, lon: 10), Coordinate(lat: 10, lon: .infinity),
+        ])
     func rejectsInvalidCoordinates(coordinate: Coordinate) {
         #expect(filter.accept(GPSReport(mode: 3, coordinate: coordinate, horizontalError: 5), at: time) == nil)
     }
 
-    @Test("positions on the edges of the valid range are accepted", arguments: [
-        Coordinate(lat: 90, lon: 180), Coordinate(lat: -90, lon: -180),
-    ])
+    @Test(
+        "positions on the edges of the valid range are accepted",
+        arguments: [
+            Coordinate(lat: 90, lon: 180), Coordinate(lat: -90, lon: -180),
+        ])
     func acceptsEdgeCoordinates(coordinate: Coordinate) {
         #expect(filter.accept(GPSReport(mode: 3, coordinate: coordinate, horizontalError: 5), at: time)?.coordinate == coordinate)
     }

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-@testable import WeatherCore
+
 @testable import TestSupport
+@testable import WeatherCore
 
 @Suite("FollowPolicy: which fixes start a search in follow mode")
 struct FollowPolicyTests {
@@ -44,7 +45,8 @@ struct FollowPolicyTests {
 
     @Test("a fix exactly follow_distance away searches (>=)")
     func exactlyAtDistanceSearches() {
-        let a = fix(44.34), b = fix(44.3466, 11.0)
+        let a = fix(44.34)
+        let b = fix(44.3466, 11.0)
         var policy = FollowPolicy(distance: a.coordinate.distance(to: b.coordinate))
         _ = policy.shouldSearch(a)
         let atDistance = policy.shouldSearch(b)
@@ -58,7 +60,7 @@ struct FollowPolicyTests {
         let afterOneStep = policy.shouldSearch(fix(44.346))
         #expect(!afterOneStep)  // ≈ 667 m from the searched one
         let afterTwoSteps = policy.shouldSearch(fix(44.352))
-        #expect(afterTwoSteps)   // ≈ 667 m from the last seen, ≈ 1334 m from the searched one
+        #expect(afterTwoSteps)  // ≈ 667 m from the last seen, ≈ 1334 m from the searched one
     }
 
     @Test("searched(_:) moves the reference: fixes near it do not search, fixes far from it do")

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-@testable import WeatherCore
+
 @testable import TestSupport
+@testable import WeatherCore
 
 /// The recorded Paris forecast, decoded.
 func parisForecast(sourceLocation: SourceLocation = #_sourceLocation) throws -> WeatherForecast {
@@ -25,10 +26,10 @@ struct ForecastDecodingTests {
     @Test("the recorded Paris forecast decodes: the place from city, 2 steps oldest first, missing values nil")
     func paris() throws {
         let forecast = try parisForecast()
-        #expect(forecast.place.cityID == 2988507 && forecast.place.name == "Paris" && forecast.place.country == "FR")
+        #expect(forecast.place.cityID == 2_988_507 && forecast.place.name == "Paris" && forecast.place.country == "FR")
         #expect(forecast.place.coordinate == Coordinate(lat: 48.8534, lon: 2.3488))
         #expect(forecast.place.temperature == nil && forecast.place.units == .metric)
-        #expect(forecast.steps.map(\.at) == [Date(timeIntervalSince1970: 1543622400), Date(timeIntervalSince1970: 1544043600)])
+        #expect(forecast.steps.map(\.at) == [Date(timeIntervalSince1970: 1_543_622_400), Date(timeIntervalSince1970: 1_544_043_600)])
         let first = forecast.steps[0]
         #expect(first.temperature == 6.71 && first.feelsLike == 5.71 && first.humidity == 91 && first.pressure == 1018.65)
         #expect(first.windSpeed == 3.76 && first.windDeg == 228.501 && first.clouds == 88 && first.rain3h == 0.035)
@@ -39,24 +40,32 @@ struct ForecastDecodingTests {
     @Test("a step as JSON has every member of the contract, at in RFC 3339 UTC, missing values null")
     func stepJSON() throws {
         let json = try parisForecast().steps[0].json
-        #expect(json.serialized == #"{"at":"2018-12-01T00:00:00Z","temperature":6.71,"feels_like":5.71,"temp_min":null,"temp_max":null,"humidity":91,"pressure":1018.65,"wind_speed":3.76,"wind_deg":228.501,"clouds":88,"pop":null,"rain_3h":0.035,"snow_3h":null,"condition":"Rain","description":"light rain","icon":"10n","symbol":"🌧"}"#)
+        #expect(
+            json.serialized
+                == #"{"at":"2018-12-01T00:00:00Z","temperature":6.71,"feels_like":5.71,"temp_min":null,"temp_max":null,"humidity":91,"pressure":1018.65,"wind_speed":3.76,"wind_deg":228.501,"clouds":88,"pop":null,"rain_3h":0.035,"snow_3h":null,"condition":"Rain","description":"light rain","icon":"10n","symbol":"🌧"}"#
+        )
     }
 
     @Test("pop, snow.3h and temp_min/max are read when present; cod as a number; steps are sorted")
     func fullStep() throws {
-        let body = #"{"cod":200,"city":{"id":0,"name":"","coord":{"lat":1,"lon":2}},"list":[{"dt":20},{"dt":10,"pop":0.4,"snow":{"3h":1.5},"main":{"temp_min":-2,"temp_max":-1}},{"nodt":1}]}"#
+        let body =
+            #"{"cod":200,"city":{"id":0,"name":"","coord":{"lat":1,"lon":2}},"list":[{"dt":20},{"dt":10,"pop":0.4,"snow":{"3h":1.5},"main":{"temp_min":-2,"temp_max":-1}},{"nodt":1}]}"#
         guard case .forecast(let forecast)? = OpenWeatherMapForecastResponse.decode(Array(body.utf8), units: .imperial) else {
             Issue.record("not decoded")
             return
         }
         #expect(forecast.place.cityID == nil && forecast.place.name == nil && forecast.place.featureID == "pt:1.0000,2.0000")
         #expect(forecast.steps.map(\.at.timeIntervalSince1970) == [10, 20])
-        #expect(forecast.steps[0].pop == 0.4 && forecast.steps[0].snow3h == 1.5 && forecast.steps[0].tempMin == -2 && forecast.steps[0].tempMax == -1)
+        #expect(
+            forecast.steps[0].pop == 0.4 && forecast.steps[0].snow3h == 1.5 && forecast.steps[0].tempMin == -2
+                && forecast.steps[0].tempMax == -1)
     }
 
     @Test("error bodies decode as errors")
     func errors() throws {
-        #expect(OpenWeatherMapForecastResponse.decode(Array(try Fixture.errorBody(404).utf8), units: .metric) == .error(code: 404, message: "city not found"))
+        #expect(
+            OpenWeatherMapForecastResponse.decode(Array(try Fixture.errorBody(404).utf8), units: .metric)
+                == .error(code: 404, message: "city not found"))
         #expect(OpenWeatherMapForecastResponse.decode(Array("<html>".utf8), units: .metric) == nil)
         #expect(OpenWeatherMapForecastResponse.decode(Array(#"{"cod":"200"}"#.utf8), units: .metric) == .error(code: 200, message: nil))
     }
@@ -97,10 +106,12 @@ struct ForecastUpstreamTests {
     let service: LookupService
 
     init() throws {
-        client = OpenWeatherMapClient(transport: transport, baseURL: "https://api.openweathermap.org", apiKey: Secret("s3cret-key"),
-                                      units: .metric, lang: "de", timeout: .seconds(10), wallClock: { Fixture.fetchedAt })
-        service = LookupService(upstream: client, limits: .init(cacheTTL: .seconds(600), requestsPerMinute: 3),
-                                clock: DaemonClock(clock), logger: silentLogger)
+        client = OpenWeatherMapClient(
+            transport: transport, baseURL: "https://api.openweathermap.org", apiKey: Secret("s3cret-key"),
+            units: .metric, lang: "de", timeout: .seconds(10), wallClock: { Fixture.fetchedAt })
+        service = LookupService(
+            upstream: client, limits: .init(cacheTTL: .seconds(600), requestsPerMinute: 3),
+            clock: DaemonClock(clock), logger: silentLogger)
         transport.on("/geo/1.0/direct", .ok(try Fixture.londonPlaces()))
         transport.on("/data/2.5/forecast", .ok(try Fixture.parisForecast()))
         transport.on("/data/2.5/weather", .ok(try Fixture.london()))
@@ -108,10 +119,12 @@ struct ForecastUpstreamTests {
 
     @Test("the URL: /data/2.5/forecast with the point, units, lang and key of weather lookups")
     func url() {
-        #expect(client.url(for: .forecast(Coordinate(lat: -23.55, lon: -46.63))) ==
-            "https://api.openweathermap.org/data/2.5/forecast?lat=-23.5500&lon=-46.6300&units=metric&lang=de&appid=s3cret-key")
-        #expect(client.redactedURL(for: .forecast(Coordinate(lat: 1, lon: 2))) ==
-            "https://api.openweathermap.org/data/2.5/forecast?lat=1.0000&lon=2.0000&units=metric&lang=de&appid=%3Credacted%3E")
+        #expect(
+            client.url(for: .forecast(Coordinate(lat: -23.55, lon: -46.63)))
+                == "https://api.openweathermap.org/data/2.5/forecast?lat=-23.5500&lon=-46.6300&units=metric&lang=de&appid=s3cret-key")
+        #expect(
+            client.redactedURL(for: .forecast(Coordinate(lat: 1, lon: 2)))
+                == "https://api.openweathermap.org/data/2.5/forecast?lat=1.0000&lon=2.0000&units=metric&lang=de&appid=%3Credacted%3E")
     }
 
     @Test("a forecast is fetched once and then cached for cache_ttl, apart from the weather of the same city")

@@ -1,6 +1,7 @@
 import Testing
-@testable import WeatherCore
+
 @testable import TestSupport
+@testable import WeatherCore
 
 @Suite("JSON numbers written as read")
 struct JSONNumberTextTests {
@@ -27,8 +28,14 @@ struct JSONNumberTextTests {
         #expect(try parse("-9223372036854775808") == .integer(.min))
         #expect(try parse("8.94") == .double(8.94))
         #expect(try parse("1e+20") == .double(1e20))
-        guard case .integer = try parse("-7") else { Issue.record("-7 is not an .integer"); return }
-        guard case .double = try parse("-0.1257") else { Issue.record("-0.1257 is not a .double"); return }
+        guard case .integer = try parse("-7") else {
+            Issue.record("-7 is not an .integer")
+            return
+        }
+        guard case .double = try parse("-0.1257") else {
+            Issue.record("-0.1257 is not a .double")
+            return
+        }
     }
 
     @Test("other numbers keep their text", arguments: ["-0", "1.0", "0.10", "1e2", "1e400", "18446744073709551616"])

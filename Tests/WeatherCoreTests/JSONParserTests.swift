@@ -1,6 +1,7 @@
 import Testing
-@testable import WeatherCore
+
 @testable import TestSupport
+@testable import WeatherCore
 
 @Suite("JSON parser (RFC 8259)")
 struct JSONParserTests {
@@ -15,10 +16,12 @@ struct JSONParserTests {
     @Test("nested objects and arrays parse into the matching values")
     func nesting() throws {
         let value = try parse(#" { "a" : [1, 2.5, {"b": null}, []], "c": true, "d": false, "e": {} } "#)
-        #expect(value == .object([
-            "a": .array([.integer(1), .double(2.5), .object(["b": .null]), .array([])]),
-            "c": .bool(true), "d": .bool(false), "e": .object([:]),
-        ]))
+        #expect(
+            value
+                == .object([
+                    "a": .array([.integer(1), .double(2.5), .object(["b": .null]), .array([])]),
+                    "c": .bool(true), "d": .bool(false), "e": .object([:]),
+                ]))
     }
 
     @Test("every escape of RFC 8259 is decoded")
@@ -69,11 +72,13 @@ struct JSONParserTests {
         #expect(try parse(" \t\r\n[ 1 ,\n2 ] \n") == .array([.integer(1), .integer(2)]))
     }
 
-    @Test("garbage is rejected", arguments: [
-        "", " ", "nul", "tru", "True", "NaN", "Infinity", "-", "+1", "01", "1.", ".5", "1e", "0x10",
-        "'a'", "{", "[", "[1,]", "[,1]", #"{"a":1,}"#, #"{"a" 1}"#, #"{a:1}"#, #"{"a":}"#, #""abc"#,
-        #""\x""#, #""\u12""#, #""\u12G4""#, "}", "[1 2]",
-    ])
+    @Test(
+        "garbage is rejected",
+        arguments: [
+            "", " ", "nul", "tru", "True", "NaN", "Infinity", "-", "+1", "01", "1.", ".5", "1e", "0x10",
+            "'a'", "{", "[", "[1,]", "[,1]", #"{"a":1,}"#, #"{"a" 1}"#, #"{a:1}"#, #"{"a":}"#, #""abc"#,
+            #""\x""#, #""\u12""#, #""\u12G4""#, "}", "[1 2]",
+        ])
     func rejectsGarbage(_ text: String) {
         rejects(text)
     }
@@ -92,9 +97,11 @@ struct JSONParserTests {
         }
     }
 
-    @Test("lone or mismatched surrogates are rejected", arguments: [
-        #""\ud800""#, #""\udc00""#, #""\ud800x""#, #""\ud800\u0041""#, #""\ud800\ud800""#, #""\ude00\ud83d""#,
-    ])
+    @Test(
+        "lone or mismatched surrogates are rejected",
+        arguments: [
+            #""\ud800""#, #""\udc00""#, #""\ud800x""#, #""\ud800\u0041""#, #""\ud800\ud800""#, #""\ude00\ud83d""#,
+        ])
     func rejectsLoneSurrogates(_ text: String) {
         rejects(text)
     }

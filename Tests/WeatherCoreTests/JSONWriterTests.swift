@@ -1,15 +1,18 @@
 import Testing
-@testable import WeatherCore
+
 @testable import TestSupport
+@testable import WeatherCore
 
 @Suite("JSON writer")
 struct JSONWriterTests {
-    @Test("compact text round-trips through the parser byte for byte", arguments: [
-        #"{"type":"Feature","id":"owm:2643743","n":[1,-2,8.94,0.5,true,false,null],"o":{}}"#,
-        #"[[],{},"",[{"a":[{"b":null}]}]]"#,
-        #""São Paulo ☁ 😀""#,
-        #"{"z":{"y":{"x":1}},"a":"\n\t\"\\"}"#,
-    ])
+    @Test(
+        "compact text round-trips through the parser byte for byte",
+        arguments: [
+            #"{"type":"Feature","id":"owm:2643743","n":[1,-2,8.94,0.5,true,false,null],"o":{}}"#,
+            #"[[],{},"",[{"a":[{"b":null}]}]]"#,
+            #""São Paulo ☁ 😀""#,
+            #"{"z":{"y":{"x":1}},"a":"\n\t\"\\"}"#,
+        ])
     func roundTrip(_ text: String) throws {
         let value = try JSONValue.parse(Array(text.utf8))
         #expect(value.serialized == text)

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-@testable import WeatherCore
+
 @testable import TestSupport
+@testable import WeatherCore
 
 /// Places used below. Zocca's weather station is at 44.34, 10.99; the fixes near it look up the
 /// same 0.01° cell. 0.01° of latitude is about 1112 m.
@@ -35,8 +36,8 @@ struct LocationServiceLocateTests {
     @Test("locate answers with the feature at the next accepted fix after the call, not one received before it")
     func nextFixAfterTheCall() async throws {
         let h = try LocationHarness()
-        h.scriptWeather(at: Place.zocca, name: "Zocca", id: 3163858)
-        h.scriptWeather(at: Place.london, name: "London", id: 2643743)
+        h.scriptWeather(at: Place.zocca, name: "Zocca", id: 3_163_858)
+        h.scriptWeather(at: Place.london, name: "London", id: 2_643_743)
         await h.service.receive(report(Place.zocca))
 
         let locate = h.startLocate()
@@ -54,7 +55,7 @@ struct LocationServiceLocateTests {
     @Test("reports the filter rejects do not answer a waiting locate")
     func rejectedReportsDoNotAnswer() async throws {
         let h = try LocationHarness(maxHorizontalError: 50)
-        h.scriptWeather(at: Place.london, name: "London", id: 2643743)
+        h.scriptWeather(at: Place.london, name: "London", id: 2_643_743)
         let locate = h.startLocate()
         await h.waitForLocates(1)
 
@@ -135,7 +136,7 @@ struct LocationServiceLocateTests {
     @Test("a cancelled locate stops waiting: no waiter and no timer are left, and the next fix searches nothing")
     func cancelledLocateStopsWaiting() async throws {
         let h = try LocationHarness()
-        h.scriptWeather(at: Place.london, name: "London", id: 2643743)
+        h.scriptWeather(at: Place.london, name: "London", id: 2_643_743)
         let locate = h.startLocate()
         await h.waitForLocates(1)
 
@@ -153,7 +154,7 @@ struct LocationServiceLocateTests {
     @Test("several locates waiting at once all answer with the same next fix")
     func concurrentLocatesShareTheFix() async throws {
         let h = try LocationHarness()
-        h.scriptWeather(at: Place.london, name: "London", id: 2643743)
+        h.scriptWeather(at: Place.london, name: "London", id: 2_643_743)
         let locates = (0..<3).map { _ in h.startLocate() }
         await h.waitForLocates(3)
         #expect(await h.service.waitingLocates == 3)
@@ -169,7 +170,7 @@ struct LocationServiceLocateTests {
     @Test("a locate result lands in the overlays with source location and properties.fix, and the map focuses on it")
     func resultLandsInOverlays() async throws {
         let h = try LocationHarness()
-        h.scriptWeather(at: Place.zocca, name: "Zocca", id: 3163858, station: Place.zoccaStation)
+        h.scriptWeather(at: Place.zocca, name: "Zocca", id: 3_163_858, station: Place.zoccaStation)
         let locate = h.startLocate()
         await h.waitForLocates(1)
         await h.service.receive(report(Place.zocca, eph: 20.9, mode: 3))
@@ -284,8 +285,8 @@ struct LocationServiceFollowTests {
     @Test("with follow off, accepted fixes start no search")
     func followOffNoSearches() async throws {
         let h = try LocationHarness(follow: false)
-        h.scriptWeather(at: Place.zocca, name: "Zocca", id: 3163858)
-        h.scriptWeather(at: Place.london, name: "London", id: 2643743)
+        h.scriptWeather(at: Place.zocca, name: "Zocca", id: 3_163_858)
+        h.scriptWeather(at: Place.london, name: "London", id: 2_643_743)
         let follow = Task { await h.service.runFollow() }
         await h.service.receive(report(Place.zocca))
         await h.service.receive(report(Place.london))
@@ -299,7 +300,7 @@ struct LocationServiceFollowTests {
     @Test("with follow on, the first accepted fix starts a search: input location, the result in the overlays, focus on it")
     func followFirstFixSearches() async throws {
         let h = try LocationHarness(follow: true, followDistance: 1000)
-        h.scriptWeather(at: Place.zocca, name: "Zocca", id: 3163858, station: Place.zoccaStation)
+        h.scriptWeather(at: Place.zocca, name: "Zocca", id: 3_163_858, station: Place.zoccaStation)
         let follow = Task { await h.service.runFollow() }
         await h.service.receive(report(Place.london, mode: 1))  // not a fix: no search
         await h.service.receive(report(Place.zocca, eph: 15, mode: 2))
@@ -321,7 +322,7 @@ struct LocationServiceFollowTests {
     @Test("with follow on, a fix less than follow_distance from the last searched one starts no search")
     func followNearFixNoSearch() async throws {
         let h = try LocationHarness(follow: true, followDistance: 1000)
-        h.scriptWeather(at: Place.zocca, name: "Zocca", id: 3163858)
+        h.scriptWeather(at: Place.zocca, name: "Zocca", id: 3_163_858)
         let follow = Task { await h.service.runFollow() }
         await h.service.receive(report(Place.zocca))
         await h.waitForOverlays(2)
@@ -340,8 +341,8 @@ struct LocationServiceFollowTests {
     func followFarFixSearches() async throws {
         let h = try LocationHarness(follow: true, followDistance: 1000)
         let far = Coordinate(lat: Place.zocca.lat + 0.01, lon: Place.zocca.lon)  // ≈ 1112 m
-        h.scriptWeather(at: Place.zocca, name: "Zocca", id: 3163858)
-        h.scriptWeather(at: far, name: "Montecorone", id: 3172391)
+        h.scriptWeather(at: Place.zocca, name: "Zocca", id: 3_163_858)
+        h.scriptWeather(at: far, name: "Montecorone", id: 3_172_391)
         let follow = Task { await h.service.runFollow() }
         await h.service.receive(report(Place.zocca))
         await h.waitForOverlays(2)
@@ -360,8 +361,8 @@ struct LocationServiceFollowTests {
         let h = try LocationHarness(follow: true, followDistance: 1000)
         let step1 = Coordinate(lat: Place.zocca.lat + 0.006, lon: Place.zocca.lon)  // ≈ 667 m
         let step2 = Coordinate(lat: Place.zocca.lat + 0.012, lon: Place.zocca.lon)  // ≈ 1334 m from the first
-        h.scriptWeather(at: Place.zocca, name: "Zocca", id: 3163858)
-        h.scriptWeather(at: step2, name: "Montecorone", id: 3172391)
+        h.scriptWeather(at: Place.zocca, name: "Zocca", id: 3_163_858)
+        h.scriptWeather(at: step2, name: "Montecorone", id: 3_172_391)
         let follow = Task { await h.service.runFollow() }
         await h.service.receive(report(Place.zocca))
         await h.waitForOverlays(2)
@@ -377,7 +378,7 @@ struct LocationServiceFollowTests {
     @Test("with follow on, the fix that answers a locate is searched once, by the locate")
     func locateAndFollowSearchOnce() async throws {
         let h = try LocationHarness(follow: true, followDistance: 1000)
-        h.scriptWeather(at: Place.zocca, name: "Zocca", id: 3163858)
+        h.scriptWeather(at: Place.zocca, name: "Zocca", id: 3_163_858)
         let follow = Task { await h.service.runFollow() }
         let locate = h.startLocate()
         await h.waitForLocates(1)
@@ -393,7 +394,7 @@ struct LocationServiceFollowTests {
     @Test("with follow on, a fix near the point a locate searched starts no follow search")
     func locateMovesFollowReference() async throws {
         let h = try LocationHarness(follow: true, followDistance: 1000)
-        h.scriptWeather(at: Place.zocca, name: "Zocca", id: 3163858)
+        h.scriptWeather(at: Place.zocca, name: "Zocca", id: 3_163_858)
         let follow = Task { await h.service.runFollow() }
         let locate = h.startLocate()
         await h.waitForLocates(1)
@@ -420,8 +421,9 @@ private struct LocateProtocol {
         let regions = RegionSearches(
             settings: .init(debounce: .milliseconds(250), around: 1, concurrency: 4), engine: engine.engine,
             clock: DaemonClock(engine.clock), logger: silentLogger)
-        handler = RequestHandler(engine: engine.engine, location: location.service, regions: regions,
-                                 hub: NotificationHub(), logger: silentLogger)
+        handler = RequestHandler(
+            engine: engine.engine, location: location.service, regions: regions,
+            hub: NotificationHub(), logger: silentLogger)
     }
 
     /// Sends one `locate` request with `params` and returns its one reply, parsed.
@@ -443,7 +445,7 @@ struct LocationServiceRequestTests {
     @Test("locate with {\"timeout\": 0.5} answers with the Feature at the next accepted fix")
     func locateWithTimeout() async throws {
         let p = try LocateProtocol()
-        p.location.scriptWeather(at: Place.zocca, name: "Zocca", id: 3163858)
+        p.location.scriptWeather(at: Place.zocca, name: "Zocca", id: 3_163_858)
         let reply = p.startLocate(#"{"timeout": 0.5}"#)
         await p.location.waitForLocates(1)
         await p.location.service.receive(report(Place.zocca, eph: 20.9, mode: 3))
@@ -470,10 +472,12 @@ struct LocationServiceRequestTests {
         #expect(json["error"]?["data"]?["name"] == "no_fix")
     }
 
-    @Test("a timeout that is not a positive number of seconds, or an unknown param, is -32602 at once", arguments: [
-        #"{"timeout": -1}"#, #"{"timeout": 0}"#, #"{"timeout": "x"}"#, #"{"timeout": true}"#, #"{"timeout": 3601}"#,
-        #"{"wait": 1}"#, #"{"timeout": 1, "mode": 3}"#,
-    ])
+    @Test(
+        "a timeout that is not a positive number of seconds, or an unknown param, is -32602 at once",
+        arguments: [
+            #"{"timeout": -1}"#, #"{"timeout": 0}"#, #"{"timeout": "x"}"#, #"{"timeout": true}"#, #"{"timeout": 3601}"#,
+            #"{"wait": 1}"#, #"{"timeout": 1, "mode": 3}"#,
+        ])
     func badParams(_ params: String) async throws {
         let p = try LocateProtocol()
         let json = try await p.locate(params)

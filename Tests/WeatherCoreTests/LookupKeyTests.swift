@@ -1,4 +1,5 @@
 import Testing
+
 @testable import WeatherCore
 
 /// `LookupKey.normalize`: the byte-wise path for ASCII names gives what the character-wise one does.

@@ -1,7 +1,8 @@
 import Logging
 import Testing
-@testable import WeatherCore
+
 @testable import TestSupport
+@testable import WeatherCore
 
 /// A LookupService over the real OpenWeatherMap client and a scripted transport, on a manual clock.
 /// Every URL is answered with the London fixture unless a test scripts otherwise.
@@ -14,10 +15,12 @@ private struct Harness {
     let service: LookupService
 
     init(cacheTTL: Duration = .seconds(600), requestsPerMinute: Int = 60, logger: Logger = silentLogger) throws {
-        client = OpenWeatherMapClient(transport: transport, baseURL: "https://api.openweathermap.org", apiKey: Secret(Self.apiKey),
-                                      units: .metric, lang: "en", timeout: .seconds(10), wallClock: { Fixture.fetchedAt })
-        service = LookupService(upstream: client, limits: .init(cacheTTL: cacheTTL, requestsPerMinute: requestsPerMinute),
-                                clock: DaemonClock(clock), logger: logger)
+        client = OpenWeatherMapClient(
+            transport: transport, baseURL: "https://api.openweathermap.org", apiKey: Secret(Self.apiKey),
+            units: .metric, lang: "en", timeout: .seconds(10), wallClock: { Fixture.fetchedAt })
+        service = LookupService(
+            upstream: client, limits: .init(cacheTTL: cacheTTL, requestsPerMinute: requestsPerMinute),
+            clock: DaemonClock(clock), logger: logger)
         transport.on("/geo/1.0/direct", .ok(try Fixture.londonPlaces()))
         transport.on("/data/2.5/weather", .ok(try Fixture.london()))
     }
@@ -52,7 +55,9 @@ private struct Harness {
 }
 
 /// The WeatherError a lookup threw, or an issue.
-private func lookupError(_ body: () async throws -> WeatherObservation, sourceLocation: SourceLocation = #_sourceLocation) async -> WeatherError? {
+private func lookupError(_ body: () async throws -> WeatherObservation, sourceLocation: SourceLocation = #_sourceLocation) async
+    -> WeatherError?
+{
     do {
         let observation = try await body()
         Issue.record("expected an error, got \(observation)", sourceLocation: sourceLocation)
@@ -315,7 +320,9 @@ struct LookupErrorTests {
         let error = await lookupError { try await h.lookup("Atlantis") }
         #expect(error?.code.value == -32001)
         #expect(error?.message == "city not found: Atlantis")
-        #expect(error?.json.serialized == #"{"code":-32001,"message":"city not found: Atlantis","data":{"name":"not_found","city":"Atlantis"}}"#)
+        #expect(
+            error?.json.serialized == #"{"code":-32001,"message":"city not found: Atlantis","data":{"name":"not_found","city":"Atlantis"}}"#
+        )
     }
 
     @Test("a rejected key is unauthorized (-32002)")

@@ -1,6 +1,7 @@
 import Testing
-@testable import WeatherCore
+
 @testable import TestSupport
+@testable import WeatherCore
 
 @Suite("Configuration: [mqtt]")
 struct MQTTConfigTests {
@@ -11,7 +12,8 @@ struct MQTTConfigTests {
         .bad(#"mqtt.broker = "mqtt://user:pw@broker:1883""#), .bad(#"mqtt.broker = "mqtt://""#),
         .ok(#"mqtt.client_id = """#), .ok(#"mqtt.client_id = "van-12""#), .bad(#"mqtt.client_id = "a/b""#),
         .bad(#"mqtt.client_id = "a+""#), .bad(##"mqtt.client_id = "#""##),
-        .ok("mqtt.client_id = \"\(String(repeating: "c", count: 128))\""), .bad("mqtt.client_id = \"\(String(repeating: "c", count: 129))\""),
+        .ok("mqtt.client_id = \"\(String(repeating: "c", count: 128))\""),
+        .bad("mqtt.client_id = \"\(String(repeating: "c", count: 129))\""),
         .ok(#"mqtt.topic_prefix = "fleet/weather""#), .bad(#"mqtt.topic_prefix = """#), .bad(#"mqtt.topic_prefix = "a/#""#),
         .bad(#"mqtt.topic_prefix = "/weatherd""#), .bad(#"mqtt.topic_prefix = "weatherd/""#),
         .ok(#"mqtt.keepalive = "5s""#), .bad(#"mqtt.keepalive = "4s""#), .ok(#"mqtt.keepalive = "65535s""#),
@@ -70,15 +72,21 @@ struct MQTTConfigTests {
         return config
     }
 
-    static func resolve(_ config: DaemonConfig, environment: [String: String] = [:], files: [String: String] = [:]) throws(ConfigError) -> String? {
+    static func resolve(_ config: DaemonConfig, environment: [String: String] = [:], files: [String: String] = [:]) throws(ConfigError)
+        -> String?
+    {
         try ConfigLoader.resolveMQTTPassword(config, file: "w.toml", environment: environment, readFile: { files[$0] })?.revealed
     }
 
     @Test("the password: the systemd credential first, then password_file (trimmed); none without a broker")
     func passwordOrder() throws {
         let files = ["/creds/mqtt-password": "from-credential\n", "/etc/pw": " from-file \n"]
-        #expect(try Self.resolve(Self.config(passwordFile: "/etc/pw"), environment: ["CREDENTIALS_DIRECTORY": "/creds"], files: files) == "from-credential")
-        #expect(try Self.resolve(Self.config(passwordFile: "/etc/pw"), environment: ["CREDENTIALS_DIRECTORY": "/nowhere"], files: files) == "from-file")
+        #expect(
+            try Self.resolve(Self.config(passwordFile: "/etc/pw"), environment: ["CREDENTIALS_DIRECTORY": "/creds"], files: files)
+                == "from-credential")
+        #expect(
+            try Self.resolve(Self.config(passwordFile: "/etc/pw"), environment: ["CREDENTIALS_DIRECTORY": "/nowhere"], files: files)
+                == "from-file")
         #expect(try Self.resolve(Self.config(), files: files) == nil)
         #expect(try Self.resolve(Self.config(broker: "", passwordFile: "/missing"), files: files) == nil)
     }
@@ -86,9 +94,11 @@ struct MQTTConfigTests {
     @Test("an unreadable or empty password_file, or a password without a user name, is a configuration error that never shows the password")
     func passwordErrors() {
         let files = ["/etc/empty": " \n", "/etc/pw": "s3cret"]
-        for (config, key) in [(Self.config(passwordFile: "/missing"), "mqtt.password_file"),
-                              (Self.config(passwordFile: "/etc/empty"), "mqtt.password_file"),
-                              (Self.config(username: "", passwordFile: "/etc/pw"), "mqtt.username")] {
+        for (config, key) in [
+            (Self.config(passwordFile: "/missing"), "mqtt.password_file"),
+            (Self.config(passwordFile: "/etc/empty"), "mqtt.password_file"),
+            (Self.config(username: "", passwordFile: "/etc/pw"), "mqtt.username"),
+        ] {
             do {
                 _ = try Self.resolve(config, files: files)
                 Issue.record("expected an error for \(key)")

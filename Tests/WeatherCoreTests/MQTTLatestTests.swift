@@ -1,7 +1,8 @@
 import Synchronization
 import Testing
-@testable import WeatherCore
+
 @testable import TestSupport
+@testable import WeatherCore
 
 @Suite("MQTT: the latest payload per topic")
 struct MQTTLatestTests {
@@ -10,9 +11,12 @@ struct MQTTLatestTests {
     @Test("topics are P/D/...")
     func topicNames() {
         let topics = Self.topics
-        #expect([topics.status, topics.overlays, topics.state, topics.request, topics.reply, topics.place("latest")]
-            == ["weatherd/dev1/status", "weatherd/dev1/overlays", "weatherd/dev1/state", "weatherd/dev1/request",
-                "weatherd/dev1/reply", "weatherd/dev1/place/latest"])
+        #expect(
+            [topics.status, topics.overlays, topics.state, topics.request, topics.reply, topics.place("latest")]
+                == [
+                    "weatherd/dev1/status", "weatherd/dev1/overlays", "weatherd/dev1/state", "weatherd/dev1/request",
+                    "weatherd/dev1/reply", "weatherd/dev1/place/latest",
+                ])
     }
 
     @Test("MQTT requesters may call every method but reload, watch and unwatch")
@@ -67,7 +71,9 @@ struct MQTTLatestTests {
         #expect([latest.next()?.topic, latest.next()?.topic, latest.next()?.topic] == ["a", "b", nil])
     }
 
-    @Test("a failed publish is not taken again until replaced (the other topics go on); it is reported once; a new connection tries it once more")
+    @Test(
+        "a failed publish is not taken again until replaced (the other topics go on); it is reported once; a new connection tries it once more"
+    )
     func failedNotRetried() throws {
         let latest = MQTTLatest(topics: Self.topics)
         latest.set(MQTTMessage(topic: "a", payload: "too big"))

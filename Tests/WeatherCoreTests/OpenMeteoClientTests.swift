@@ -1,15 +1,18 @@
 import Foundation
 import Testing
-@testable import WeatherCore
+
 @testable import TestSupport
+@testable import WeatherCore
 
 @Suite("Open-Meteo client: URLs, the list form, places and error mapping")
 struct OpenMeteoClientTests {
     static let apiKey = "om-0123456789SECRETKEY"
 
-    static let current = "current=temperature_2m,apparent_temperature,relative_humidity_2m,pressure_msl,wind_speed_10m,"
+    static let current =
+        "current=temperature_2m,apparent_temperature,relative_humidity_2m,pressure_msl,wind_speed_10m,"
         + "wind_direction_10m,cloud_cover,weather_code,is_day"
-    static let hourly = "hourly=temperature_2m,apparent_temperature,relative_humidity_2m,pressure_msl,wind_speed_10m,"
+    static let hourly =
+        "hourly=temperature_2m,apparent_temperature,relative_humidity_2m,pressure_msl,wind_speed_10m,"
         + "wind_direction_10m,cloud_cover,weather_code,precipitation_probability,rain,showers,snowfall,is_day"
 
     private func client(
@@ -19,7 +22,8 @@ struct OpenMeteoClientTests {
     ) -> OpenMeteoClient {
         OpenMeteoClient(
             transport: transport,
-            endpoint: .init(baseURL: baseURL, geocodingURL: geocodingURL, apiKey: key.map(Secret.init), units: units, lang: lang, timeout: .seconds(10)),
+            endpoint: .init(
+                baseURL: baseURL, geocodingURL: geocodingURL, apiKey: key.map(Secret.init), units: units, lang: lang, timeout: .seconds(10)),
             wallClock: { now }, logger: logger?.logger)
     }
 
@@ -43,29 +47,37 @@ struct OpenMeteoClientTests {
 
     @Test("weather: 4-decimal point, the current variables, the units asked, GMT unix times; no key")
     func weatherURL() {
-        #expect(client().url(for: .weather([Coordinate(lat: 52.52, lon: 13.405)])) ==
-            "https://api.open-meteo.com/v1/forecast?latitude=52.5200&longitude=13.4050&\(Self.current)"
-            + "&temperature_unit=celsius&wind_speed_unit=ms&precipitation_unit=mm&timezone=GMT&timeformat=unixtime")
+        #expect(
+            client().url(for: .weather([Coordinate(lat: 52.52, lon: 13.405)]))
+                == "https://api.open-meteo.com/v1/forecast?latitude=52.5200&longitude=13.4050&\(Self.current)"
+                + "&temperature_unit=celsius&wind_speed_unit=ms&precipitation_unit=mm&timezone=GMT&timeformat=unixtime")
     }
 
     @Test("the list form: latitudes and longitudes as comma-separated lists, in the order given")
     func listURL() {
-        let url = client().url(for: .weather([Coordinate(lat: 52.52, lon: 13.41), Coordinate(lat: 48.85, lon: 2.35), Coordinate(lat: -33.8688, lon: 151.2093)]))
-        #expect(url.hasPrefix("https://api.open-meteo.com/v1/forecast?latitude=52.5200,48.8500,-33.8688&longitude=13.4100,2.3500,151.2093&current="))
+        let url = client().url(
+            for: .weather([Coordinate(lat: 52.52, lon: 13.41), Coordinate(lat: 48.85, lon: 2.35), Coordinate(lat: -33.8688, lon: 151.2093)])
+        )
+        #expect(
+            url.hasPrefix(
+                "https://api.open-meteo.com/v1/forecast?latitude=52.5200,48.8500,-33.8688&longitude=13.4100,2.3500,151.2093&current="))
     }
 
     @Test("forecast: the hourly variables for 6 days")
     func forecastURL() {
-        #expect(client(units: .imperial).url(for: .forecast(Coordinate(lat: 1, lon: -2))) ==
-            "https://api.open-meteo.com/v1/forecast?latitude=1.0000&longitude=-2.0000&\(Self.hourly)&forecast_days=6"
-            + "&temperature_unit=fahrenheit&wind_speed_unit=mph&precipitation_unit=mm&timezone=GMT&timeformat=unixtime")
+        #expect(
+            client(units: .imperial).url(for: .forecast(Coordinate(lat: 1, lon: -2)))
+                == "https://api.open-meteo.com/v1/forecast?latitude=1.0000&longitude=-2.0000&\(Self.hourly)&forecast_days=6"
+                + "&temperature_unit=fahrenheit&wind_speed_unit=mph&precipitation_unit=mm&timezone=GMT&timeformat=unixtime")
     }
 
-    @Test("units asked: metric and standard ask Celsius and m/s (no Kelvin upstream), imperial Fahrenheit and mph", arguments: [
-        (Units.metric, "temperature_unit=celsius&wind_speed_unit=ms&"),
-        (.standard, "temperature_unit=celsius&wind_speed_unit=ms&"),
-        (.imperial, "temperature_unit=fahrenheit&wind_speed_unit=mph&"),
-    ])
+    @Test(
+        "units asked: metric and standard ask Celsius and m/s (no Kelvin upstream), imperial Fahrenheit and mph",
+        arguments: [
+            (Units.metric, "temperature_unit=celsius&wind_speed_unit=ms&"),
+            (.standard, "temperature_unit=celsius&wind_speed_unit=ms&"),
+            (.imperial, "temperature_unit=fahrenheit&wind_speed_unit=mph&"),
+        ])
     func unitsAsked(_ units: Units, _ expected: String) {
         #expect(client(units: units).url(for: .weather([Coordinate(lat: 1, lon: 2)])).contains(expected))
         #expect(client(units: units).url(for: .forecast(Coordinate(lat: 1, lon: 2))).contains(expected))
@@ -73,10 +85,12 @@ struct OpenMeteoClientTests {
 
     @Test("geocoding: the name encoded, count, language and format; countryCode for a country code")
     func geocodingURL() {
-        #expect(client().url(for: .places(PlaceQuery("São Paulo"), count: 5)) ==
-            "https://geocoding-api.open-meteo.com/v1/search?name=S%C3%A3o%20Paulo&count=5&language=en&format=json")
-        #expect(client(lang: "de").url(for: .places(PlaceQuery("Paris, fr"), count: 3)) ==
-            "https://geocoding-api.open-meteo.com/v1/search?name=Paris&count=3&language=de&format=json&countryCode=FR")
+        #expect(
+            client().url(for: .places(PlaceQuery("São Paulo"), count: 5))
+                == "https://geocoding-api.open-meteo.com/v1/search?name=S%C3%A3o%20Paulo&count=5&language=en&format=json")
+        #expect(
+            client(lang: "de").url(for: .places(PlaceQuery("Paris, fr"), count: 3))
+                == "https://geocoding-api.open-meteo.com/v1/search?name=Paris&count=3&language=de&format=json&countryCode=FR")
         #expect(client().url(for: .places(PlaceQuery("a&apikey=x"), count: 1)).contains("name=a%26apikey%3Dx&"))
         #expect(client().url(for: .places(PlaceQuery("Paris, France"), count: 1)).hasSuffix("&format=json"), "a name is no code")
         #expect(client().url(for: .places(PlaceQuery("X"), count: 500)).contains("&count=100&"))
@@ -91,13 +105,18 @@ struct OpenMeteoClientTests {
     @Test("with a commercial key: apikey last, and the customer hosts in place of the default URLs")
     func commercialKey() {
         let c = client(key: Self.apiKey)
-        #expect(c.url(for: .weather([Coordinate(lat: 1, lon: 2)])).hasPrefix("https://customer-api.open-meteo.com/v1/forecast?latitude=1.0000&"))
+        #expect(
+            c.url(for: .weather([Coordinate(lat: 1, lon: 2)])).hasPrefix("https://customer-api.open-meteo.com/v1/forecast?latitude=1.0000&")
+        )
         #expect(c.url(for: .weather([Coordinate(lat: 1, lon: 2)])).hasSuffix("&timeformat=unixtime&apikey=\(Self.apiKey)"))
         #expect(c.url(for: .forecast(Coordinate(lat: 1, lon: 2))).hasPrefix("https://customer-api.open-meteo.com/v1/forecast?"))
-        #expect(c.url(for: .places(PlaceQuery("Oslo, NO"), count: 1)) ==
-            "https://customer-geocoding-api.open-meteo.com/v1/search?name=Oslo&count=1&language=en&format=json&countryCode=NO&apikey=\(Self.apiKey)")
-        #expect(client(key: Self.apiKey, baseURL: "https://api.open-meteo.com/").url(for: .weather([Coordinate(lat: 1, lon: 2)]))
-            .hasPrefix("https://customer-api.open-meteo.com/v1/forecast?"), "the default with a slash is the default")
+        #expect(
+            c.url(for: .places(PlaceQuery("Oslo, NO"), count: 1))
+                == "https://customer-geocoding-api.open-meteo.com/v1/search?name=Oslo&count=1&language=en&format=json&countryCode=NO&apikey=\(Self.apiKey)"
+        )
+        #expect(
+            client(key: Self.apiKey, baseURL: "https://api.open-meteo.com/").url(for: .weather([Coordinate(lat: 1, lon: 2)]))
+                .hasPrefix("https://customer-api.open-meteo.com/v1/forecast?"), "the default with a slash is the default")
     }
 
     @Test("an operator's URLs are kept, with the key; an empty key is no key")
@@ -145,7 +164,8 @@ struct OpenMeteoClientTests {
     @Test("several points: one request, the array split in the order asked, each at the point asked")
     func list() async throws {
         let transport = ScriptedTransport()
-        transport.on("/v1/forecast", .ok(Array("[\(Self.pointJSON(temperature: 1.5)),\(Self.pointJSON(temperature: 9, code: 0, isDay: 0))]".utf8)))
+        transport.on(
+            "/v1/forecast", .ok(Array("[\(Self.pointJSON(temperature: 1.5)),\(Self.pointJSON(temperature: 9, code: 0, isDay: 0))]".utf8)))
         let points = [Coordinate(lat: 52.52, lon: 13.41), Coordinate(lat: 48.85, lon: 2.35)]
         let c = client(transport)
         let observations = try await c.fetch(at: points)
@@ -153,7 +173,10 @@ struct OpenMeteoClientTests {
         #expect(observations.map(\.coordinate) == points)
         #expect(observations.map(\.temperature) == [1.5, 9])
         #expect(observations.map(\.icon) == ["04d", "01n"])
-        #expect(observations.allSatisfy { $0.provider == "open-meteo" && $0.fetchedAt == Fixture.fetchedAt && $0.cityID == nil && $0.name == nil })
+        #expect(
+            observations.allSatisfy {
+                $0.provider == "open-meteo" && $0.fetchedAt == Fixture.fetchedAt && $0.cityID == nil && $0.name == nil
+            })
         #expect(observations.map(\.featureID) == ["pt:52.5200,13.4100", "pt:48.8500,2.3500"])
     }
 
@@ -178,15 +201,17 @@ struct OpenMeteoClientTests {
     func wrongLength() {
         let points = [Coordinate(lat: 1, lon: 2), Coordinate(lat: 3, lon: 4)]
         func interpret(_ body: String) -> Result<[WeatherObservation], UpstreamError> {
-            Result { () throws(UpstreamError) in try OpenMeteoClient.interpretWeather(Self.response(200, body), at: points, units: .metric) }
+            Result { () throws(UpstreamError) in try OpenMeteoClient.interpretWeather(Self.response(200, body), at: points, units: .metric)
+            }
         }
         #expect(interpret("[\(Self.pointJSON(temperature: 1))]") == .failure(.unavailable("Open-Meteo answered 1 point for 2 asked")))
         #expect(interpret(Self.pointJSON(temperature: 1)) == .failure(.unavailable("Open-Meteo answered 1 point for 2 asked")))
         let three = "[" + Array(repeating: Self.pointJSON(temperature: 1), count: 3).joined(separator: ",") + "]"
         #expect(interpret(three) == .failure(.unavailable("Open-Meteo answered 3 points for 2 asked")))
         #expect(interpret("[]") == .failure(.unavailable("Open-Meteo answered 0 points for 2 asked")))
-        #expect(interpret("[\(Self.pointJSON(temperature: 1)), {\"latitude\": 3}]")
-            == .failure(.unavailable("Open-Meteo sent a response that is not weather JSON")))
+        #expect(
+            interpret("[\(Self.pointJSON(temperature: 1)), {\"latitude\": 3}]")
+                == .failure(.unavailable("Open-Meteo sent a response that is not weather JSON")))
     }
 
     @Test("units: standard answers Kelvin, imperial asks °F and mph and converts what did not come so")
@@ -220,7 +245,8 @@ struct OpenMeteoClientTests {
     func notForecast() {
         func interpret(_ body: String) -> Result<WeatherForecast, UpstreamError> {
             Result { () throws(UpstreamError) in
-                try OpenMeteoClient.interpretForecast(Self.response(200, body), at: Coordinate(lat: 1, lon: 2), units: .metric, now: .distantPast)
+                try OpenMeteoClient.interpretForecast(
+                    Self.response(200, body), at: Coordinate(lat: 1, lon: 2), units: .metric, now: .distantPast)
             }
         }
         let expected = Result<WeatherForecast, UpstreamError>.failure(.unavailable("Open-Meteo sent a response that is not forecast JSON"))
@@ -240,9 +266,10 @@ struct OpenMeteoClientTests {
         #expect(places.map(\.geonamesID) == [2_756_071, 6_296_691])
         #expect(places.allSatisfy { $0.provider == "open-meteo" && $0.country == "NL" && $0.state == "Overijssel" })
         #expect(try await c.places(PlaceQuery("Enschede"), limit: 1).map(\.name) == ["Enschede"])
-        #expect(transport.requestedURLs == [
-            c.url(for: .places(PlaceQuery("Enschede"), count: 5)), c.url(for: .places(PlaceQuery("Enschede"), count: 1)),
-        ])
+        #expect(
+            transport.requestedURLs == [
+                c.url(for: .places(PlaceQuery("Enschede"), count: 5)), c.url(for: .places(PlaceQuery("Enschede"), count: 1)),
+            ])
     }
 
     @Test("an unknown name is no places, not an error")
@@ -263,9 +290,11 @@ struct OpenMeteoClientTests {
         ]}
         """#
 
-    @Test("a US state keeps the places in it (admin1, by name or code), asking for 100 to choose from", arguments: [
-        "Springfield, MO, US", "Springfield, Missouri, US", "springfield, mo, us",
-    ])
+    @Test(
+        "a US state keeps the places in it (admin1, by name or code), asking for 100 to choose from",
+        arguments: [
+            "Springfield, MO, US", "Springfield, Missouri, US", "springfield, mo, us",
+        ])
     func usState(_ text: String) async throws {
         let transport = ScriptedTransport()
         transport.on("/v1/search", .ok(Array(Self.springfields.utf8)))
@@ -293,12 +322,14 @@ struct OpenMeteoClientTests {
 
     private func weather(_ status: Int, _ body: String, headers: [String: String] = [:]) -> Result<[WeatherObservation], UpstreamError> {
         Result { () throws(UpstreamError) in
-            try OpenMeteoClient.interpretWeather(Self.response(status, body, headers: headers), at: [Coordinate(lat: 1, lon: 2)], units: .metric)
+            try OpenMeteoClient.interpretWeather(
+                Self.response(status, body, headers: headers), at: [Coordinate(lat: 1, lon: 2)], units: .metric)
         }
     }
 
     private func places(_ status: Int, _ body: String, headers: [String: String] = [:]) -> Result<[Place], UpstreamError> {
-        Result { () throws(UpstreamError) in try OpenMeteoClient.interpretPlaces(Self.response(status, body, headers: headers)).map(\.place) }
+        Result { () throws(UpstreamError) in try OpenMeteoClient.interpretPlaces(Self.response(status, body, headers: headers)).map(\.place)
+        }
     }
 
     @Test("400 with a reason is unavailable, never not found: the request was wrong, not the place")
@@ -337,7 +368,8 @@ struct OpenMeteoClientTests {
 
     @Test("a 200 body that is not the JSON expected is unavailable")
     func garbage() {
-        #expect(weather(200, "<html>captive portal</html>") == .failure(.unavailable("Open-Meteo sent a response that is not weather JSON")))
+        #expect(
+            weather(200, "<html>captive portal</html>") == .failure(.unavailable("Open-Meteo sent a response that is not weather JSON")))
         #expect(weather(200, #"{"latitude":1}"#) == .failure(.unavailable("Open-Meteo sent a response that is not weather JSON")))
         #expect(places(200, "<html>captive portal</html>") == .failure(.unavailable("Open-Meteo sent a response that is not places JSON")))
         #expect(places(200, "[]") == .failure(.unavailable("Open-Meteo sent a response that is not places JSON")))
@@ -361,9 +393,12 @@ struct OpenMeteoClientTests {
     func transportErrors() async {
         let transport = ScriptedTransport()
         transport.on("latitude=1.0000", .failure(HTTPTransportError(.timedOut, "after 10 s")))
-        await #expect(throws: UpstreamError.unavailable("timed out: after 10 s")) { try await client(transport).fetch(at: Coordinate(lat: 1, lon: 2)) }
+        await #expect(throws: UpstreamError.unavailable("timed out: after 10 s")) {
+            try await client(transport).fetch(at: Coordinate(lat: 1, lon: 2))
+        }
         let c = client(transport, key: Self.apiKey)
-        transport.on("latitude=3.0000", .failure(OpenWeatherMapClientTests.LeakyError(url: c.url(for: .forecast(Coordinate(lat: 3, lon: 4))))))
+        transport.on(
+            "latitude=3.0000", .failure(OpenWeatherMapClientTests.LeakyError(url: c.url(for: .forecast(Coordinate(lat: 3, lon: 4))))))
         await #expect(throws: UpstreamError.unavailable("transport failure")) { try await c.fetchForecast(at: Coordinate(lat: 3, lon: 4)) }
         transport.on("name=Gone", .failure(CancellationError()))
         await #expect(throws: CancellationError.self) { try await c.places(PlaceQuery("Gone"), limit: 1) }
@@ -391,7 +426,8 @@ struct OpenMeteoClientTests {
         new.weather.units = .imperial
         new.weather.lang = "fr"
         new.openMeteo.timeout = .seconds(3)
-        c.apply(ConfigChange(old: DaemonConfig(), new: new, keys: ProviderKeys(openWeatherMap: Secret("owm"), openMeteo: Secret(Self.apiKey))))
+        c.apply(
+            ConfigChange(old: DaemonConfig(), new: new, keys: ProviderKeys(openWeatherMap: Secret("owm"), openMeteo: Secret(Self.apiKey))))
         #expect(c.endpoint == OpenMeteoClient.Endpoint(apiKey: Secret(Self.apiKey), units: .imperial, lang: "fr", timeout: .seconds(3)))
         #expect(c.endpoint.forecastHost == "https://customer-api.open-meteo.com")
         new.openMeteo.baseURL = "http://127.0.0.1:9/"

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-@testable import WeatherCore
+
 @testable import TestSupport
+@testable import WeatherCore
 
 @Suite("Open-Meteo responses: the recorded answers, units and times")
 struct OpenMeteoResponseTests {
@@ -63,7 +64,8 @@ struct OpenMeteoResponseTests {
 
     @Test("a searched place with a GeoNames id names the answer geonames:<id>")
     func geonamesID() throws {
-        let place = Place(name: "Berlin", state: "Land Berlin", country: "DE", coordinate: Self.berlin, provider: "open-meteo", geonamesID: 2_950_159)
+        let place = Place(
+            name: "Berlin", state: "Land Berlin", country: "DE", coordinate: Self.berlin, provider: "open-meteo", geonamesID: 2_950_159)
         let named = try Self.berlinObservation().named(after: place, alternatives: 0)
         #expect(named.featureID == "geonames:2950159")
     }
@@ -81,7 +83,8 @@ struct OpenMeteoResponseTests {
 
     @Test("an answer as weatherd asks it: unixtime, m/s, every variable, is_day 0 is night")
     func askedAnswer() throws {
-        let point = try Self.point(#"""
+        let point = try Self.point(
+            #"""
             {"latitude":48.84,"longitude":2.36,"utc_offset_seconds":0,"timezone":"GMT",
              "current_units":{"time":"unixtime","interval":"seconds","temperature_2m":"°C","apparent_temperature":"°C",
                "relative_humidity_2m":"%","pressure_msl":"hPa","wind_speed_10m":"m/s","wind_direction_10m":"°",
@@ -102,7 +105,8 @@ struct OpenMeteoResponseTests {
 
     @Test("nulls, missing values, an unknown weather code and an unknown unit are nil")
     func missingValues() throws {
-        let point = try Self.point(#"""
+        let point = try Self.point(
+            #"""
             {"utc_offset_seconds":0,"current_units":{"temperature_2m":"K","wind_speed_10m":"furlong/fortnight"},
              "current":{"time":null,"temperature_2m":280,"wind_speed_10m":1,"relative_humidity_2m":null,
                "weather_code":42,"is_day":1}}
@@ -115,7 +119,9 @@ struct OpenMeteoResponseTests {
 
     @Test("an answer without a current block is no weather")
     func noCurrent() throws {
-        #expect(OpenMeteoForecastResponse.observation(try Self.point(#"{"latitude":1,"longitude":2}"#), at: Coordinate(lat: 1, lon: 2), units: .metric) == nil)
+        #expect(
+            OpenMeteoForecastResponse.observation(
+                try Self.point(#"{"latitude":1,"longitude":2}"#), at: Coordinate(lat: 1, lon: 2), units: .metric) == nil)
     }
 
     // MARK: The list form
@@ -127,7 +133,8 @@ struct OpenMeteoResponseTests {
              {"latitude":48.86,"longitude":2.34,"current":{"time":1700000000,"temperature_2m":9}}]
             """#
         guard case .points(let points)? = OpenMeteoForecastResponse.decode(Array(body.utf8)) else {
-            Issue.record("not points"); return
+            Issue.record("not points")
+            return
         }
         #expect(points.count == 2)
         #expect(points.map { $0["current"]?["temperature_2m"]?.doubleValue } == [1.5, 9])
@@ -143,7 +150,8 @@ struct OpenMeteoResponseTests {
     @Test("an error body gives its reason")
     func errorBody() {
         let body = #"{"error":true,"reason":"Latitude must be in range of -90 to 90°. Given: 91.0."}"#
-        #expect(OpenMeteoForecastResponse.decode(Array(body.utf8)) == .error(reason: "Latitude must be in range of -90 to 90°. Given: 91.0."))
+        #expect(
+            OpenMeteoForecastResponse.decode(Array(body.utf8)) == .error(reason: "Latitude must be in range of -90 to 90°. Given: 91.0."))
         #expect(OpenMeteoForecastResponse.decode(Array(#"{"error":true}"#.utf8)) == .error(reason: nil))
     }
 
@@ -157,10 +165,12 @@ struct OpenMeteoResponseTests {
         #expect(forecast.steps.first?.at == Self.firstStep)
         #expect(forecast.steps.last?.at == Self.firstStep.addingTimeInterval(47 * 3600))
         #expect(zip(forecast.steps, forecast.steps.dropFirst()).allSatisfy { $1.at.timeIntervalSince($0.at) == 3600 })
-        #expect(forecast.steps[0] == ForecastStep(
-            at: Self.firstStep, temperature: 6.9, feelsLike: 4.4, humidity: 95, pressure: 1025.2,
-            windSpeed: 2.89, windDeg: 261, clouds: 100, rain3h: 0,
-            condition: "Clouds", conditionDescription: "overcast", icon: "04d"))
+        #expect(
+            forecast.steps[0]
+                == ForecastStep(
+                    at: Self.firstStep, temperature: 6.9, feelsLike: 4.4, humidity: 95, pressure: 1025.2,
+                    windSpeed: 2.89, windDeg: 261, clouds: 100, rain3h: 0,
+                    condition: "Clouds", conditionDescription: "overcast", icon: "04d"))
         let drizzle = forecast.steps[4]
         #expect(drizzle.condition == "Drizzle" && drizzle.conditionDescription == "light drizzle" && drizzle.icon == "09d")
         #expect(drizzle.rain3h == 0.03 && drizzle.windSpeed == 2.44)  // 8.8 km/h
@@ -198,7 +208,8 @@ struct OpenMeteoResponseTests {
 
     @Test("rain is rain plus showers; snowfall in cm is mm × 10; pop is a fraction; is_day picks the icon")
     func askedForecast() throws {
-        let point = try Self.point(#"""
+        let point = try Self.point(
+            #"""
             {"utc_offset_seconds":0,
              "hourly_units":{"time":"unixtime","temperature_2m":"°F","wind_speed_10m":"mph","precipitation_probability":"%",
                "rain":"mm","showers":"mm","snowfall":"cm"},
@@ -207,7 +218,9 @@ struct OpenMeteoResponseTests {
                "precipitation_probability":[0,45,null],"rain":[0.4,null,null],"showers":[1.1,0.2,null],
                "precipitation":[9,9,9],"snowfall":[0.7,0,null],"weather_code":[81,71,null],"is_day":[1,0,null]}}
             """#)
-        let forecast = try #require(OpenMeteoForecastResponse.forecast(point, at: Coordinate(lat: 1, lon: 2), units: .imperial, now: Date(timeIntervalSince1970: 1_700_000_000)))
+        let forecast = try #require(
+            OpenMeteoForecastResponse.forecast(
+                point, at: Coordinate(lat: 1, lon: 2), units: .imperial, now: Date(timeIntervalSince1970: 1_700_000_000)))
         #expect(forecast.steps.map(\.temperature) == [32, 50, nil])
         #expect(forecast.steps.map(\.windSpeed) == [10, 0, nil])
         #expect(forecast.steps.map(\.pop) == [0, 0.45, nil])
@@ -215,37 +228,46 @@ struct OpenMeteoResponseTests {
         #expect(forecast.steps.map(\.snow3h) == [7, 0, nil])
         #expect(forecast.steps.map(\.icon) == ["09d", "13n", nil])
         #expect(forecast.steps.map(\.conditionDescription) == ["moderate rain showers", "light snow", nil])
-        let metric = try #require(OpenMeteoForecastResponse.forecast(point, at: Coordinate(lat: 1, lon: 2), units: .standard, now: .distantPast))
+        let metric = try #require(
+            OpenMeteoForecastResponse.forecast(point, at: Coordinate(lat: 1, lon: 2), units: .standard, now: .distantPast))
         #expect(metric.steps.map(\.temperature) == [273.15, 283.15, nil])
         #expect(metric.steps.map(\.windSpeed) == [4.47, 0, nil])
     }
 
     @Test("arrays shorter than time and entries without a time are handled; no hourly block is no forecast")
     func ragged() throws {
-        let point = try Self.point(#"""
+        let point = try Self.point(
+            #"""
             {"hourly":{"time":[1700000000,"garbage",1700007200],"temperature_2m":[1]}}
             """#)
-        let forecast = try #require(OpenMeteoForecastResponse.forecast(point, at: Coordinate(lat: 1, lon: 2), units: .metric, now: .distantPast))
+        let forecast = try #require(
+            OpenMeteoForecastResponse.forecast(point, at: Coordinate(lat: 1, lon: 2), units: .metric, now: .distantPast))
         #expect(forecast.steps.map(\.at) == [Date(timeIntervalSince1970: 1_700_000_000), Date(timeIntervalSince1970: 1_700_007_200)])
         #expect(forecast.steps.map(\.temperature) == [1, nil])
-        #expect(OpenMeteoForecastResponse.forecast(try Self.point(#"{"current":{}}"#), at: Coordinate(lat: 1, lon: 2), units: .metric, now: .distantPast) == nil)
+        #expect(
+            OpenMeteoForecastResponse.forecast(
+                try Self.point(#"{"current":{}}"#), at: Coordinate(lat: 1, lon: 2), units: .metric, now: .distantPast) == nil)
     }
 
     // MARK: Units and times
 
-    @Test("wind speeds in any of Open-Meteo's units", arguments: [
-        ("km/h", 36.0, Units.metric, 10.0), ("m/s", 10, .metric, 10), ("mph", 10, .metric, 4.47), ("kn", 10, .metric, 5.14),
-        ("km/h", 36, .imperial, 22.37), ("m/s", 10, .imperial, 22.37), ("mph", 10, .imperial, 10), ("kn", 10, .imperial, 11.51),
-        ("km/h", 36, .standard, 10),
-    ])
+    @Test(
+        "wind speeds in any of Open-Meteo's units",
+        arguments: [
+            ("km/h", 36.0, Units.metric, 10.0), ("m/s", 10, .metric, 10), ("mph", 10, .metric, 4.47), ("kn", 10, .metric, 5.14),
+            ("km/h", 36, .imperial, 22.37), ("m/s", 10, .imperial, 22.37), ("mph", 10, .imperial, 10), ("kn", 10, .imperial, 11.51),
+            ("km/h", 36, .standard, 10),
+        ])
     func windSpeeds(_ unit: String, _ value: Double, _ units: Units, _ expected: Double) {
         #expect(OpenMeteoUnit.windSpeed(value, unit: unit, to: units) == expected)
     }
 
-    @Test("temperatures in °C or °F", arguments: [
-        ("°C", 20.0, Units.metric, 20.0), ("°C", 20, .imperial, 68), ("°C", -40, .imperial, -40), ("°C", 20, .standard, 293.15),
-        ("°F", 68, .metric, 20), ("°F", 68, .imperial, 68), ("°F", 32, .standard, 273.15),
-    ])
+    @Test(
+        "temperatures in °C or °F",
+        arguments: [
+            ("°C", 20.0, Units.metric, 20.0), ("°C", 20, .imperial, 68), ("°C", -40, .imperial, -40), ("°C", 20, .standard, 293.15),
+            ("°F", 68, .metric, 20), ("°F", 68, .imperial, 68), ("°F", 32, .standard, 273.15),
+        ])
     func temperatures(_ unit: String, _ value: Double, _ units: Units, _ expected: Double) {
         #expect(OpenMeteoUnit.temperature(value, unit: unit, to: units) == expected)
     }
@@ -259,19 +281,23 @@ struct OpenMeteoResponseTests {
         #expect(OpenMeteoUnit.millimetres(1, unit: "l/m²") == nil)
     }
 
-    @Test("local ISO 8601 times with their UTC offset, and Unix seconds", arguments: [
-        ("2021-11-24T23:00", 3600, 1_637_791_200.0), ("2021-11-24T23:00:30", 3600, 1_637_791_230),
-        ("2024-02-29T12:00", 0, 1_709_208_000), ("2021-11-24T17:00", -18_000, 1_637_791_200),
-        ("1970-01-01T00:00", 0, 0),
-    ])
+    @Test(
+        "local ISO 8601 times with their UTC offset, and Unix seconds",
+        arguments: [
+            ("2021-11-24T23:00", 3600, 1_637_791_200.0), ("2021-11-24T23:00:30", 3600, 1_637_791_230),
+            ("2024-02-29T12:00", 0, 1_709_208_000), ("2021-11-24T17:00", -18_000, 1_637_791_200),
+            ("1970-01-01T00:00", 0, 0),
+        ])
     func times(_ text: String, _ offset: Int, _ expected: Double) {
         #expect(OpenMeteoUnit.time(.string(text), utcOffset: offset) == Date(timeIntervalSince1970: expected))
     }
 
-    @Test("texts that are no time are nil", arguments: [
-        "2021-11-24", "2021-11-24 23:00", "2021-13-01T00:00", "2021-11-24T24:00", "21-11-24T23:00", "2021-11-24T23:0",
-        "2021-11-24T23:00Z", "", "T",
-    ])
+    @Test(
+        "texts that are no time are nil",
+        arguments: [
+            "2021-11-24", "2021-11-24 23:00", "2021-13-01T00:00", "2021-11-24T24:00", "21-11-24T23:00", "2021-11-24T23:0",
+            "2021-11-24T23:00Z", "", "T",
+        ])
     func notTimes(_ text: String) {
         #expect(OpenMeteoUnit.time(.string(text), utcOffset: 0) == nil)
     }
@@ -288,14 +314,18 @@ struct OpenMeteoResponseTests {
     @Test("Enschede: two places, best first, with GeoNames ids, admin1 as state and the country code")
     func enschede() throws {
         guard case .places(let found)? = OpenMeteoGeocodingResponse.decode(try Fixture.enschedePlaces()) else {
-            Issue.record("not places"); return
+            Issue.record("not places")
+            return
         }
-        #expect(found.map(\.place) == [
-            Place(name: "Enschede", state: "Overijssel", country: "NL", coordinate: Coordinate(lat: 52.21833, lon: 6.89583),
-                  provider: "open-meteo", geonamesID: 2_756_071),
-            Place(name: "Enschede Airport Twente", state: "Overijssel", country: "NL", coordinate: Coordinate(lat: 52.27, lon: 6.87417),
-                  provider: "open-meteo", geonamesID: 6_296_691),
-        ])
+        #expect(
+            found.map(\.place) == [
+                Place(
+                    name: "Enschede", state: "Overijssel", country: "NL", coordinate: Coordinate(lat: 52.21833, lon: 6.89583),
+                    provider: "open-meteo", geonamesID: 2_756_071),
+                Place(
+                    name: "Enschede Airport Twente", state: "Overijssel", country: "NL", coordinate: Coordinate(lat: 52.27, lon: 6.87417),
+                    provider: "open-meteo", geonamesID: 6_296_691),
+            ])
         #expect(found.map(\.countryName) == ["The Netherlands", "The Netherlands"])
     }
 
@@ -308,15 +338,18 @@ struct OpenMeteoResponseTests {
             {"results":[{"id":1,"latitude":1,"longitude":2},{"id":2,"name":"x","latitude":95,"longitude":2},
                         {"name":"Nowhere","latitude":0,"longitude":0,"admin1":"","country_code":"xz"}]}
             """#
-        #expect(OpenMeteoGeocodingResponse.decode(Array(broken.utf8)) == .places([
-            .init(place: Place(name: "Nowhere", country: "XZ", coordinate: Coordinate(lat: 0, lon: 0), provider: "open-meteo")),
-        ]))
+        #expect(
+            OpenMeteoGeocodingResponse.decode(Array(broken.utf8))
+                == .places([
+                    .init(place: Place(name: "Nowhere", country: "XZ", coordinate: Coordinate(lat: 0, lon: 0), provider: "open-meteo"))
+                ]))
     }
 
     @Test("an error body, garbage and results that are not a list")
     func geocodingErrors() {
-        #expect(OpenMeteoGeocodingResponse.decode(Array(#"{"error":true,"reason":"Parameter count must be between 1 and 100."}"#.utf8))
-            == .error(reason: "Parameter count must be between 1 and 100."))
+        #expect(
+            OpenMeteoGeocodingResponse.decode(Array(#"{"error":true,"reason":"Parameter count must be between 1 and 100."}"#.utf8))
+                == .error(reason: "Parameter count must be between 1 and 100."))
         for body in ["<html>", "[]", #"{"results":{}}"#] {
             #expect(OpenMeteoGeocodingResponse.decode(Array(body.utf8)) == nil, "\(body)")
         }

@@ -1,15 +1,19 @@
 import Foundation
 import Testing
-@testable import WeatherCore
+
 @testable import TestSupport
+@testable import WeatherCore
 
 @Suite("OpenWeatherMap client: URLs and error mapping")
 struct OpenWeatherMapClientTests {
     static let apiKey = "0123456789abcdefSECRETKEY"
 
-    private func client(_ transport: any HTTPTransport = ScriptedTransport(), baseURL: String = "https://api.openweathermap.org", units: Units = .metric) -> OpenWeatherMapClient {
-        OpenWeatherMapClient(transport: transport, baseURL: baseURL, apiKey: Secret(Self.apiKey), units: units, lang: "en", timeout: .seconds(10),
-                             wallClock: { Fixture.fetchedAt })
+    private func client(
+        _ transport: any HTTPTransport = ScriptedTransport(), baseURL: String = "https://api.openweathermap.org", units: Units = .metric
+    ) -> OpenWeatherMapClient {
+        OpenWeatherMapClient(
+            transport: transport, baseURL: baseURL, apiKey: Secret(Self.apiKey), units: units, lang: "en", timeout: .seconds(10),
+            wallClock: { Fixture.fetchedAt })
     }
 
     private func interpret(_ status: Int, _ body: String, headers: [String: String] = [:]) -> Result<WeatherObservation, UpstreamError> {
@@ -22,21 +26,25 @@ struct OpenWeatherMapClientTests {
 
     @Test("a name goes to the Geocoding API: q, limit and appid, never to /data/2.5 as q=")
     func geocodingURL() {
-        #expect(client().url(for: .places(PlaceQuery("London"), limit: 5)) ==
-            "https://api.openweathermap.org/geo/1.0/direct?q=London&limit=5&appid=\(Self.apiKey)")
-        #expect(client().url(for: .places(PlaceQuery(" Springfield , MO , US "), limit: 10)) ==
-            "https://api.openweathermap.org/geo/1.0/direct?q=Springfield%2CMO%2CUS&limit=5&appid=\(Self.apiKey)",
+        #expect(
+            client().url(for: .places(PlaceQuery("London"), limit: 5))
+                == "https://api.openweathermap.org/geo/1.0/direct?q=London&limit=5&appid=\(Self.apiKey)")
+        #expect(
+            client().url(for: .places(PlaceQuery(" Springfield , MO , US "), limit: 10))
+                == "https://api.openweathermap.org/geo/1.0/direct?q=Springfield%2CMO%2CUS&limit=5&appid=\(Self.apiKey)",
             "parts trimmed; at most 5 places, OpenWeatherMap's limit")
     }
 
-    @Test("names are percent-encoded", arguments: [
-        ("São Paulo", "q=S%C3%A3o%20Paulo&"),
-        ("New York,US", "q=New%20York%2CUS&"),
-        ("a&appid=x", "q=a%26appid%3Dx&"),
-        ("x=y", "q=x%3Dy&"),
-        ("50% + #1/?", "q=50%25%20%2B%20%231%2F%3F&"),
-        ("Zürich-Oerlikon_~.", "q=Z%C3%BCrich-Oerlikon_~.&"),
-    ])
+    @Test(
+        "names are percent-encoded",
+        arguments: [
+            ("São Paulo", "q=S%C3%A3o%20Paulo&"),
+            ("New York,US", "q=New%20York%2CUS&"),
+            ("a&appid=x", "q=a%26appid%3Dx&"),
+            ("x=y", "q=x%3Dy&"),
+            ("50% + #1/?", "q=50%25%20%2B%20%231%2F%3F&"),
+            ("Zürich-Oerlikon_~.", "q=Z%C3%BCrich-Oerlikon_~.&"),
+        ])
     func percentEncoding(_ city: String, _ expected: String) {
         let url = client().url(for: .places(PlaceQuery(city), limit: 5))
         #expect(url.contains(expected), "\(url)")
@@ -45,18 +53,22 @@ struct OpenWeatherMapClientTests {
 
     @Test("weather and forecast URLs have lat and lon with 4 decimals, units, lang and appid, in that order")
     func pointURL() {
-        #expect(client(units: .imperial).url(for: .weather(Coordinate(lat: 51.508529, lon: -0.125740))) ==
-            "https://api.openweathermap.org/data/2.5/weather?lat=51.5085&lon=-0.1257&units=imperial&lang=en&appid=\(Self.apiKey)")
+        #expect(
+            client(units: .imperial).url(for: .weather(Coordinate(lat: 51.508529, lon: -0.125740)))
+                == "https://api.openweathermap.org/data/2.5/weather?lat=51.5085&lon=-0.1257&units=imperial&lang=en&appid=\(Self.apiKey)")
         #expect(client().url(for: .weather(Coordinate(lat: 44.34, lon: 10.99))).contains("?lat=44.3400&lon=10.9900&"))
-        #expect(client().url(for: .forecast(Coordinate(lat: 1, lon: 2))) ==
-            "https://api.openweathermap.org/data/2.5/forecast?lat=1.0000&lon=2.0000&units=metric&lang=en&appid=\(Self.apiKey)")
+        #expect(
+            client().url(for: .forecast(Coordinate(lat: 1, lon: 2)))
+                == "https://api.openweathermap.org/data/2.5/forecast?lat=1.0000&lon=2.0000&units=metric&lang=en&appid=\(Self.apiKey)")
     }
 
     @Test("base_url may end with a slash and may have a path")
     func baseURL() {
         let oslo = OpenWeatherMapClient.Request.places(PlaceQuery("Oslo"), limit: 1)
         #expect(client(baseURL: "http://127.0.0.1:8080/").url(for: oslo).hasPrefix("http://127.0.0.1:8080/geo/1.0/direct?q=Oslo&"))
-        #expect(client(baseURL: "http://proxy/owm").url(for: .weather(Coordinate(lat: 1, lon: 2))).hasPrefix("http://proxy/owm/data/2.5/weather?"))
+        #expect(
+            client(baseURL: "http://proxy/owm").url(for: .weather(Coordinate(lat: 1, lon: 2))).hasPrefix(
+                "http://proxy/owm/data/2.5/weather?"))
     }
 
     @Test("redactedURL never contains the key")
@@ -94,13 +106,17 @@ struct OpenWeatherMapClientTests {
         let places = try await client(transport).places(PlaceQuery("London"), limit: 5)
         #expect(places.map(\.country) == ["GB", "CA", "US", "US", "US"])
         #expect(places.map(\.state) == [nil, nil, "OH", "KY", "CA"])
-        #expect(places.first == Place(name: "London", country: "GB", coordinate: Coordinate(lat: 51.5085, lon: -0.1257), provider: "openweathermap"))
+        #expect(
+            places.first
+                == Place(name: "London", country: "GB", coordinate: Coordinate(lat: 51.5085, lon: -0.1257), provider: "openweathermap"))
     }
 
     @Test("an unknown name is no places: [] with 200, 404, or 400 Nothing to geocode")
     func unknownName() throws {
-        for (status, body) in [(200, String(decoding: try Fixture.owm("geo_direct_empty.json"), as: UTF8.self)),
-                               (404, try Fixture.errorBody(404)), (400, try Fixture.errorBody(400))] {
+        for (status, body) in [
+            (200, String(decoding: try Fixture.owm("geo_direct_empty.json"), as: UTF8.self)),
+            (404, try Fixture.errorBody(404)), (400, try Fixture.errorBody(400)),
+        ] {
             let places = try OpenWeatherMapClient.interpretPlaces(HTTPResponse(status: status, body: Array(body.utf8)))
             #expect(places.isEmpty)
         }
@@ -114,10 +130,12 @@ struct OpenWeatherMapClientTests {
             }
         }
         #expect(interpret(401, try Fixture.errorBody(401)) == .failure(.unauthorized))
-        #expect(interpret(429, try Fixture.errorBody(429), headers: ["retry-after": "7"]) == .failure(.rateLimited(retryAfter: .seconds(7))))
+        #expect(
+            interpret(429, try Fixture.errorBody(429), headers: ["retry-after": "7"]) == .failure(.rateLimited(retryAfter: .seconds(7))))
         #expect(interpret(503, "<html>503</html>") == .failure(.unavailable("OpenWeatherMap answered HTTP 503")))
         guard case .failure(.unavailable) = interpret(200, "<html>captive portal</html>") else {
-            Issue.record("expected unavailable"); return
+            Issue.record("expected unavailable")
+            return
         }
     }
 
@@ -140,14 +158,19 @@ struct OpenWeatherMapClientTests {
 
     @Test("429 with errors.md's body is rate limited, with Retry-After parsed")
     func rateLimitedWithRetryAfter() throws {
-        #expect(interpret(429, try Fixture.errorBody(429), headers: ["retry-after": "5"]) == .failure(.rateLimited(retryAfter: .seconds(5))))
-        #expect(interpret(429, try Fixture.errorBody(429), headers: ["retry-after": " 120 "]) == .failure(.rateLimited(retryAfter: .seconds(120))))
+        #expect(
+            interpret(429, try Fixture.errorBody(429), headers: ["retry-after": "5"]) == .failure(.rateLimited(retryAfter: .seconds(5))))
+        #expect(
+            interpret(429, try Fixture.errorBody(429), headers: ["retry-after": " 120 "])
+                == .failure(.rateLimited(retryAfter: .seconds(120))))
     }
 
     @Test("429 without Retry-After, or with an HTTP date, is rate limited without a delay")
     func rateLimitedWithoutRetryAfter() throws {
         #expect(interpret(429, try Fixture.errorBody(429)) == .failure(.rateLimited(retryAfter: nil)))
-        #expect(interpret(429, try Fixture.errorBody(429), headers: ["retry-after": "Wed, 21 Oct 2015 07:28:00 GMT"]) == .failure(.rateLimited(retryAfter: nil)))
+        #expect(
+            interpret(429, try Fixture.errorBody(429), headers: ["retry-after": "Wed, 21 Oct 2015 07:28:00 GMT"])
+                == .failure(.rateLimited(retryAfter: nil)))
         #expect(interpret(429, try Fixture.errorBody(429), headers: ["retry-after": "-3"]) == .failure(.rateLimited(retryAfter: nil)))
     }
 
@@ -161,7 +184,8 @@ struct OpenWeatherMapClientTests {
     @Test("errors.md's 200 find-without-match body is not weather: unavailable")
     func findWithoutMatch() throws {
         guard case .failure(.unavailable) = interpret(200, try Fixture.errorBody(200)) else {
-            Issue.record("expected unavailable"); return
+            Issue.record("expected unavailable")
+            return
         }
     }
 
@@ -174,7 +198,8 @@ struct OpenWeatherMapClientTests {
     @Test("200 with HTML garbage is unavailable")
     func htmlWith200() {
         guard case .failure(.unavailable) = interpret(200, "<html><body>captive portal</body></html>") else {
-            Issue.record("expected unavailable"); return
+            Issue.record("expected unavailable")
+            return
         }
     }
 
@@ -190,7 +215,9 @@ struct OpenWeatherMapClientTests {
     func transportErrors() async {
         let transport = ScriptedTransport()
         transport.on("q=Slow", .failure(HTTPTransportError(.timedOut, "after 10 s")))
-        await #expect(throws: UpstreamError.unavailable("timed out: after 10 s")) { try await client(transport).places(PlaceQuery("Slow"), limit: 1) }
+        await #expect(throws: UpstreamError.unavailable("timed out: after 10 s")) {
+            try await client(transport).places(PlaceQuery("Slow"), limit: 1)
+        }
         transport.on("lat=1.0000", .failure(HTTPTransportError(.connectionFailed, "connection refused")))
         await #expect(throws: UpstreamError.unavailable("connection failed: connection refused")) {
             try await client(transport).fetch(at: Coordinate(lat: 1, lon: 2))

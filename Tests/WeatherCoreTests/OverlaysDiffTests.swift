@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-@testable import WeatherCore
+
 @testable import TestSupport
+@testable import WeatherCore
 
 /// A watching client as the protocol describes it: it keeps the collection it was sent, replaces
 /// it on `overlays` and applies each `overlays.diff` to it.
@@ -34,8 +35,9 @@ private final class DiffClient {
                 let next = try #require(params["seq"]?.intValue)
                 if let seq { #expect(next > seq, "\(name): seq went back from \(seq) to \(next)", sourceLocation: sourceLocation) }
                 let expected = try #require(published[next])
-                #expect(line == RPCMessage.notification(method: "overlays", params: expected.json),
-                        "\(name): the full line is the one `overlays` encodes", sourceLocation: sourceLocation)
+                #expect(
+                    line == RPCMessage.notification(method: "overlays", params: expected.json),
+                    "\(name): the full line is the one `overlays` encodes", sourceLocation: sourceLocation)
                 seq = next
                 focus = params["focus"] ?? .null
                 features = [:]
@@ -45,14 +47,19 @@ private final class DiffClient {
                 diffCount += 1
                 let base = try #require(params["base"]?.intValue)
                 let next = try #require(params["seq"]?.intValue)
-                #expect(base == seq, "\(name): a diff from \(base) but the client has \(String(describing: seq))", sourceLocation: sourceLocation)
+                #expect(
+                    base == seq, "\(name): a diff from \(base) but the client has \(String(describing: seq))",
+                    sourceLocation: sourceLocation)
                 #expect(next > base)
                 let expected = try #require(published[next])
-                #expect(line.utf8.count < RPCMessage.notification(method: "overlays", params: expected.json).utf8.count,
-                        "\(name): a diff is sent only when shorter than the full collection", sourceLocation: sourceLocation)
+                #expect(
+                    line.utf8.count < RPCMessage.notification(method: "overlays", params: expected.json).utf8.count,
+                    "\(name): a diff is sent only when shorter than the full collection", sourceLocation: sourceLocation)
                 for id in params["removed"]?.arrayValue ?? [] {
                     let id = try #require(id.stringValue)
-                    #expect(features.removeValue(forKey: id) != nil, "\(name): removed \(id), which it did not have", sourceLocation: sourceLocation)
+                    #expect(
+                        features.removeValue(forKey: id) != nil, "\(name): removed \(id), which it did not have",
+                        sourceLocation: sourceLocation)
                 }
                 for feature in params["changed"]?.arrayValue ?? [] {
                     let id = try #require(feature["id"]?.stringValue)
@@ -70,7 +77,8 @@ private final class DiffClient {
                 continue  // state
             }
             let expected = try #require(published[seq ?? -1])
-            #expect(matches(expected), "\(name): after seq \(seq ?? -1) the collection differs from `overlays`", sourceLocation: sourceLocation)
+            #expect(
+                matches(expected), "\(name): after seq \(seq ?? -1) the collection differs from `overlays`", sourceLocation: sourceLocation)
         }
         #expect(overlaysLines <= 1, "\(name): a backlog of \(overlaysLines) overlays notifications", sourceLocation: sourceLocation)
     }
@@ -96,8 +104,9 @@ struct OverlaysDiffTests {
             case 0..<3 where features.count < 40:
                 let id = Int.random(in: 1...60, using: &random)
                 guard !features.contains(where: { $0.id == "owm:\(id)" }) else { continue }
-                let observation = sampleObservation("City \(id)", id: id, lat: Double(id) / 2, lon: Double(id),
-                                                    temperature: Double(Int.random(in: -20...40, using: &random)))
+                let observation = sampleObservation(
+                    "City \(id)", id: id, lat: Double(id) / 2, lon: Double(id),
+                    temperature: Double(Int.random(in: -20...40, using: &random)))
                 let feature = WeatherFeature(observation: observation, source: sources.randomElement(using: &random)!)
                 features.insert(feature, at: Int.random(in: 0...features.count, using: &random))
             case 3..<5 where !features.isEmpty:
@@ -115,8 +124,9 @@ struct OverlaysDiffTests {
         return Overlays(seq: overlays.seq + 1, focus: focus, features: features)
     }
 
-    @Test("random seeded sequences, fast and slow readers, a late watcher and one that watches again",
-          arguments: 1...25)
+    @Test(
+        "random seeded sequences, fast and slow readers, a late watcher and one that watches again",
+        arguments: 1...25)
     func randomSequences(seed: UInt64) throws {
         var random = SplitMix64(seed: seed)
         let hub = NotificationHub()
@@ -230,7 +240,9 @@ struct OverlaysDiffTests {
         #expect(lines.allSatisfy { $0.utf8.withContiguousStorageIfAvailable { $0.baseAddress } == first })
     }
 
-    @Test("a collection made after an encoded one reuses the texts of the features that did not change, and writes the same lines as one made alone")
+    @Test(
+        "a collection made after an encoded one reuses the texts of the features that did not change, and writes the same lines as one made alone"
+    )
     func reusedFeatureTexts() throws {
         let features = (1...30).map { WeatherFeature(observation: sampleObservation("P\($0)", id: $0), source: .around) }
         let first = OverlaysEdition(Overlays(seq: 1, focus: nil, features: features))
@@ -249,14 +261,16 @@ struct OverlaysDiffTests {
         #expect(reusing.line(after: first.overlays) == alone.line(after: first.overlays))
     }
 
-    @Test("a collection takes the texts of features written lately (a search's reply) and writes the same lines as one made alone; a feature that changed since is written anew")
+    @Test(
+        "a collection takes the texts of features written lately (a search's reply) and writes the same lines as one made alone; a feature that changed since is written anew"
+    )
     func keptFeatureTexts() throws {
         let features = (1...30).map { WeatherFeature(observation: sampleObservation("P\($0)", id: $0), source: .around) }
         let texts = FeatureTexts()
         var changed = features[5]
         _ = texts.text(of: features[4])
         _ = texts.text(of: changed)
-        changed.stale = true   // the same id, another feature: its kept text is not its text
+        changed.stale = true  // the same id, another feature: its kept text is not its text
         var published = features
         published[5] = changed
         let overlays = Overlays(seq: 1, focus: changed.coordinate, features: published)

@@ -1,18 +1,21 @@
 import Foundation
 import Testing
-@testable import WeatherCore
+
 @testable import TestSupport
+@testable import WeatherCore
 
 @Suite("Places: names, Place objects and the stored cache")
 struct PlaceTests {
-    @Test("a name splits into name, state and country at its commas", arguments: [
-        ("London", PlaceQuery(name: "London")),
-        (" Seoul , KR ", PlaceQuery(name: "Seoul", country: "KR")),
-        ("Springfield, MO, US", PlaceQuery(name: "Springfield", state: "MO", country: "US")),
-        ("New   York,US", PlaceQuery(name: "New York", country: "US")),
-        ("Washington, D.C., DC, US", PlaceQuery(name: "Washington, D.C.", state: "DC", country: "US")),
-        ("Paris,", PlaceQuery(name: "Paris")),
-    ])
+    @Test(
+        "a name splits into name, state and country at its commas",
+        arguments: [
+            ("London", PlaceQuery(name: "London")),
+            (" Seoul , KR ", PlaceQuery(name: "Seoul", country: "KR")),
+            ("Springfield, MO, US", PlaceQuery(name: "Springfield", state: "MO", country: "US")),
+            ("New   York,US", PlaceQuery(name: "New York", country: "US")),
+            ("Washington, D.C., DC, US", PlaceQuery(name: "Washington, D.C.", state: "DC", country: "US")),
+            ("Paris,", PlaceQuery(name: "Paris")),
+        ])
     func placeQuery(_ text: String, _ expected: PlaceQuery) {
         #expect(PlaceQuery(text) == expected)
     }
@@ -26,8 +29,12 @@ struct PlaceTests {
 
     @Test("a Place is the protocol's {name, state, country, lat, lon, provider}, and reads back")
     func placeJSON() throws {
-        let place = Place(name: "Springfield", state: "Illinois", country: "US", coordinate: Coordinate(lat: 39.8, lon: -89.64), provider: "openweathermap")
-        #expect(place.json.serialized == #"{"name":"Springfield","state":"Illinois","country":"US","lat":39.8,"lon":-89.64,"provider":"openweathermap"}"#)
+        let place = Place(
+            name: "Springfield", state: "Illinois", country: "US", coordinate: Coordinate(lat: 39.8, lon: -89.64),
+            provider: "openweathermap")
+        #expect(
+            place.json.serialized
+                == #"{"name":"Springfield","state":"Illinois","country":"US","lat":39.8,"lon":-89.64,"provider":"openweathermap"}"#)
         #expect(Place(json: place.json) == place)
         #expect(place.label == "Springfield, Illinois, US")
     }
@@ -35,21 +42,31 @@ struct PlaceTests {
     @Test("a Place from a client needs a name and a valid position; state, country and provider may be null or absent")
     func placeFromClient() throws {
         func parse(_ text: String) throws -> Place? { Place(json: try JSONValue.parse(Array(text.utf8))) }
-        #expect(try parse(#"{"name":"Zocca","lat":44.34,"lon":10.99}"#) == Place(name: "Zocca", coordinate: Coordinate(lat: 44.34, lon: 10.99), provider: ""))
+        #expect(
+            try parse(#"{"name":"Zocca","lat":44.34,"lon":10.99}"#)
+                == Place(name: "Zocca", coordinate: Coordinate(lat: 44.34, lon: 10.99), provider: ""))
         #expect(try parse(#"{"name":"Zocca","state":null,"country":"IT","lat":44.34,"lon":10.99,"provider":null}"#)?.country == "IT")
-        for bad in [#"{"lat":1,"lon":2}"#, #"{"name":"","lat":1,"lon":2}"#, #"{"name":"X","lat":91,"lon":2}"#,
-                    #"{"name":"X","lat":1,"lon":181}"#, #"{"name":"X","lat":"1","lon":2}"#, #"{"name":"X","lat":1,"lon":2,"state":3}"#,
-                    #"["X",1,2]"#] {
+        for bad in [
+            #"{"lat":1,"lon":2}"#, #"{"name":"","lat":1,"lon":2}"#, #"{"name":"X","lat":91,"lon":2}"#,
+            #"{"name":"X","lat":1,"lon":181}"#, #"{"name":"X","lat":"1","lon":2}"#, #"{"name":"X","lat":1,"lon":2,"state":3}"#,
+            #"["X",1,2]"#,
+        ] {
             #expect(try parse(bad) == nil, "\(bad)")
         }
     }
 
     @Test("stored entries read back; a document that is not one reads as nil")
     func storedEntries() throws {
-        let entries = [PlaceCacheEntry(
-            name: "london",
-            places: [Place(name: "London", country: "GB", coordinate: Coordinate(lat: 51.5085, lon: -0.1257), provider: "openweathermap", geonamesID: 2643743)],
-            expires: Date(timeIntervalSince1970: 1_800_000_000))]
+        let entries = [
+            PlaceCacheEntry(
+                name: "london",
+                places: [
+                    Place(
+                        name: "London", country: "GB", coordinate: Coordinate(lat: 51.5085, lon: -0.1257), provider: "openweathermap",
+                        geonamesID: 2_643_743)
+                ],
+                expires: Date(timeIntervalSince1970: 1_800_000_000))
+        ]
         let json = PlaceCacheEntry.json(entries)
         #expect(PlaceCacheEntry.entries(json: json) == entries)
         #expect(PlaceCacheEntry.entries(json: try JSONValue.parse(Array(#"{"version":2,"names":[]}"#.utf8))) == nil)
@@ -81,23 +98,33 @@ final class MemoryPlaceStore: PlaceStore, @unchecked Sendable {
 struct LookupPlacesTests {
     static let wallStart = Date(timeIntervalSince1970: 1_795_000_000)
 
-    private func service(_ upstream: ScriptedUpstream, store: MemoryPlaceStore, clock: ManualClock = ManualClock(), cacheTTL: Duration = .seconds(600)) -> LookupService {
+    private func service(
+        _ upstream: ScriptedUpstream, store: MemoryPlaceStore, clock: ManualClock = ManualClock(), cacheTTL: Duration = .seconds(600)
+    ) -> LookupService {
         LookupService(
             upstream: upstream, limits: .init(cacheTTL: cacheTTL, requestsPerMinute: 100), placeStore: store,
             clock: DaemonClock(clock), wallClock: { Self.wallStart }, logger: silentLogger)
     }
 
     private static let springfields = [
-        Place(name: "Springfield", state: "Illinois", country: "US", coordinate: Coordinate(lat: 39.8, lon: -89.64), provider: "openweathermap"),
-        Place(name: "Springfield", state: "Missouri", country: "US", coordinate: Coordinate(lat: 37.21, lon: -93.29), provider: "openweathermap"),
-        Place(name: "Springfield", state: "Oregon", country: "US", coordinate: Coordinate(lat: 44.05, lon: -123.02), provider: "openweathermap"),
+        Place(
+            name: "Springfield", state: "Illinois", country: "US", coordinate: Coordinate(lat: 39.8, lon: -89.64),
+            provider: "openweathermap"),
+        Place(
+            name: "Springfield", state: "Missouri", country: "US", coordinate: Coordinate(lat: 37.21, lon: -93.29),
+            provider: "openweathermap"),
+        Place(
+            name: "Springfield", state: "Oregon", country: "US", coordinate: Coordinate(lat: 44.05, lon: -123.02),
+            provider: "openweathermap"),
     ]
 
     @Test("a name is looked up at its first place, named after it, with the other places counted")
     func firstPlace() async throws {
         let upstream = ScriptedUpstream()
         upstream.scriptPlaces("Springfield", Self.springfields)
-        upstream.script(.coordinate(Self.springfields[0].coordinate), .success(sampleObservation("Nearest Station", id: 4250542, lat: 39.8, lon: -89.64)))
+        upstream.script(
+            .coordinate(Self.springfields[0].coordinate),
+            .success(sampleObservation("Nearest Station", id: 4_250_542, lat: 39.8, lon: -89.64)))
         let lookups = service(upstream, store: MemoryPlaceStore())
         let observation = try await lookups.lookup(.city("Springfield"))
         #expect(observation.name == "Springfield" && observation.state == "Illinois" && observation.country == "US")
@@ -136,7 +163,9 @@ struct LookupPlacesTests {
     @Test("unknown names are not kept in the store; expired entries are not loaded")
     func notKept() async throws {
         let upstream = ScriptedUpstream()
-        let store = MemoryPlaceStore([PlaceCacheEntry(name: "springfield", places: Self.springfields, expires: Self.wallStart.addingTimeInterval(-1))])
+        let store = MemoryPlaceStore([
+            PlaceCacheEntry(name: "springfield", places: Self.springfields, expires: Self.wallStart.addingTimeInterval(-1))
+        ])
         let lookups = service(upstream, store: store)
         await #expect(throws: WeatherError.self) { try await lookups.lookup(.city("Atlantis")) }
         #expect(store.saves == 0)
@@ -167,9 +196,13 @@ struct PlacesMethodTests {
     /// The handler, with seven Springfields scripted (S0 to S6).
     private static func handler() throws -> (RequestHandler, EngineHarness) {
         let p = try Protocol()
-        p.engine.upstream.scriptPlaces("Springfield", (0..<7).map {
-            Place(name: "Springfield", state: "S\($0)", country: "US", coordinate: Coordinate(lat: Double($0), lon: 1), provider: "openweathermap")
-        })
+        p.engine.upstream.scriptPlaces(
+            "Springfield",
+            (0..<7).map {
+                Place(
+                    name: "Springfield", state: "S\($0)", country: "US", coordinate: Coordinate(lat: Double($0), lon: 1),
+                    provider: "openweathermap")
+            })
         return (p.handler, p.engine)
     }
 
@@ -192,9 +225,11 @@ struct PlacesMethodTests {
         #expect(await engine.engine.currentOverlays.seq == 0, "not an input of the stream")
     }
 
-    @Test("places refuses a bad name or limit with -32602", arguments: [
-        #"{"name":""}"#, #"{"name":3}"#, #"{}"#, #"{"name":"X","limit":0}"#, #"{"name":"X","limit":11}"#, #"{"name":"X","city":"Y"}"#,
-    ])
+    @Test(
+        "places refuses a bad name or limit with -32602",
+        arguments: [
+            #"{"name":""}"#, #"{"name":3}"#, #"{}"#, #"{"name":"X","limit":0}"#, #"{"name":"X","limit":11}"#, #"{"name":"X","city":"Y"}"#,
+        ])
     func badParams(_ params: String) async throws {
         let (handler, _) = try Self.handler()
         let reply = try await Self.reply(handler, #"{"jsonrpc":"2.0","id":1,"method":"places","params":"# + params + "}")
@@ -205,7 +240,10 @@ struct PlacesMethodTests {
     func searchPlace() async throws {
         let (handler, engine) = try Self.handler()
         engine.upstream.script(.coordinate(Coordinate(lat: 3, lon: 1)), .success(sampleObservation("Station", id: 99, lat: 3, lon: 1)))
-        let reply = try await Self.reply(handler, #"{"jsonrpc":"2.0","id":1,"method":"search","params":{"place":{"name":"Springfield","state":"S3","country":"US","lat":3,"lon":1,"provider":"openweathermap"}}}"#)
+        let reply = try await Self.reply(
+            handler,
+            #"{"jsonrpc":"2.0","id":1,"method":"search","params":{"place":{"name":"Springfield","state":"S3","country":"US","lat":3,"lon":1,"provider":"openweathermap"}}}"#
+        )
         let properties = reply["result"]?["properties"]
         #expect(properties?["name"] == "Springfield" && properties?["state"] == "S3" && properties?["alternatives"] == .integer(0))
         #expect(reply["result"]?["id"] == "owm:99")
@@ -216,7 +254,9 @@ struct PlacesMethodTests {
     @Test("search refuses a malformed place, or a place beside a city, with -32602")
     func badPlace() async throws {
         let (handler, _) = try Self.handler()
-        for params in [#"{"place":{"name":"X","lat":100,"lon":0}}"#, #"{"place":"X"}"#, #"{"city":"X","place":{"name":"X","lat":1,"lon":1}}"#] {
+        for params in [
+            #"{"place":{"name":"X","lat":100,"lon":0}}"#, #"{"place":"X"}"#, #"{"city":"X","place":{"name":"X","lat":1,"lon":1}}"#,
+        ] {
             let reply = try await Self.reply(handler, #"{"jsonrpc":"2.0","id":1,"method":"search","params":"# + params + "}")
             #expect(reply["error"]?["code"]?.intValue == -32602, "\(params): \(reply.serialized)")
         }

@@ -1,6 +1,7 @@
 import Testing
-@testable import WeatherCore
+
 @testable import TestSupport
+@testable import WeatherCore
 
 private func region(_ lat: Double, _ lon: Double, span: (lat: Double, lon: Double)? = nil) -> MapRegion {
     MapRegion(center: Coordinate(lat: lat, lon: lon), span: span.map { Coordinate(lat: $0.lat, lon: $0.lon) })
@@ -156,13 +157,15 @@ struct RegionGridMoveTests {
 
 @Suite("RegionGrid: validation")
 struct RegionGridValidationTests {
-    @Test("regions outside the protocol's ranges are invalid params -32602", arguments: [
-        region(90.0001, 0), region(-90.0001, 0), region(0, -180.5), region(0, 180.0001),
-        region(.nan, 0), region(0, .nan), region(.infinity, 0),
-        region(0, 0, span: (0, 3)), region(0, 0, span: (3, 0)), region(0, 0, span: (-1, 3)),
-        region(0, 0, span: (181, 3)), region(0, 0, span: (3, 181)), region(0, 0, span: (.nan, 3)),
-        region(0, 0, span: (3, .infinity)),
-    ])
+    @Test(
+        "regions outside the protocol's ranges are invalid params -32602",
+        arguments: [
+            region(90.0001, 0), region(-90.0001, 0), region(0, -180.5), region(0, 180.0001),
+            region(.nan, 0), region(0, .nan), region(.infinity, 0),
+            region(0, 0, span: (0, 3)), region(0, 0, span: (3, 0)), region(0, 0, span: (-1, 3)),
+            region(0, 0, span: (181, 3)), region(0, 0, span: (3, 181)), region(0, 0, span: (.nan, 3)),
+            region(0, 0, span: (3, .infinity)),
+        ])
     func rejects(_ invalid: MapRegion) {
         do {
             let accepted = try invalid.validated()
@@ -174,10 +177,12 @@ struct RegionGridValidationTests {
         }
     }
 
-    @Test("the bounds are valid: lat ±90, lon ±180, span 180, and no span", arguments: [
-        region(90, 0), region(-90, 0), region(0, -180), region(0, 180), region(90, 180, span: (180, 180)),
-        region(-90, -180, span: (0.0001, 180)), region(10, 20),
-    ])
+    @Test(
+        "the bounds are valid: lat ±90, lon ±180, span 180, and no span",
+        arguments: [
+            region(90, 0), region(-90, 0), region(0, -180), region(0, 180), region(90, 180, span: (180, 180)),
+            region(-90, -180, span: (0.0001, 180)), region(10, 20),
+        ])
     func acceptsTheBounds(_ valid: MapRegion) throws {
         #expect(try valid.validated() == valid)
     }

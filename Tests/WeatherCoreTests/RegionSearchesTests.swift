@@ -1,6 +1,7 @@
 import Testing
-@testable import WeatherCore
+
 @testable import TestSupport
+@testable import WeatherCore
 
 /// RegionSearches over an EngineHarness (no watched cities, scripted upstream, recording
 /// publisher), its `run()` loop running in a task that is cancelled with the harness.
@@ -82,7 +83,8 @@ private final class RegionHarness: Sendable {
     ) -> [Gate] {
         points(region).enumerated().map { index, point in
             let c = point.coordinate
-            let scripted = result?(index, point)
+            let scripted =
+                result?(index, point)
                 ?? .success(sampleObservation("P\(index)", id: base + index, lat: c.lat, lon: c.lon))
             return upstream.script(.coordinate(c), scripted, gated: gated)
         }
@@ -166,7 +168,8 @@ struct RegionSearchesDebounceTests {
     func textDuringDebounceCancelsTheRegion() async throws {
         let h = try RegionHarness()
         try h.engine.scriptFixtures()
-        let dropped = region(10, 20), later = region(-20, -40)
+        let dropped = region(10, 20)
+        let later = region(-20, -40)
         h.scriptGrid(dropped)
         h.scriptGrid(later, base: 2000)
         await h.submit(dropped)
@@ -189,7 +192,9 @@ struct RegionSearchesDebounceTests {
     @Test("a region whose centre moved less than a tenth of its span from the last searched region starts no search")
     func negligibleMoveIsIgnored() async throws {
         let h = try RegionHarness()
-        let first = region(10, 20), near = region(10.29, 19.71), far = region(-20, -40)
+        let first = region(10, 20)
+        let near = region(10.29, 19.71)
+        let far = region(-20, -40)
         h.scriptGrid(first)
         h.scriptGrid(near, base: 2000)
         h.scriptGrid(far, base: 3000)
@@ -209,8 +214,9 @@ struct RegionSearchesDebounceTests {
         #expect(h.upstream.fetchCount == 18)
     }
 
-    @Test("a region whose centre moved a tenth of its span or more from the last searched region starts a search",
-          arguments: [region(10.5, 20, span: (5, 5)), region(10, 19.5, span: (5, 5)), region(14, 24, span: (5, 5))])
+    @Test(
+        "a region whose centre moved a tenth of its span or more from the last searched region starts a search",
+        arguments: [region(10.5, 20, span: (5, 5)), region(10, 19.5, span: (5, 5)), region(14, 24, span: (5, 5))])
     func realMoveIsSearched(_ next: MapRegion) async throws {
         let h = try RegionHarness()
         let first = region(10, 20, span: (5, 5))
@@ -232,8 +238,9 @@ struct RegionSearchesDebounceTests {
 
 @Suite("RegionSearches: the grid", .timeLimit(.minutes(1)))
 struct RegionSearchesGridTests {
-    @Test("a region search sets pending to the grid size, running true, phase loading, input kind region",
-          arguments: [0, 1, 2])
+    @Test(
+        "a region search sets pending to the grid size, running true, phase loading, input kind region",
+        arguments: [0, 1, 2])
     func beginsWithTheGridPending(around: Int) async throws {
         let h = try RegionHarness(around: around, concurrency: 4)
         let r = region(10, 20)
@@ -294,7 +301,8 @@ struct RegionSearchesGridTests {
             await h.waitForFetches(started)
             #expect(h.upstream.inFlight <= concurrency)
             guard case .coordinate(let c) = h.upstream.fetches[started - concurrency],
-                  let index = points.firstIndex(where: { $0.coordinate == c }) else {
+                let index = points.firstIndex(where: { $0.coordinate == c })
+            else {
                 Issue.record("unexpected fetch")
                 return
             }
@@ -335,8 +343,9 @@ struct RegionSearchesGridTests {
         let r = region(10, 20)
         // The centre and points 1…4 are all the same station; 5…8 another.
         h.scriptGrid(r) { index, _ in
-            index < 5 ? .success(sampleObservation("Near", id: 100, lat: 10, lon: 20))
-                      : .success(sampleObservation("Far", id: 200, lat: 11, lon: 21))
+            index < 5
+                ? .success(sampleObservation("Near", id: 100, lat: 10, lon: 20))
+                : .success(sampleObservation("Far", id: 200, lat: 11, lon: 21))
         }
         await h.submit(r)
         h.passDebounce()
@@ -473,7 +482,8 @@ struct RegionSearchesSupersededTests {
     @Test("a newer region supersedes an older grid: its queued lookups are never sent and its answers never land")
     func newerRegionSupersedesOlderGrid() async throws {
         let h = try RegionHarness(concurrency: 2)
-        let older = region(10, 20), newer = region(-20, -40)
+        let older = region(10, 20)
+        let newer = region(-20, -40)
         let gates = h.scriptGrid(older, base: 1000, gated: true)
         h.scriptGrid(newer, base: 2000)
         await h.submit(older)
@@ -500,7 +510,8 @@ struct RegionSearchesSupersededTests {
     @Test("a newer region supersedes an older grid even when the older one answers first")
     func olderGridAnsweringFirstNeverLands() async throws {
         let h = try RegionHarness(concurrency: 2)
-        let older = region(10, 20), newer = region(-20, -40)
+        let older = region(10, 20)
+        let newer = region(-20, -40)
         let olderGates = h.scriptGrid(older, base: 1000, gated: true)
         let newerGates = h.scriptGrid(newer, base: 2000, gated: true)
         await h.submit(older)
@@ -524,7 +535,9 @@ struct RegionSearchesSupersededTests {
     func runningIffPending() async throws {
         let h = try RegionHarness(concurrency: 3)
         try h.engine.scriptFixtures()
-        let a = region(10, 20), b = region(-20, -40), c = region(40, 60, span: (1, 1))
+        let a = region(10, 20)
+        let b = region(-20, -40)
+        let c = region(40, 60, span: (1, 1))
         let gatesA = h.scriptGrid(a, gated: true)
         h.scriptGrid(b, base: 2000) { index, _ in index.isMultiple(of: 2) ? .failure(.unavailable("timed out")) : nil }
         h.scriptGrid(c, base: 3000) { _, _ in .failure(.unavailable("HTTP 502")) }
@@ -586,16 +599,18 @@ struct RegionSearchesRequestTests {
         #expect(h.gridFetches(r) == 9)
     }
 
-    @Test("region with bad params is -32602 invalid_params", arguments: [
-        #"{}"#,
-        #"{"span":{"lat":2,"lon":2}}"#,
-        #"{"center":{"lat":91,"lon":20}}"#,
-        #"{"center":{"lat":10,"lon":180.5}}"#,
-        #"{"center":{"lat":10,"lon":20},"span":{"lat":0,"lon":2}}"#,
-        #"{"center":{"lat":10,"lon":20},"zoom":3}"#,
-        #"{"center":{"lat":"10","lon":20}}"#,
-        #"{"center":[20,10]}"#,
-    ])
+    @Test(
+        "region with bad params is -32602 invalid_params",
+        arguments: [
+            #"{}"#,
+            #"{"span":{"lat":2,"lon":2}}"#,
+            #"{"center":{"lat":91,"lon":20}}"#,
+            #"{"center":{"lat":10,"lon":180.5}}"#,
+            #"{"center":{"lat":10,"lon":20},"span":{"lat":0,"lon":2}}"#,
+            #"{"center":{"lat":10,"lon":20},"zoom":3}"#,
+            #"{"center":{"lat":"10","lon":20}}"#,
+            #"{"center":[20,10]}"#,
+        ])
     func rejectsBadParams(_ params: String) async throws {
         let h = try RegionHarness()
         let reply = try await reply(handler(h), params)

@@ -1,6 +1,7 @@
 import Testing
-@testable import WeatherCore
+
 @testable import TestSupport
+@testable import WeatherCore
 
 /// A RequestHandler over a real engine and hub (no socket): lines in, queued lines out.
 struct Protocol {
@@ -71,14 +72,16 @@ struct RequestHandlerMethodTests {
         #expect(await p.engine.engine.currentState.input == .text(city: "London"))
     }
 
-    @Test("a search's reply is the text of RPCMessage.result, whatever the id, first and from the kept feature text",
-          arguments: [#""req \"7\"""#, "7", "1.50", "-0", "null", #""ünï""#])
+    @Test(
+        "a search's reply is the text of RPCMessage.result, whatever the id, first and from the kept feature text",
+        arguments: [#""req \"7\"""#, "7", "1.50", "-0", "null", #""ünï""#])
     func searchReplyText(id: String) async throws {
         let p = try Protocol()
         let outbox = Outbox()
         var replies: [String] = []
         for _ in 0..<3 {
-            await p.handler.handle(line: Array(#"{"jsonrpc":"2.0","id":\#(id),"method":"search","params":{"city":"London"}}"#.utf8), outbox: outbox)
+            await p.handler.handle(
+                line: Array(#"{"jsonrpc":"2.0","id":\#(id),"method":"search","params":{"city":"London"}}"#.utf8), outbox: outbox)
             replies.append(try #require(outbox.next()))
         }
         let feature = try #require(try JSONValue.parse(Array(replies[0].utf8))["result"])
@@ -102,7 +105,10 @@ struct RequestHandlerMethodTests {
     func searchNotFound() async throws {
         let p = try Protocol()
         let reply = try await p.reply(request(2, "search", #"{"city":"Atlantis"}"#))
-        #expect(reply.serialized == #"{"jsonrpc":"2.0","id":2,"error":{"code":-32001,"message":"city not found: Atlantis","data":{"name":"not_found","city":"Atlantis"}}}"#)
+        #expect(
+            reply.serialized
+                == #"{"jsonrpc":"2.0","id":2,"error":{"code":-32001,"message":"city not found: Atlantis","data":{"name":"not_found","city":"Atlantis"}}}"#
+        )
     }
 
     @Test("overlays answers the current FeatureCollection")
@@ -143,7 +149,8 @@ struct RequestHandlerMethodTests {
     func cities() async throws {
         let p = try Protocol(cities: ["London,GB"])
         #expect(try await p.reply(request(1, "cities")).serialized == #"{"jsonrpc":"2.0","id":1,"result":{"cities":["London,GB"]}}"#)
-        #expect(try await p.reply(request(2, "cities.add", #"{"city":"Zocca"}"#))["result"]?.serialized == #"{"cities":["London,GB","Zocca"]}"#)
+        #expect(
+            try await p.reply(request(2, "cities.add", #"{"city":"Zocca"}"#))["result"]?.serialized == #"{"cities":["London,GB","Zocca"]}"#)
         #expect(p.engine.store.stored.added == ["Zocca"])
         #expect(try await p.reply(request(3, "cities.remove", #"{"city":"London,GB"}"#))["result"]?.serialized == #"{"cities":["Zocca"]}"#)
         #expect(p.engine.store.stored == CityChanges(added: ["Zocca"], removed: ["London,GB"]))
@@ -178,9 +185,11 @@ struct RequestHandlerErrorTests {
         #expect(reply["error"]?["data"]?["name"] == "invalid_request")
     }
 
-    @Test("a wrong or missing jsonrpc member is -32600 with the request's id", arguments: [
-        #"{"jsonrpc":"1.0","id":3,"method":"version"}"#, #"{"id":3,"method":"version"}"#, #"{"jsonrpc":2.0,"id":3,"method":"version"}"#,
-    ])
+    @Test(
+        "a wrong or missing jsonrpc member is -32600 with the request's id",
+        arguments: [
+            #"{"jsonrpc":"1.0","id":3,"method":"version"}"#, #"{"id":3,"method":"version"}"#, #"{"jsonrpc":2.0,"id":3,"method":"version"}"#,
+        ])
     func wrongVersion(_ line: String) async throws {
         let p = try Protocol()
         let reply = try await p.reply(line)
@@ -188,10 +197,12 @@ struct RequestHandlerErrorTests {
         #expect(reply["error"]?["code"] == .integer(-32600))
     }
 
-    @Test("an id that is not a string, number or null is -32600", arguments: [
-        #"{"jsonrpc":"2.0","id":[1],"method":"version"}"#, #"{"jsonrpc":"2.0","id":{"a":1},"method":"version"}"#,
-        #"{"jsonrpc":"2.0","id":true,"method":"version"}"#,
-    ])
+    @Test(
+        "an id that is not a string, number or null is -32600",
+        arguments: [
+            #"{"jsonrpc":"2.0","id":[1],"method":"version"}"#, #"{"jsonrpc":"2.0","id":{"a":1},"method":"version"}"#,
+            #"{"jsonrpc":"2.0","id":true,"method":"version"}"#,
+        ])
     func badID(_ line: String) async throws {
         let p = try Protocol()
         let reply = try await p.reply(line)
@@ -199,9 +210,11 @@ struct RequestHandlerErrorTests {
         #expect(reply["error"]?["code"] == .integer(-32600))
     }
 
-    @Test("a number id is echoed with exactly the characters sent, in a reply and in an error", arguments: [
-        "18446744073709551616", "-18446744073709551617", "1e400", "0.10", "1.0", "-0", "123456789012345678901234567890.5", "7",
-    ])
+    @Test(
+        "a number id is echoed with exactly the characters sent, in a reply and in an error",
+        arguments: [
+            "18446744073709551616", "-18446744073709551617", "1e400", "0.10", "1.0", "-0", "123456789012345678901234567890.5", "7",
+        ])
     func numberIDEchoedExactly(_ id: String) async throws {
         let p = try Protocol()
         let outbox = Outbox()
@@ -239,16 +252,18 @@ struct RequestHandlerErrorTests {
         #expect(error["message"] == .string("method not found: \(method)"))
     }
 
-    @Test("bad params are -32602", arguments: [
-        request(1, "search"), request(1, "search", #"{"city":""}"#), request(1, "search", #"{"city":"   "}"#),
-        request(1, "search", #"{"city":5}"#), request(1, "search", #"{"city":"Lon\u0000don"}"#),
-        request(1, "search", #"{"city":"\#(String(repeating: "x", count: 201))"}"#),
-        request(1, "search", #"{"city":"London","units":"metric"}"#), request(1, "search", #"["London"]"#),
-        request(1, "version", #"{"verbose":true}"#), request(1, "state", #"{"x":null}"#),
-        request(1, "watch", #"{"topics":["weather"]}"#), request(1, "watch", #"{"topics":"state"}"#),
-        request(1, "watch", #"{"topics":[1]}"#), request(1, "watch", #"{"replay":"yes"}"#), request(1, "watch", #"{"diff":1}"#),
-        request(1, "cities.add", #"{"city":""}"#), request(1, "cities.add", #"{}"#),
-    ])
+    @Test(
+        "bad params are -32602",
+        arguments: [
+            request(1, "search"), request(1, "search", #"{"city":""}"#), request(1, "search", #"{"city":"   "}"#),
+            request(1, "search", #"{"city":5}"#), request(1, "search", #"{"city":"Lon\u0000don"}"#),
+            request(1, "search", #"{"city":"\#(String(repeating: "x", count: 201))"}"#),
+            request(1, "search", #"{"city":"London","units":"metric"}"#), request(1, "search", #"["London"]"#),
+            request(1, "version", #"{"verbose":true}"#), request(1, "state", #"{"x":null}"#),
+            request(1, "watch", #"{"topics":["weather"]}"#), request(1, "watch", #"{"topics":"state"}"#),
+            request(1, "watch", #"{"topics":[1]}"#), request(1, "watch", #"{"replay":"yes"}"#), request(1, "watch", #"{"diff":1}"#),
+            request(1, "cities.add", #"{"city":""}"#), request(1, "cities.add", #"{}"#),
+        ])
     func badParams(_ line: String) async throws {
         let p = try Protocol()
         let error = try await p.error(line)
@@ -285,10 +300,12 @@ struct RequestHandlerBatchTests {
     @Test("the elements of a batch enter the stream in array order, one after another")
     func batchOrder() async throws {
         let p = try Protocol()
-        let lines = try await p.send("[" + [
-            request(1, "cities.add", #"{"city":"Zocca"}"#), request(2, "cities.remove", #"{"city":"Zocca"}"#),
-            request(3, "cities.add", #"{"city":"London"}"#), request(4, "cities.add", #"{"city":"Zocca"}"#),
-        ].joined(separator: ",") + "]")
+        let lines = try await p.send(
+            "["
+                + [
+                    request(1, "cities.add", #"{"city":"Zocca"}"#), request(2, "cities.remove", #"{"city":"Zocca"}"#),
+                    request(3, "cities.add", #"{"city":"London"}"#), request(4, "cities.add", #"{"city":"Zocca"}"#),
+                ].joined(separator: ",") + "]")
         let replies = try #require(lines.first?.arrayValue)
         #expect(replies.map { $0["result"]?["cities"]?.serialized } == [#"["Zocca"]"#, "[]", #"["London"]"#, #"["London","Zocca"]"#])
     }
@@ -297,7 +314,9 @@ struct RequestHandlerBatchTests {
     func batchSearchOrder() async throws {
         let p = try Protocol()
         let london = p.engine.upstream.script(.city("London"), .success(try Fixture.londonObservation()), gated: true)
-        let batch = Task { try await p.send("[\(request(1, "search", #"{"city":"London"}"#)),\(request(2, "search", #"{"city":"Zocca"}"#))]") }
+        let batch = Task {
+            try await p.send("[\(request(1, "search", #"{"city":"London"}"#)),\(request(2, "search", #"{"city":"Zocca"}"#))]")
+        }
         // Zocca's lookup runs while London's is still held.
         await untilCancelled { [upstream = p.engine.upstream] in await upstream.waitForFetches(2) }
         london.open()
@@ -311,8 +330,12 @@ struct RequestHandlerBatchTests {
     func readOnly() async throws {
         let p = try Protocol(cities: ["London,GB"])
         let outbox = Outbox()
-        let batch = "[" + [request(1, "search", #"{"city":"Zocca"}"#), request(2, "cities.add", #"{"city":"Zocca"}"#),
-                           request(3, "cities"), request(4, "state")].joined(separator: ",") + "]"
+        let batch =
+            "["
+            + [
+                request(1, "search", #"{"city":"Zocca"}"#), request(2, "cities.add", #"{"city":"Zocca"}"#),
+                request(3, "cities"), request(4, "state"),
+            ].joined(separator: ",") + "]"
         await p.handler.handle(line: Array(batch.utf8), outbox: outbox, access: .readOnly)
         let replies = try #require(try p.drained(outbox).first?.arrayValue)
         #expect(replies.map { $0["error"]?["code"] } == [.integer(-32601), .integer(-32601), nil, nil])
@@ -607,7 +630,8 @@ struct RequestHandlerForecastTests {
         let p = try Protocol()
         p.engine.upstream.scriptForecast(.city("Nowhere"), .failure(.unavailable("HTTP 502")))
         let notFound = try await p.error(request(1, "forecast", #"{"city":"Atlantis"}"#))
-        #expect(notFound.serialized == #"{"code":-32001,"message":"city not found: Atlantis","data":{"name":"not_found","city":"Atlantis"}}"#)
+        #expect(
+            notFound.serialized == #"{"code":-32001,"message":"city not found: Atlantis","data":{"name":"not_found","city":"Atlantis"}}"#)
         #expect(try await p.error(request(2, "forecast", #"{"city":"Nowhere"}"#))["code"] == .integer(-32004))
     }
 

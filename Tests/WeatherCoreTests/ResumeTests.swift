@@ -1,8 +1,9 @@
 import Foundation
 import Synchronization
 import Testing
-@testable import WeatherCore
+
 @testable import TestSupport
+@testable import WeatherCore
 
 /// How far the boot-time clock is ahead of the monotonic one, as a test sets it: a suspend of N
 /// seconds adds N.
@@ -49,9 +50,12 @@ private actor Signals {
 
 @Suite("Resume after suspend", .timeLimit(.minutes(1)))
 struct ResumeTests {
-    private func detector(_ h: EngineHarness, refresher: CityRefresher, location: LocationService, suspended: SuspendedTime) -> ResumeDetector {
+    private func detector(_ h: EngineHarness, refresher: CityRefresher, location: LocationService, suspended: SuspendedTime)
+        -> ResumeDetector
+    {
         ResumeDetector(
-            clock: DaemonClock(h.clock), clocks: { [clock = h.clock] in
+            clock: DaemonClock(h.clock),
+            clocks: { [clock = h.clock] in
                 // The manual clock is the monotonic one; the boot-time clock also counts the suspends.
                 let monotonic = clock.now.offset
                 return (monotonic + suspended.now, monotonic)
@@ -62,8 +66,9 @@ struct ResumeTests {
     /// Hourly watched-city rounds and a location service without gpsd, on the harness's clock.
     private func roundsAndLocations(_ h: EngineHarness) -> (CityRefresher, LocationService) {
         let refresher = CityRefresher(engine: h.engine, clock: DaemonClock(h.clock), refresh: .seconds(3600))
-        let location = LocationService(settings: .init(enabled: false, maxHorizontalError: 100, locateTimeout: .seconds(30), follow: false, followDistance: 1000),
-                                       engine: h.engine, clock: DaemonClock(h.clock), logger: silentLogger)
+        let location = LocationService(
+            settings: .init(enabled: false, maxHorizontalError: 100, locateTimeout: .seconds(30), follow: false, followDistance: 1000),
+            engine: h.engine, clock: DaemonClock(h.clock), logger: silentLogger)
         return (refresher, location)
     }
 
@@ -76,7 +81,9 @@ struct ResumeTests {
         let rounds = Task { try await refresher.run() }
         await h.clock.waitForSleepers(1)
         #expect(h.upstream.fetchCount == 1, "the first round")
-        let watching = Task { [detector = detector(h, refresher: refresher, location: location, suspended: suspended)] in await detector.run() }
+        let watching = Task { [detector = detector(h, refresher: refresher, location: location, suspended: suspended)] in
+            await detector.run()
+        }
         await h.clock.waitForSleepers(2)
 
         // A suspend of 10 s or less is no resume: the detector looks again, nothing is refreshed.
@@ -117,8 +124,9 @@ struct ResumeTests {
         #expect(h.upstream.fetchCount == 2, "10 min old in wall time: asked again")
     }
 
-    @Test("the cache ages by the part of a suspend the daemon's clock did not count, never twice",
-          arguments: [false, true])
+    @Test(
+        "the cache ages by the part of a suspend the daemon's clock did not count, never twice",
+        arguments: [false, true])
     func cacheAgesOnce(daemonClockCountsSuspend: Bool) async throws {
         let h = try EngineHarness(cities: [], cacheTTL: .seconds(600))
         try h.scriptFixtures()
@@ -127,7 +135,8 @@ struct ResumeTests {
         // The manual clock is the daemon's clock: the monotonic one, or (like Linux's ContinuousClock)
         // the boot-time one.
         let detector = ResumeDetector(
-            clock: DaemonClock(h.clock), clocks: { [clock = h.clock] in
+            clock: DaemonClock(h.clock),
+            clocks: { [clock = h.clock] in
                 let now = clock.now.offset
                 return daemonClockCountsSuspend ? (now, now - suspended.now) : (now + suspended.now, now)
             }, lookups: h.lookups, refresher: refresher, location: location, logger: silentLogger)
@@ -154,7 +163,7 @@ struct ResumeTests {
     func followSearchesNextFix() async throws {
         let h = try LocationHarness(follow: true, followDistance: 1000)
         let place = Coordinate(lat: 44.3412, lon: 10.9876)
-        h.scriptWeather(at: place, name: "Zocca", id: 3163858)
+        h.scriptWeather(at: place, name: "Zocca", id: 3_163_858)
         let refresher = CityRefresher(engine: h.engine.engine, clock: DaemonClock(h.clock), refresh: .seconds(3600))
         let suspended = SuspendedTime()
         let follow = Task { await h.service.runFollow() }
@@ -178,7 +187,9 @@ struct ResumeTests {
         await watching.value
     }
 
-    @Test("with a signal (the daemon's: the wall clock jumped) it sleeps on no clock, looks at each signal and refreshes after a suspend; false ends it")
+    @Test(
+        "with a signal (the daemon's: the wall clock jumped) it sleeps on no clock, looks at each signal and refreshes after a suspend; false ends it"
+    )
     func looksAtEachSignal() async throws {
         let h = try EngineHarness(cities: ["London,GB"], cacheTTL: .seconds(600))
         try h.scriptFixtures()

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-@testable import WeatherCore
+
 @testable import TestSupport
+@testable import WeatherCore
 
 /// Runs `body`, expecting a WeatherError, and returns it.
 func expectWeatherError<T>(_ body: () async throws -> T, sourceLocation: SourceLocation = #_sourceLocation) async -> WeatherError? {
@@ -129,9 +130,9 @@ struct SearchEngineCityRoundTests {
     @Test("a later round with new weather publishes new overlays")
     func roundWithChanges() async throws {
         let h = try EngineHarness(cities: ["Oslo"])
-        h.upstream.answer("Oslo", with: sampleObservation("Oslo", id: 3143244, temperature: 1))
+        h.upstream.answer("Oslo", with: sampleObservation("Oslo", id: 3_143_244, temperature: 1))
         await h.engine.refreshCities()
-        h.upstream.answer("Oslo", with: sampleObservation("Oslo", id: 3143244, temperature: 2))
+        h.upstream.answer("Oslo", with: sampleObservation("Oslo", id: 3_143_244, temperature: 2))
         await h.engine.refreshCities()
         let overlays = await h.engine.currentOverlays
         #expect(overlays.seq == 2)
@@ -234,8 +235,8 @@ struct SearchEngineSearchTests {
     @Test("latest wins: an older search that answers last reaches its requester but not the overlays")
     func latestWins() async throws {
         let h = try EngineHarness(cities: [])
-        let paris = sampleObservation("Paris", id: 2988507, lat: 48.8534, lon: 2.3488)
-        let oslo = sampleObservation("Oslo", id: 3143244, lat: 59.9127, lon: 10.7461)
+        let paris = sampleObservation("Paris", id: 2_988_507, lat: 48.8534, lon: 2.3488)
+        let oslo = sampleObservation("Oslo", id: 3_143_244, lat: 59.9127, lon: 10.7461)
         let gateA = h.upstream.script(.city("Paris"), .success(paris), gated: true)
         h.upstream.answer("Oslo", with: oslo)
 
@@ -261,8 +262,9 @@ struct SearchEngineSearchTests {
         #expect(overlaysOfB.focus == Coordinate(lat: 59.9127, lon: 10.7461))
         #expect(!h.publisher.overlays.contains { $0.ids.contains("owm:2988507") }, "A never lands")
         let runningFlags = h.publisher.states.dropFirst().map(\.running)
-        #expect(runningFlags.dropLast().allSatisfy { $0 } && runningFlags.last == false,
-                "running is false only when both finished: \(runningFlags)")
+        #expect(
+            runningFlags.dropLast().allSatisfy { $0 } && runningFlags.last == false,
+            "running is false only when both finished: \(runningFlags)")
         h.checkInvariants()
     }
 
@@ -270,7 +272,7 @@ struct SearchEngineSearchTests {
     func supersededFailure() async throws {
         let h = try EngineHarness(cities: [])
         let gateA = h.upstream.script(.city("Paris"), .failure(.unavailable("HTTP 500")), gated: true)
-        h.upstream.answer("Oslo", with: sampleObservation("Oslo", id: 3143244))
+        h.upstream.answer("Oslo", with: sampleObservation("Oslo", id: 3_143_244))
         let a = Task { try await h.engine.search(city: "Paris") }
         await h.upstream.waitForFetches(1)
         _ = try await h.engine.search(city: "Oslo")
@@ -301,7 +303,7 @@ struct SearchEngineSearchTests {
         try h.scriptFixtures()
         await h.engine.refreshCities()
         _ = try await h.engine.search(city: "London")
-        h.upstream.answer("Zocca,IT", with: sampleObservation("Zocca", id: 3163858, temperature: 30))
+        h.upstream.answer("Zocca,IT", with: sampleObservation("Zocca", id: 3_163_858, temperature: 30))
         await h.engine.refreshCities()
         let state = await h.engine.currentState
         #expect(state.input == .text(city: "London"))
@@ -323,7 +325,7 @@ struct SearchEngineSearchTests {
         await h.engine.refreshCities()
         #expect(await h.engine.currentOverlays == before, "the same features: no change")
         #expect(h.publisher.overlays.last == before)
-        h.upstream.answer("Zocca,IT", with: sampleObservation("Zocca", id: 3163858, temperature: 30))
+        h.upstream.answer("Zocca,IT", with: sampleObservation("Zocca", id: 3_163_858, temperature: 30))
         await h.engine.refreshCities()
         let after = await h.engine.currentOverlays
         #expect(after.seq == before.seq + 1 && after.focus == nil, "a changed feature is a change, without focus")
@@ -353,7 +355,7 @@ struct SearchEngineCityChangeTests {
     func addSameNameOtherCountry() async throws {
         let h = try EngineHarness(cities: ["London,GB"])
         try h.scriptFixtures()
-        h.upstream.answer("London,CA", with: sampleObservation("London", id: 6058560, country: "CA", lat: 42.9834, lon: -81.233))
+        h.upstream.answer("London,CA", with: sampleObservation("London", id: 6_058_560, country: "CA", lat: 42.9834, lon: -81.233))
         await h.engine.refreshCities()
         _ = try await h.engine.addCity("London,CA")
         let overlays = await h.engine.currentOverlays
@@ -377,7 +379,7 @@ struct SearchEngineCityChangeTests {
         #expect(try await h.engine.addCity("Oslo") == ["Oslo"])
         #expect(h.store.stored.added == ["Oslo"])
         #expect(await h.engine.currentOverlays.features.isEmpty)
-        h.upstream.answer("Oslo", with: sampleObservation("Oslo", id: 3143244))
+        h.upstream.answer("Oslo", with: sampleObservation("Oslo", id: 3_143_244))
         await h.engine.refreshCities()
         #expect(await h.engine.currentOverlays.ids == ["owm:3143244"])
         h.checkInvariants()
@@ -394,7 +396,7 @@ struct SearchEngineCityChangeTests {
     @Test("a store that cannot save refuses the change")
     func addStoreFails() async throws {
         let h = try EngineHarness(cities: [])
-        h.upstream.answer("Oslo", with: sampleObservation("Oslo", id: 3143244))
+        h.upstream.answer("Oslo", with: sampleObservation("Oslo", id: 3_143_244))
         h.store.failSaves()
         let error = await expectWeatherError { try await h.engine.addCity("Oslo") }
         #expect(error?.code == .internalError)

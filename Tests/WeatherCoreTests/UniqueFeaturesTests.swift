@@ -1,6 +1,7 @@
 import Testing
-@testable import WeatherCore
+
 @testable import TestSupport
+@testable import WeatherCore
 
 @Suite("Overlays: each feature once")
 struct UniqueFeaturesTests {
@@ -10,7 +11,9 @@ struct UniqueFeaturesTests {
         return features.filter { seen.insert($0.id).inserted }.map(\.id)
     }
 
-    @Test("the first of each id is kept, in order, and none of the excluded: looked through for a few, hashed for many", arguments: [0, 1, 5, 16, 33, 80])
+    @Test(
+        "the first of each id is kept, in order, and none of the excluded: looked through for a few, hashed for many",
+        arguments: [0, 1, 5, 16, 33, 80])
     func uniqueByID(count: Int) throws {
         let base = WeatherFeature(observation: try Fixture.londonObservation(), source: .city)
         var random = SplitMix64(seed: UInt64(count) + 1)

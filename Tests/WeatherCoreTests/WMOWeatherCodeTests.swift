@@ -1,4 +1,5 @@
 import Testing
+
 @testable import WeatherCore
 
 @Suite("WMO weather codes: OpenWeatherMap's conditions, descriptions and icons")

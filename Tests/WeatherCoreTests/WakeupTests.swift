@@ -1,6 +1,7 @@
 import Testing
-@testable import WeatherCore
+
 @testable import TestSupport
+@testable import WeatherCore
 
 @Suite("Wakeup", .timeLimit(.minutes(1)))
 struct WakeupTests {

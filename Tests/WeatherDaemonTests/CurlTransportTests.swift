@@ -2,8 +2,8 @@ import NIOHTTP1
 import Testing
 import WeatherCore
 
-@testable import WeatherDaemon
 @testable import TestSupport
+@testable import WeatherDaemon
 
 @Suite struct CurlTransportTests {
     /// Runs `body` against a fresh server and transport, and shuts both down afterwards (the
@@ -150,9 +150,11 @@ import WeatherCore
     }
 
     @Test func cancellingDuringASlowResponseAbortsPromptly() async throws {
-        try await withServer({ request in
-            request.uri.hasPrefix("/slow") ? .never : .respond(status: 200, body: Array("fast".utf8))
-        }, numberOfThreads: 1) { server, transport in
+        try await withServer(
+            { request in
+                request.uri.hasPrefix("/slow") ? .never : .respond(status: 200, body: Array("fast".utf8))
+            }, numberOfThreads: 1
+        ) { server, transport in
             var requests = server.requests.makeAsyncIterator()
             let task = Task { try await transport.get(server.url("/slow?appid=secret123"), timeout: .seconds(60)) }
             let arrived = try #require(await requests.next())
@@ -199,8 +201,10 @@ import WeatherCore
 
     @Test func onlyTheLastResponsesHeadersAreKept() {
         let state = CurlTransferState(maxBodyBytes: 10, cancellation: CurlCancellation())
-        for line in ["HTTP/1.1 100 Continue\r\n", "X-Early: 1\r\n", "\r\n", "HTTP/1.1 200 OK\r\n",
-                     "Retry-After:  30 \r\n", "Content-Type: a:b\r\n", "\r\n"] {
+        for line in [
+            "HTTP/1.1 100 Continue\r\n", "X-Early: 1\r\n", "\r\n", "HTTP/1.1 200 OK\r\n",
+            "Retry-After:  30 \r\n", "Content-Type: a:b\r\n", "\r\n",
+        ] {
             Array(line.utf8).withUnsafeBytes { state.addHeaderLine($0) }
         }
         #expect(state.headers == ["retry-after": "30", "content-type": "a:b"])

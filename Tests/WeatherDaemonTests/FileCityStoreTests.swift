@@ -2,8 +2,8 @@ import Foundation
 import Testing
 import WeatherCore
 
-@testable import WeatherDaemon
 @testable import TestSupport
+@testable import WeatherDaemon
 
 /// `FileCityStore`: the `cities.add`/`cities.remove` changes in `<state.directory>/cities.json`.
 @Suite struct FileCityStoreTests {
@@ -139,13 +139,21 @@ import WeatherCore
         directory = try TemporaryDirectory()
     }
 
-    private var store: FilePlaceStore { FilePlaceStore(directory: directory.path, logger: silentLogger, now: { Date(timeIntervalSince1970: 1_700_000_000) }) }
+    private var store: FilePlaceStore {
+        FilePlaceStore(directory: directory.path, logger: silentLogger, now: { Date(timeIntervalSince1970: 1_700_000_000) })
+    }
 
     @Test func savedEntriesAreLoadedBack() throws {
-        let entries = [PlaceCacheEntry(
-            name: "são paulo",
-            places: [Place(name: "São Paulo", state: "São Paulo", country: "BR", coordinate: Coordinate(lat: -23.5475, lon: -46.6361), provider: "open-meteo", geonamesID: 3448439)],
-            expires: Date(timeIntervalSince1970: 1_800_000_000))]
+        let entries = [
+            PlaceCacheEntry(
+                name: "são paulo",
+                places: [
+                    Place(
+                        name: "São Paulo", state: "São Paulo", country: "BR", coordinate: Coordinate(lat: -23.5475, lon: -46.6361),
+                        provider: "open-meteo", geonamesID: 3_448_439)
+                ],
+                expires: Date(timeIntervalSince1970: 1_800_000_000))
+        ]
         try store.save(entries)
         #expect(store.path == directory.path + "/places.json")
         #expect(store.load() == entries)
@@ -160,7 +168,9 @@ import WeatherCore
             try text.write(toFile: store.path, atomically: true, encoding: .utf8)
             #expect(store.load().isEmpty)
             #expect(!FileManager.default.fileExists(atPath: store.path))
-            let aside = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix("places.json.corrupt-1700000000") }
+            let aside = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter {
+                $0.hasPrefix("places.json.corrupt-1700000000")
+            }
             #expect(aside.count == n + 1, "\(aside)")
         }
     }

@@ -3,18 +3,19 @@ import ServiceLifecycle
 import Testing
 import WeatherCore
 
-@testable import WeatherDaemon
 @testable import TestSupport
+@testable import WeatherDaemon
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `GPSDReader`: libgps against a real gpsd (fed by gpsfake) or against nothing, reporting into a
 /// real `LocationService` and engine. Serialized: each test may run a gpsd of its own.
 @Suite(.serialized) struct GPSDReaderTests {
     private func reader(port: Int, enabled: Bool = true, core: CoreHarness, clock: DaemonClock = .continuous) -> GPSDReader {
-        GPSDReader(endpoint: .init(enabled: enabled, host: "127.0.0.1", port: port), location: core.location, clock: clock, logger: silentLogger)
+        GPSDReader(
+            endpoint: .init(enabled: enabled, host: "127.0.0.1", port: port), location: core.location, clock: clock, logger: silentLogger)
     }
 
     // MARK: With gpsd

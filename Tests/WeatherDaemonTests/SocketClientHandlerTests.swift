@@ -1,9 +1,10 @@
 import NIOCore
 import NIOEmbedded
 import Testing
+import WeatherWire
+
 @testable import WeatherCore
 @testable import WeatherDaemon
-import WeatherWire
 
 /// Counts the `read()` requests that reach the socket (the head of the pipeline).
 private final class ReadCounter: ChannelOutboundHandler {

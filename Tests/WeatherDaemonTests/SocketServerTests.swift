@@ -4,11 +4,11 @@ import Synchronization
 import Testing
 import WeatherCore
 
-@testable import WeatherDaemon
 @testable import TestSupport
+@testable import WeatherDaemon
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `SocketServer`: a real server on a socket in a temporary directory, in a `ServiceGroup`, over a
@@ -45,7 +45,7 @@ import Glibc
     ) async throws -> String {
         let directory = try directory ?? TemporaryDirectory()
         let path = directory.file("weatherd.sock")
-        let core = try CoreHarness(cities: ["Oslo": sampleObservation("Oslo", id: 3143244, lat: 59.91, lon: 10.75)])
+        let core = try CoreHarness(cities: ["Oslo": sampleObservation("Oslo", id: 3_143_244, lat: 59.91, lon: 10.75)])
         let listening = Observed(false)
         let server = SocketServer(
             settings: .init(path: path, mode: mode, maxClients: maxClients), handler: core.handler, logger: silentLogger,
@@ -152,12 +152,15 @@ import Glibc
         // What the callback found, at the moment it was called: a client connected then (before
         // the server accepted anyone), and the socket file's mode.
         let seen = Mutex<[(client: RawSocket?, mode: mode_t)]>([])
-        try await withServer(mode: 0o600, onListening: { path in
-            var info = stat()
-            let mode = stat(path, &info) == 0 ? info.st_mode & 0o777 : 0
-            let client = try? RawSocket(path: path)
-            seen.withLock { $0.append((client, mode)) }
-        }) { server in
+        try await withServer(
+            mode: 0o600,
+            onListening: { path in
+                var info = stat()
+                let mode = stat(path, &info) == 0 ? info.st_mode & 0o777 : 0
+                let client = try? RawSocket(path: path)
+                seen.withLock { $0.append((client, mode)) }
+            }
+        ) { server in
             let calls = seen.withLock { $0 }
             try #require(calls.count == 1, "onListening is called once")
             #expect(calls[0].mode == 0o600)

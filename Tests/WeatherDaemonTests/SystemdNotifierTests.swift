@@ -3,11 +3,11 @@ import ServiceLifecycle
 import Testing
 import WeatherCore
 
-@testable import WeatherDaemon
 @testable import TestSupport
+@testable import WeatherDaemon
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `SystemdNotifier` and `SystemdService`: sd_notify(3) datagrams to `$NOTIFY_SOCKET`, received
@@ -122,7 +122,9 @@ import Glibc
     @Test func theServicePingsTheWatchdogAtOnceAndThenAtHalfTheInterval() async throws {
         let socket = try NotifySocket(abstractName: Self.uniqueAbstractName())
         let clock = ManualClock()
-        try await withService(notifier: SystemdNotifier(environment: ["NOTIFY_SOCKET": socket.address]), watchdog: .seconds(10), clock: clock) {
+        try await withService(
+            notifier: SystemdNotifier(environment: ["NOTIFY_SOCKET": socket.address]), watchdog: .seconds(10), clock: clock
+        ) {
             try await socket.waitFor(1, "WATCHDOG=1")
             await clock.waitForSleepers(1)
             #expect(clock.sleepingUntil == [.seconds(5)])
@@ -146,7 +148,9 @@ import Glibc
     @Test func theServiceWithAWatchdogSaysStoppingAtGracefulShutdown() async throws {
         let socket = try NotifySocket(abstractName: Self.uniqueAbstractName())
         let clock = ManualClock()
-        try await withService(notifier: SystemdNotifier(environment: ["NOTIFY_SOCKET": socket.address]), watchdog: .seconds(10), clock: clock) {
+        try await withService(
+            notifier: SystemdNotifier(environment: ["NOTIFY_SOCKET": socket.address]), watchdog: .seconds(10), clock: clock
+        ) {
             await clock.waitForSleepers(1)
         }
 

@@ -1,8 +1,9 @@
 import Foundation
 import Testing
+
+@testable import TestSupport
 @testable import WeatherCore
 @testable import weatherctl
-@testable import TestSupport
 
 @Suite("HumanFormat")
 struct HumanFormatTests {
@@ -22,8 +23,9 @@ struct HumanFormatTests {
     func imperial() throws {
         var observation = try Fixture.londonObservation()
         observation.units = .imperial
-        #expect(HumanFormat.feature(WeatherFeature(observation: observation, source: .text).json) ==
-            "London, GB  8.9 °F  ☁ overcast clouds  humidity 90%  wind 2.1 mph")
+        #expect(
+            HumanFormat.feature(WeatherFeature(observation: observation, source: .text).json)
+                == "London, GB  8.9 °F  ☁ overcast clouds  humidity 90%  wind 2.1 mph")
     }
 
     @Test("a point without a name reads as its coordinates; missing values are left out")
@@ -34,11 +36,17 @@ struct HumanFormatTests {
 
     @Test("a state reads as one line")
     func stateLine() {
-        let state = DaemonState(pending: 1, phase: .loading, input: .text(city: "Seoul"), gps: GPSStatus(enabled: true), updatedAt: Date(timeIntervalSince1970: 1_795_000_000))
-        #expect(HumanFormat.state(state.json) == #"running  phase loading  input text "Seoul"  pending 1  gps not connected  budget 0/60 a minute"#)
+        let state = DaemonState(
+            pending: 1, phase: .loading, input: .text(city: "Seoul"), gps: GPSStatus(enabled: true),
+            updatedAt: Date(timeIntervalSince1970: 1_795_000_000))
+        #expect(
+            HumanFormat.state(state.json)
+                == #"running  phase loading  input text "Seoul"  pending 1  gps not connected  budget 0/60 a minute"#)
         var blocked = state
         blocked.budget = BudgetStatus(requestsPerMinute: 60, used: 12, blockedUntil: Date(timeIntervalSince1970: 1_795_000_060))
-        #expect(HumanFormat.state(blocked.json).hasSuffix("budget 12/60 a minute  blocked until 2026-11-18T11:07:40Z"), "\(HumanFormat.state(blocked.json))")
+        #expect(
+            HumanFormat.state(blocked.json).hasSuffix("budget 12/60 a minute  blocked until 2026-11-18T11:07:40Z"),
+            "\(HumanFormat.state(blocked.json))")
     }
 }
 
@@ -52,17 +60,20 @@ struct HumanFormatForecastTests {
         }
         forecast.steps[1].pop = 0.35
         let lines = HumanFormat.forecast(forecast.feature(hours: 120), timeZone: TimeZone(identifier: "UTC")!)
-        #expect(lines == [
-            "Paris, FR",
-            "Sat 01 Dec 00:00  🌧     6.7 °C  precip    –  wind  3.8 m/s SW  light rain",
-            "Wed 05 Dec 21:00  🌧     6.4 °C  precip  35%  wind  2.7 m/s NW  light rain",
-        ])
+        #expect(
+            lines == [
+                "Paris, FR",
+                "Sat 01 Dec 00:00  🌧     6.7 °C  precip    –  wind  3.8 m/s SW  light rain",
+                "Wed 05 Dec 21:00  🌧     6.4 °C  precip  35%  wind  2.7 m/s NW  light rain",
+            ])
     }
 
     @Test("compass points")
     func compass() {
-        #expect([0, 22, 23, 90, 225, 337, 338, 359, 360].map { HumanFormat.compassPoint(Double($0)) } ==
-            ["N", "N", "NE", "E", "SW", "NW", "N", "N", "N"])
+        #expect(
+            [0, 22, 23, 90, 225, 337, 338, 359, 360].map { HumanFormat.compassPoint(Double($0)) } == [
+                "N", "N", "NE", "E", "SW", "NW", "N", "N", "N",
+            ])
     }
 }
 
@@ -70,7 +81,9 @@ struct HumanFormatForecastTests {
 struct HumanFormatPlacesTests {
     @Test("a place reads as name, state, country and its position to 2 decimals")
     func placeLine() {
-        let place = Place(name: "Springfield", state: "Illinois", country: "US", coordinate: Coordinate(lat: 39.80168, lon: -89.64371), provider: "openweathermap")
+        let place = Place(
+            name: "Springfield", state: "Illinois", country: "US", coordinate: Coordinate(lat: 39.80168, lon: -89.64371),
+            provider: "openweathermap")
         #expect(HumanFormat.place(listed: place.json) == "Springfield, Illinois, US  39.80, -89.64")
         let noState = Place(name: "London", country: "GB", coordinate: Coordinate(lat: 51.5085, lon: -0.1257), provider: "openweathermap")
         #expect(HumanFormat.place(listed: noState.json) == "London, GB  51.51, -0.13")
@@ -84,8 +97,12 @@ struct HumanFormatPlacesTests {
         observation.state = "Illinois"
         observation.alternatives = 4
         let feature = WeatherFeature(observation: observation, source: .text).json
-        #expect(HumanFormat.alternativesHint(feature, searched: "Springfield") == "(4 more places named Springfield: weatherctl places Springfield)")
-        #expect(HumanFormat.alternativesHint(feature, searched: "New York") == "(4 more places named Springfield: weatherctl places 'New York')")
+        #expect(
+            HumanFormat.alternativesHint(feature, searched: "Springfield")
+                == "(4 more places named Springfield: weatherctl places Springfield)")
+        #expect(
+            HumanFormat.alternativesHint(feature, searched: "New York") == "(4 more places named Springfield: weatherctl places 'New York')"
+        )
         #expect(HumanFormat.feature(feature).hasPrefix("Springfield, Illinois, GB  8.9 °C"))
     }
 }
@@ -106,13 +123,17 @@ struct HumanFormatProviderTests {
 
     @Test("the state line says how each provider is")
     func providers() {
-        var state = DaemonState(pending: 0, phase: .empty, input: nil, gps: GPSStatus(enabled: false), updatedAt: Date(timeIntervalSince1970: 1_795_000_000))
+        var state = DaemonState(
+            pending: 0, phase: .empty, input: nil, gps: GPSStatus(enabled: false), updatedAt: Date(timeIntervalSince1970: 1_795_000_000))
         state.providers = [
             ProviderStatus(name: .openWeatherMap, usable: false, error: "no API key"),
             ProviderStatus(name: .openMeteo, usable: true, usedMinute: 3, usedDay: 40),
         ]
-        #expect(HumanFormat.state(state.json).hasSuffix("providers openweathermap (no API key), open-meteo ok"), "\(HumanFormat.state(state.json))")
-        state.providers[1] = ProviderStatus(name: .openMeteo, usable: false, blockedUntil: Date(timeIntervalSince1970: 1_795_000_060), error: "x")
+        #expect(
+            HumanFormat.state(state.json).hasSuffix("providers openweathermap (no API key), open-meteo ok"),
+            "\(HumanFormat.state(state.json))")
+        state.providers[1] = ProviderStatus(
+            name: .openMeteo, usable: false, blockedUntil: Date(timeIntervalSince1970: 1_795_000_060), error: "x")
         #expect(HumanFormat.state(state.json).hasSuffix("open-meteo (blocked until 2026-11-18T11:07:40Z)"))
     }
 }

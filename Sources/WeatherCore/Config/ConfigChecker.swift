@@ -99,7 +99,8 @@ struct ConfigChecker {
         let folded = fold(key)
         if let match = known.first(where: { fold($0) == folded }) { return match }
         let limit = key.count <= 4 ? 1 : 2
-        let close = known
+        let close =
+            known
             .map { (key: $0, distance: editDistance(folded, fold($0))) }
             .filter { $0.distance <= limit }
             .min(by: { $0.distance < $1.distance })
@@ -117,7 +118,8 @@ struct ConfigChecker {
 
     /// Edits (insertion, deletion, substitution, swap of neighbours) that turn `a` into `b`.
     private static func editDistance(_ a: String, _ b: String) -> Int {
-        let a = Array(a), b = Array(b)
+        let a = Array(a)
+        let b = Array(b)
         if a.isEmpty { return b.count }
         if b.isEmpty { return a.count }
         var d = Array(repeating: Array(repeating: 0, count: b.count + 1), count: a.count + 1)

@@ -20,16 +20,21 @@ extension ConfigLoader {
         let passwordFile = config.mqtt.passwordFile
         if password == nil, !passwordFile.isEmpty {
             guard let text = readFile(passwordFile) else {
-                throw ConfigError(ConfigProblem(file: file, keyPath: "mqtt.password_file", message: "cannot read \(ConfigText.quoted(passwordFile))"))
+                throw ConfigError(
+                    ConfigProblem(file: file, keyPath: "mqtt.password_file", message: "cannot read \(ConfigText.quoted(passwordFile))"))
             }
             guard let found = secret(text) else {
-                throw ConfigError(ConfigProblem(file: file, keyPath: "mqtt.password_file", message: "\(ConfigText.quoted(passwordFile)) holds no password"))
+                throw ConfigError(
+                    ConfigProblem(
+                        file: file, keyPath: "mqtt.password_file", message: "\(ConfigText.quoted(passwordFile)) holds no password"))
             }
             password = found
         }
         if password != nil, config.mqtt.username.isEmpty {
-            throw ConfigError(ConfigProblem(
-                file: file, keyPath: "mqtt.username", message: "a password is given (mqtt.password_file or LoadCredential=\(mqttPasswordCredentialName)) but no user name"))
+            throw ConfigError(
+                ConfigProblem(
+                    file: file, keyPath: "mqtt.username",
+                    message: "a password is given (mqtt.password_file or LoadCredential=\(mqttPasswordCredentialName)) but no user name"))
         }
         return password
     }

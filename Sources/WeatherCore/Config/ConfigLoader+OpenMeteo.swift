@@ -43,7 +43,7 @@ extension ConfigLoader {
     ) -> ConfigProblem? {
         let keyFile = config.openMeteo.apiKeyFile
         guard !keyFile.isEmpty,
-              findOpenMeteoKey(config, file: file, environment: environment, readFile: readFile) == nil
+            findOpenMeteoKey(config, file: file, environment: environment, readFile: readFile) == nil
         else { return nil }
         let reason = readFile(keyFile) == nil ? "cannot read \(ConfigText.quoted(keyFile))" : "\(ConfigText.quoted(keyFile)) holds no key"
         return ConfigProblem(

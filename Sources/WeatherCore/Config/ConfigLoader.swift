@@ -19,15 +19,19 @@ public enum ConfigLoader {
         if let nul = text.utf8.firstIndex(of: 0) {
             // toml++ would see the text only up to here; say where it stops instead.
             let (line, column) = position(of: text.utf8.distance(from: text.utf8.startIndex, to: nul), in: Array(text.utf8))
-            throw ConfigError(ConfigProblem(file: file, line: line, column: column,
-                                            message: "null characters are not allowed in TOML documents"))
+            throw ConfigError(
+                ConfigProblem(
+                    file: file, line: line, column: column,
+                    message: "null characters are not allowed in TOML documents"))
         }
         let root: TOMLTable
         do {
             root = try TOMLTable(string: text)
         } catch let error as TOMLParseError {
-            throw ConfigError(ConfigProblem(file: file, line: error.source.begin.line,
-                                            column: error.source.begin.column, message: error.description))
+            throw ConfigError(
+                ConfigProblem(
+                    file: file, line: error.source.begin.line,
+                    column: error.source.begin.column, message: error.description))
         } catch {
             throw ConfigError(ConfigProblem(file: file, message: "cannot parse: \(error)"))
         }
@@ -53,9 +57,10 @@ public enum ConfigLoader {
             case .error:
                 let (line, column) = position(of: offset, in: bytes)
                 let byte = "0x" + (bytes[offset] < 0x10 ? "0" : "") + String(bytes[offset], radix: 16, uppercase: true)
-                throw ConfigError(ConfigProblem(
-                    file: file, line: line, column: column,
-                    message: "expected UTF-8 text, found the byte \(byte), which begins no valid UTF-8 sequence"))
+                throw ConfigError(
+                    ConfigProblem(
+                        file: file, line: line, column: column,
+                        message: "expected UTF-8 text, found the byte \(byte), which begins no valid UTF-8 sequence"))
             }
         }
         return try parse(String(decoding: bytes, as: UTF8.self), file: file)
@@ -141,9 +146,10 @@ public enum ConfigLoader {
     /// - Throws: a `ConfigError` saying how to give OpenWeatherMap a key, when none can.
     public static func checkProviders(_ config: DaemonConfig, keys: ProviderKeys, file: String) throws(ConfigError) {
         guard !config.weather.providers.contains(where: { $0.canServe(with: keys) }) else { return }
-        throw ConfigError(ConfigProblem(
-            file: file,
-            message: "no provider in weather.providers can serve: no openweathermap api key: " + apiKeyHint(config)
-                + "; or add \"open-meteo\" (no key needed) to weather.providers"))
+        throw ConfigError(
+            ConfigProblem(
+                file: file,
+                message: "no provider in weather.providers can serve: no openweathermap api key: " + apiKeyHint(config)
+                    + "; or add \"open-meteo\" (no key needed) to weather.providers"))
     }
 }

@@ -16,22 +16,25 @@ public enum ConfigSchema {
         ConfigKey("weather.units", \.weather.units, .choice, reload: .refetch),
         ConfigKey("weather.lang", \.weather.lang, .languageCode, reload: .refetch),
         ConfigKey("weather.cache_ttl", \.weather.cacheTTL, .duration(), reload: .live),
-        ConfigKey("weather.geocode_ttl", \.weather.geocodeTTL,
-                  .duration(.init(lower: (.seconds(60), true), upper: .seconds(365 * 86_400))), reload: .live),
+        ConfigKey(
+            "weather.geocode_ttl", \.weather.geocodeTTL,
+            .duration(.init(lower: (.seconds(60), true), upper: .seconds(365 * 86_400))), reload: .live),
 
         ConfigKey("openweathermap.base_url", \.openWeatherMap.baseURL, .httpURL, reload: .refetch),
         ConfigKey("openweathermap.api_key_file", \.openWeatherMap.apiKeyFile, .nonEmpty("path"), reload: .live),
         ConfigKey("openweathermap.api_key", \.openWeatherMap.apiKey, .secret, reload: .live),
-        ConfigKey("openweathermap.timeout", \.openWeatherMap.timeout,
-                  .duration(.moreThan(.zero, atMost: .seconds(300))), reload: .live),
+        ConfigKey(
+            "openweathermap.timeout", \.openWeatherMap.timeout,
+            .duration(.moreThan(.zero, atMost: .seconds(300))), reload: .live),
         ConfigKey("openweathermap.requests_per_minute", \.openWeatherMap.requestsPerMinute, .integer(1...6000), reload: .live),
 
         // No key in the file itself: a commercial key comes from the credential or api_key_file.
         ConfigKey("open-meteo.base_url", \.openMeteo.baseURL, .httpURL, reload: .refetch),
         ConfigKey("open-meteo.geocoding_url", \.openMeteo.geocodingURL, .httpURL, reload: .refetch),
         ConfigKey("open-meteo.api_key_file", \.openMeteo.apiKeyFile, .string, reload: .live),
-        ConfigKey("open-meteo.timeout", \.openMeteo.timeout,
-                  .duration(.moreThan(.zero, atMost: .seconds(300))), reload: .live),
+        ConfigKey(
+            "open-meteo.timeout", \.openMeteo.timeout,
+            .duration(.moreThan(.zero, atMost: .seconds(300))), reload: .live),
         ConfigKey("open-meteo.requests_per_minute", \.openMeteo.requestsPerMinute, .integer(1...6000), reload: .live),
         ConfigKey("open-meteo.requests_per_day", \.openMeteo.requestsPerDay, .integer(1...10_000_000), reload: .live),
 
@@ -43,8 +46,9 @@ public enum ConfigSchema {
         ConfigKey("gpsd.host", \.gpsd.host, .nonEmpty("host name or address"), reload: .live),
         ConfigKey("gpsd.port", \.gpsd.port, .integer(1...65535), reload: .live),
         ConfigKey("gpsd.max_horizontal_error", \.gpsd.maxHorizontalError, .metres(greaterThan: 0), reload: .live),
-        ConfigKey("gpsd.locate_timeout", \.gpsd.locateTimeout,
-                  .duration(.moreThan(.zero, atMost: .seconds(600))), reload: .live),
+        ConfigKey(
+            "gpsd.locate_timeout", \.gpsd.locateTimeout,
+            .duration(.moreThan(.zero, atMost: .seconds(600))), reload: .live),
         ConfigKey("gpsd.follow", \.gpsd.follow, .boolean, reload: .live),
         ConfigKey("gpsd.follow_distance", \.gpsd.followDistance, .metres(atLeast: 0), reload: .live),
 
@@ -67,7 +71,8 @@ public enum ConfigSchema {
         ConfigKey("mqtt.topic_prefix", \.mqtt.topicPrefix, .topicName, reload: .restart),
         ConfigKey("mqtt.username", \.mqtt.username, .string, reload: .restart),
         ConfigKey("mqtt.password_file", \.mqtt.passwordFile, .string, reload: .restart),
-        ConfigKey("mqtt.keepalive", \.mqtt.keepalive, .duration(.init(lower: (.seconds(5), true), upper: .seconds(65535))), reload: .restart),
+        ConfigKey(
+            "mqtt.keepalive", \.mqtt.keepalive, .duration(.init(lower: (.seconds(5), true), upper: .seconds(65535))), reload: .restart),
         ConfigKey("mqtt.homeassistant", \.mqtt.homeAssistant, .boolean, reload: .restart),
         ConfigKey("mqtt.discovery_prefix", \.mqtt.discoveryPrefix, .topicName, reload: .restart),
     ]

@@ -5,9 +5,11 @@ import TOMLKit
 enum ConfigText {
     /// The dotted path of `key` in the table at `parent`; keys that are not bare TOML keys are quoted.
     static func path(_ parent: String, _ key: String) -> String {
-        let isBare = !key.isEmpty && key.unicodeScalars.allSatisfy {
-            ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0))) || $0 == "_" || $0 == "-"
-        }
+        let isBare =
+            !key.isEmpty
+            && key.unicodeScalars.allSatisfy {
+                ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0))) || $0 == "_" || $0 == "-"
+            }
         let written = isBare ? key : quoted(key)
         return parent.isEmpty ? written : "\(parent).\(written)"
     }

@@ -67,9 +67,11 @@ extension ConfigValueType where Value == String {
     /// A language code of letters, `_` and `-`.
     static var languageCode: ConfigValueType {
         string.checked { text in
-            let valid = !text.isEmpty && text.unicodeScalars.allSatisfy {
-                ("a"..."z").contains($0) || ("A"..."Z").contains($0) || $0 == "_" || $0 == "-"
-            }
+            let valid =
+                !text.isEmpty
+                && text.unicodeScalars.allSatisfy {
+                    ("a"..."z").contains($0) || ("A"..."Z").contains($0) || $0 == "_" || $0 == "-"
+                }
             return valid ? nil : "expected a language code of letters, \"_\" and \"-\" like \"en\", found \(ConfigText.quoted(text))"
         }
     }
@@ -89,9 +91,10 @@ extension ConfigValueType where Value == String {
             if text.isEmpty { return nil }
             let lower = text.lowercased()
             guard lower.hasPrefix("http://") || lower.hasPrefix("https://"),
-                  ["{z}", "{x}", "{y}"].allSatisfy(text.contains)
+                ["{z}", "{x}", "{y}"].allSatisfy(text.contains)
             else {
-                return "expected an http:// or https:// tile URL template with {z}, {x} and {y} (\"\" = the bundled basemap), found \(ConfigText.quoted(text))"
+                return
+                    "expected an http:// or https:// tile URL template with {z}, {x} and {y} (\"\" = the bundled basemap), found \(ConfigText.quoted(text))"
             }
             return nil
         }
@@ -125,7 +128,9 @@ extension ConfigValueType where Value == String {
     static var topicName: ConfigValueType {
         string.checked { text in
             if text.isEmpty { return "expected a non-empty MQTT topic like \"weatherd\", found \"\"" }
-            if text.contains("+") || text.contains("#") { return "must not contain the MQTT wildcards + and #, found \(ConfigText.quoted(text))" }
+            if text.contains("+") || text.contains("#") {
+                return "must not contain the MQTT wildcards + and #, found \(ConfigText.quoted(text))"
+            }
             if text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
                 return "must not contain control characters, found \(ConfigText.quoted(text))"
             }
@@ -141,8 +146,10 @@ extension ConfigValueType where Value == String {
         string.checked { text in
             if text.isEmpty { return allowEmpty ? nil : "expected a non-empty name, found \"\"" }
             if text.contains("/") || text.contains("+") || text.contains("#")
-                || text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
-                return "must not contain \"/\", \"+\", \"#\" or control characters (it is one level of the topics), found \(ConfigText.quoted(text))"
+                || text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+            {
+                return
+                    "must not contain \"/\", \"+\", \"#\" or control characters (it is one level of the topics), found \(ConfigText.quoted(text))"
             }
             if text.utf8.count > 128 { return "must be at most 128 bytes long, found \(text.utf8.count) bytes" }
             return nil
@@ -257,7 +264,8 @@ extension ConfigValueType where Value == Duration {
                     return nil
                 }
                 guard let duration = DurationText.parse(text) else {
-                    report(path, "expected a duration string like \"10m\" (a number, then ms, s, m, h or d), found \(ConfigText.quoted(text))")
+                    report(
+                        path, "expected a duration string like \"10m\" (a number, then ms, s, m, h or d), found \(ConfigText.quoted(text))")
                     return nil
                 }
                 if let message = bounds.problem(duration) {
@@ -346,9 +354,12 @@ extension ConfigValueType where Value == [String] {
                         valid = false
                         continue
                     }
-                    let isName = !host.isEmpty && host.unicodeScalars.allSatisfy {
-                        ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || ".-:[]".unicodeScalars.contains($0)
-                    }
+                    let isName =
+                        !host.isEmpty
+                        && host.unicodeScalars.allSatisfy {
+                            ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0)
+                                || ".-:[]".unicodeScalars.contains($0)
+                        }
                     guard isName else {
                         report("\(path)[\(index)]", "expected a host name like \"weather.example\", found \(ConfigText.quoted(host))")
                         valid = false
@@ -391,7 +402,9 @@ extension ConfigValueType where Value == [String] {
                         report(elementPath, "must be at most 200 characters long, found \(city.count) characters")
                         valid = false
                     } else if let first = seen[LookupKey.normalize(city: city)] {
-                        report(elementPath, "duplicate of \(path)[\(first.index)] (\(ConfigText.quoted(first.city))), found \(ConfigText.quoted(city))")
+                        report(
+                            elementPath,
+                            "duplicate of \(path)[\(first.index)] (\(ConfigText.quoted(first.city))), found \(ConfigText.quoted(city))")
                         valid = false
                     } else {
                         seen[LookupKey.normalize(city: city)] = (index, city)

@@ -57,9 +57,11 @@ public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
             portText = text[text.index(after: colon)...]
             guard !host.contains(":") else { return nil }  // IPv6 needs brackets
         }
-        let validHost = !host.isEmpty && host.unicodeScalars.allSatisfy {
-            ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || ".-:%".unicodeScalars.contains($0)
-        }
+        let validHost =
+            !host.isEmpty
+            && host.unicodeScalars.allSatisfy {
+                ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || ".-:%".unicodeScalars.contains($0)
+            }
         guard validHost, !portText.isEmpty, portText.allSatisfy(\.isASCII), let port = Int(portText), (0...65535).contains(port) else {
             return nil
         }

@@ -24,8 +24,8 @@ public struct JSONNumberText: Sendable, CustomStringConvertible {
     public init?(_ text: String) {
         var parser = JSONParser(Array(text.utf8))
         guard let first = text.utf8.first, first != 0x20, first != 0x09, first != 0x0A, first != 0x0D,
-              let last = text.utf8.last, last != 0x20, last != 0x09, last != 0x0A, last != 0x0D,
-              let value = try? parser.parseDocument(), value.isNumber
+            let last = text.utf8.last, last != 0x20, last != 0x09, last != 0x0A, last != 0x0D,
+            let value = try? parser.parseDocument(), value.isNumber
         else { return nil }
         self.init(checked: text)
     }

@@ -109,13 +109,27 @@ extension JSONValue: Hashable {
     public func hash(into hasher: inout Hasher) {
         switch plain {
         case .null: hasher.combine(0)
-        case .bool(let b): hasher.combine(1); hasher.combine(b)
-        case .integer(let i): hasher.combine(2); hasher.combine(i)
-        case .double(let d): hasher.combine(3); hasher.combine(d)
-        case .numberText(let n): hasher.combine(4); hasher.combine(n.text)
-        case .string(let s): hasher.combine(5); hasher.combine(s)
-        case .array(let a): hasher.combine(6); hasher.combine(a)
-        case .object(let o): hasher.combine(7); hasher.combine(o)
+        case .bool(let b):
+            hasher.combine(1)
+            hasher.combine(b)
+        case .integer(let i):
+            hasher.combine(2)
+            hasher.combine(i)
+        case .double(let d):
+            hasher.combine(3)
+            hasher.combine(d)
+        case .numberText(let n):
+            hasher.combine(4)
+            hasher.combine(n.text)
+        case .string(let s):
+            hasher.combine(5)
+            hasher.combine(s)
+        case .array(let a):
+            hasher.combine(6)
+            hasher.combine(a)
+        case .object(let o):
+            hasher.combine(7)
+            hasher.combine(o)
         }
     }
 }
@@ -173,7 +187,10 @@ extension JSONValue {
     }
 
     private static func writeNumber(_ d: Double, to out: inout String) {
-        guard d.isFinite else { out += "null"; return }
+        guard d.isFinite else {
+            out += "null"
+            return
+        }
         if d == d.rounded(), abs(d) < 9.0e15 {
             out += String(Int64(d))
         } else {
@@ -198,7 +215,8 @@ extension JSONValue {
             case "\r": out += "\\r"
             case "\t": out += "\\t"
             case let c where c.value < 0x20 || c == "\u{2028}" || c == "\u{2029}":
-                out += "\\u" + String(repeating: "0", count: 4 - String(c.value, radix: 16).count)
+                out +=
+                    "\\u" + String(repeating: "0", count: 4 - String(c.value, radix: 16).count)
                     + String(c.value, radix: 16)
             default: out.unicodeScalars.append(scalar)
             }

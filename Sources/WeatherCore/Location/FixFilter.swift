@@ -12,8 +12,8 @@ public struct FixFilter: Sendable, Hashable {
     /// than the maximum; else nil. The decision rests on `mode`, never on gpsd's `status`.
     public func accept(_ report: GPSReport, at time: Date) -> GPSFix? {
         guard report.mode == 2 || report.mode == 3,
-              let coordinate = report.coordinate, coordinate.isValid,
-              let error = report.horizontalError, error.isFinite, error >= 0, error <= maxHorizontalError
+            let coordinate = report.coordinate, coordinate.isValid,
+            let error = report.horizontalError, error.isFinite, error >= 0, error <= maxHorizontalError
         else { return nil }
         return GPSFix(coordinate: coordinate, horizontalError: error, mode: report.mode, at: time)
     }

@@ -37,25 +37,33 @@ public struct HomeAssistantDiscovery: Sendable {
         self.discoveryPrefix = discoveryPrefix
         self.version = version
         nodeID = Self.slug(topics.device)
-        let (temperature, speed): (String, String) = switch units {
-        case .metric: ("°C", "m/s")
-        case .imperial: ("°F", "mph")
-        case .standard: ("K", "m/s")
-        }
+        let (temperature, speed): (String, String) =
+            switch units {
+            case .metric: ("°C", "m/s")
+            case .imperial: ("°F", "mph")
+            case .standard: ("K", "m/s")
+            }
         sensors = [
-            Sensor(measure: "temperature", label: "temperature", property: "temperature", deviceClass: "temperature", unit: temperature, icon: nil),
+            Sensor(
+                measure: "temperature", label: "temperature", property: "temperature", deviceClass: "temperature", unit: temperature,
+                icon: nil),
             Sensor(measure: "humidity", label: "humidity", property: "humidity", deviceClass: "humidity", unit: "%", icon: nil),
             Sensor(measure: "wind_speed", label: "wind speed", property: "wind_speed", deviceClass: "wind_speed", unit: speed, icon: nil),
-            Sensor(measure: "condition", label: "condition", property: "condition", deviceClass: nil, unit: nil, icon: "mdi:weather-partly-cloudy"),
+            Sensor(
+                measure: "condition", label: "condition", property: "condition", deviceClass: nil, unit: nil,
+                icon: "mdi:weather-partly-cloudy"),
         ]
     }
 
     /// Letters, digits, `_` and `-` of `text`; anything else becomes `_`.
     static func slug(_ text: String) -> String {
-        String(text.unicodeScalars.map { scalar -> Character in
-            let allowed = ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar) || scalar == "_" || scalar == "-"
-            return allowed ? Character(scalar) : "_"
-        })
+        String(
+            text.unicodeScalars.map { scalar -> Character in
+                let allowed =
+                    ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar) || scalar == "_"
+                    || scalar == "-"
+                return allowed ? Character(scalar) : "_"
+            })
     }
 
     /// The discovery topic of one sensor of a place.
@@ -78,7 +86,10 @@ public struct HomeAssistantDiscovery: Sendable {
         var messages: [MQTTMessage] = []
         for place in places where configured[place.key] != place.name {
             configured[place.key] = place.name
-            messages += sensors.map { MQTTMessage(topic: configTopic(place: place.key, measure: $0.measure), payload: config(of: $0, place: place.key, name: place.name)) }
+            messages += sensors.map {
+                MQTTMessage(
+                    topic: configTopic(place: place.key, measure: $0.measure), payload: config(of: $0, place: place.key, name: place.name))
+            }
         }
         for place in places {
             guard let feature = place.feature, let properties = feature.json["properties"] else { continue }

@@ -101,7 +101,7 @@ public final class MQTTLatest: ChangePublisher {
         storage.withLock { storage in
             for topic in storage.order {
                 guard var entry = storage.entries[topic], entry.inFlight == nil, entry.sentVersion != entry.version,
-                      entry.failedVersion != entry.version
+                    entry.failedVersion != entry.version
                 else { continue }
                 entry.inFlight = entry.version
                 storage.entries[topic] = entry

@@ -26,8 +26,10 @@ public struct Coordinate: Sendable, Hashable, CustomStringConvertible {
     /// Great-circle distance in metres (haversine, mean earth radius).
     public func distance(to other: Coordinate) -> Double {
         let r = 6_371_008.8
-        let φ1 = lat * .pi / 180, φ2 = other.lat * .pi / 180
-        let dφ = (other.lat - lat) * .pi / 180, dλ = (other.lon - lon) * .pi / 180
+        let φ1 = lat * .pi / 180
+        let φ2 = other.lat * .pi / 180
+        let dφ = (other.lat - lat) * .pi / 180
+        let dλ = (other.lon - lon) * .pi / 180
         let a = sin(dφ / 2) * sin(dφ / 2) + cos(φ1) * cos(φ2) * sin(dλ / 2) * sin(dλ / 2)
         return 2 * r * atan2(a.squareRoot(), (1 - a).squareRoot())
     }

@@ -33,7 +33,7 @@ public struct WeatherForecast: Sendable, Hashable {
     /// values null) with `properties.forecast`, the steps covering `hours`.
     public func feature(hours: Int) -> JSONValue {
         guard case .object(var feature) = WeatherFeature(observation: place, source: .text).json,
-              case .object(var properties)? = feature["properties"]
+            case .object(var properties)? = feature["properties"]
         else { preconditionFailure("a Feature is an object with properties") }
         properties["forecast"] = .array(steps(covering: hours).map(\.json))
         properties["forecast_step"] = .integer(Int64(step))

@@ -12,7 +12,9 @@ public struct Place: Sendable, Hashable {
     /// The geocoder's own id of the place (a GeoNames id), when it gives one.
     public var geonamesID: Int?
 
-    public init(name: String, state: String? = nil, country: String? = nil, coordinate: Coordinate, provider: String, geonamesID: Int? = nil) {
+    public init(
+        name: String, state: String? = nil, country: String? = nil, coordinate: Coordinate, provider: String, geonamesID: Int? = nil
+    ) {
         self.name = name
         self.state = state
         self.country = country
@@ -45,8 +47,8 @@ public struct Place: Sendable, Hashable {
     /// strings or null.
     public init?(json: JSONValue) {
         guard let object = json.objectValue,
-              let name = object["name"]?.stringValue, !name.isEmpty, name.count <= 200,
-              let lat = object["lat"]?.doubleValue, let lon = object["lon"]?.doubleValue
+            let name = object["name"]?.stringValue, !name.isEmpty, name.count <= 200,
+            let lat = object["lat"]?.doubleValue, let lon = object["lon"]?.doubleValue
         else { return nil }
         let coordinate = Coordinate(lat: lat, lon: lon)
         guard coordinate.isValid else { return nil }
@@ -58,7 +60,7 @@ public struct Place: Sendable, Hashable {
             }
         }
         guard let state = optionalString("state"), let country = optionalString("country"),
-              let provider = optionalString("provider")
+            let provider = optionalString("provider")
         else { return nil }
         self.init(
             name: name, state: state, country: country, coordinate: coordinate, provider: provider ?? "",

@@ -87,7 +87,9 @@ public final class NotificationHub: ChangePublisher {
             guard replay else { return false }
             var queued = false
             if topics.contains(.state), let line = storage.latestState.line() { queued = outbox.offerQuietly(.state, line: line) }
-            if topics.contains(.overlays), let edition = storage.latestOverlays { queued = outbox.offerQuietly(overlays: edition) || queued }
+            if topics.contains(.overlays), let edition = storage.latestOverlays {
+                queued = outbox.offerQuietly(overlays: edition) || queued
+            }
             return queued
         }
         if queued { outbox.wakeWriter() }

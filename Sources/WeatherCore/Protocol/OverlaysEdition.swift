@@ -72,10 +72,12 @@ public final class OverlaysEdition: Sendable {
     private static func full(of overlays: Overlays, _ encoded: inout Encoded, texts kept: FeatureTexts?) -> String {
         if let full = encoded.full { return full }
         let earlier = encoded.earlier
-        let texts = encoded.features ?? overlays.features.map { feature in
-            if let same = earlier?[feature.id], same.feature == feature { return same.text }
-            return kept?.text(of: feature) ?? feature.json.serialized
-        }
+        let texts =
+            encoded.features
+            ?? overlays.features.map { feature in
+                if let same = earlier?[feature.id], same.feature == feature { return same.text }
+                return kept?.text(of: feature) ?? feature.json.serialized
+            }
         encoded.features = texts
         encoded.earlier = nil
         // The same text as RPCMessage.notification(method: "overlays", params: overlays.json).

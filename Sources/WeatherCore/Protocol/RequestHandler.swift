@@ -102,20 +102,23 @@ public struct RequestHandler: Sendable {
     private func process(_ message: JSONValue, access: ClientAccess, admitted: @escaping @Sendable () -> Void) async -> Outcome {
         defer { admitted() }
         guard let object = message.objectValue else {
-            return Outcome(reply: Self.errorText(id: .null, WeatherError(.invalidRequest, "invalid request: expected a JSON-RPC request object")))
+            return Outcome(
+                reply: Self.errorText(id: .null, WeatherError(.invalidRequest, "invalid request: expected a JSON-RPC request object")))
         }
         let id = object["id"]
         let replyID: JSONValue
         switch id {
         case nil, .null?, .string?, .integer?, .double?, .numberText?: replyID = id ?? .null
         default:
-            return Outcome(reply: Self.errorText(id: .null, WeatherError(.invalidRequest, "invalid request: id must be a string, a number or null")))
+            return Outcome(
+                reply: Self.errorText(id: .null, WeatherError(.invalidRequest, "invalid request: id must be a string, a number or null")))
         }
         guard object["jsonrpc"] == "2.0" else {
             return Outcome(reply: Self.errorText(id: replyID, WeatherError(.invalidRequest, #"invalid request: "jsonrpc" must be "2.0""#)))
         }
         guard let method = object["method"]?.stringValue else {
-            return Outcome(reply: Self.errorText(id: replyID, WeatherError(.invalidRequest, #"invalid request: "method" must be a string"#)))
+            return Outcome(
+                reply: Self.errorText(id: replyID, WeatherError(.invalidRequest, #"invalid request: "method" must be a string"#)))
         }
         let params: JSONObject
         switch object["params"] {
@@ -147,7 +150,9 @@ public struct RequestHandler: Sendable {
         RPCMessage.error(id: id, error).serialized
     }
 
-    private func call(_ method: String, _ params: JSONObject, admitted: @escaping @Sendable () -> Void) async -> (Result<Answer, WeatherError>, Effect?) {
+    private func call(_ method: String, _ params: JSONObject, admitted: @escaping @Sendable () -> Void) async -> (
+        Result<Answer, WeatherError>, Effect?
+    ) {
         do {
             switch method {
             case "search":
@@ -187,8 +192,10 @@ public struct RequestHandler: Sendable {
                 let replay = try p.bool("replay") ?? true
                 let diff = try p.bool("diff") ?? false
                 let topics = try p.topics() ?? Outbox.Topic.allCases
-                return (.success(.object(["topics": .array(topics.map { .string($0.rawValue) })])),
-                        .watch(Set(topics), replay: replay, diff: diff))
+                return (
+                    .success(.object(["topics": .array(topics.map { .string($0.rawValue) })])),
+                    .watch(Set(topics), replay: replay, diff: diff)
+                )
             case "unwatch":
                 _ = try Params(params, allowed: [])
                 return (.success(.object(["topics": .array([])])), .unwatch)
@@ -206,20 +213,30 @@ public struct RequestHandler: Sendable {
                 guard let reloads else { return (.failure(WeatherError(.methodNotFound, "method not found: reload")), nil) }
                 switch await reloads.reload() {
                 case .applied(let changed, let restartNeeded)?:
-                    return (.success(.object([
-                        "reloaded": .bool(true), "changed": .array(changed.map(JSONValue.string)),
-                        "restart_needed": .array(restartNeeded.map(JSONValue.string)),
-                    ])), nil)
+                    return (
+                        .success(
+                            .object([
+                                "reloaded": .bool(true), "changed": .array(changed.map(JSONValue.string)),
+                                "restart_needed": .array(restartNeeded.map(JSONValue.string)),
+                            ])), nil
+                    )
                 case .rejected(let problems)?:
-                    return (.failure(WeatherError(
-                        .internalError, "configuration error; the running configuration stays: " + problems.joined(separator: "; "),
-                        details: ["problems": .array(problems.map(JSONValue.string))])), nil)
+                    return (
+                        .failure(
+                            WeatherError(
+                                .internalError, "configuration error; the running configuration stays: " + problems.joined(separator: "; "),
+                                details: ["problems": .array(problems.map(JSONValue.string))])), nil
+                    )
                 case nil:
                     return (.failure(WeatherError(.internalError, "cancelled: the daemon is shutting down")), nil)
                 }
             case "version":
                 _ = try Params(params, allowed: [])
-                return (.success(.object(["version": .string(WeatherdVersion.current), "protocol": .integer(Int64(RPCMessage.protocolVersion))])), nil)
+                return (
+                    .success(
+                        .object(["version": .string(WeatherdVersion.current), "protocol": .integer(Int64(RPCMessage.protocolVersion))])),
+                    nil
+                )
             default:
                 return (.failure(WeatherError(.methodNotFound, "method not found: \(method)")), nil)
             }
@@ -342,7 +359,7 @@ struct Params {
     func integer(_ key: String, in range: ClosedRange<Int>) throws(WeatherError) -> Int? {
         guard let value = object[key], !value.isNull else { return nil }
         guard let number = value.doubleValue, number.rounded() == number, Double(range.lowerBound) <= number,
-              number <= Double(range.upperBound)
+            number <= Double(range.upperBound)
         else {
             throw .invalidParams("invalid params: \"\(key)\" must be a whole number from \(range.lowerBound) to \(range.upperBound)")
         }
@@ -360,7 +377,7 @@ struct Params {
     func optionalCoordinate(_ key: String) throws(WeatherError) -> Coordinate? {
         guard let value = object[key], !value.isNull else { return nil }
         guard let members = value.objectValue, Set(members.keys) == ["lat", "lon"],
-              let lat = members["lat"]?.doubleValue, let lon = members["lon"]?.doubleValue
+            let lat = members["lat"]?.doubleValue, let lon = members["lon"]?.doubleValue
         else {
             throw .invalidParams("invalid params: \"\(key)\" must be {\"lat\": number, \"lon\": number}")
         }
@@ -371,7 +388,8 @@ struct Params {
     func seconds(_ key: String, in range: ClosedRange<Double>) throws(WeatherError) -> Duration? {
         guard let value = object[key], !value.isNull else { return nil }
         guard let seconds = value.doubleValue, range.contains(seconds) else {
-            throw .invalidParams("invalid params: \"\(key)\" must be a number of seconds from \(range.lowerBound) to \(Int(range.upperBound))")
+            throw .invalidParams(
+                "invalid params: \"\(key)\" must be a number of seconds from \(range.lowerBound) to \(Int(range.upperBound))")
         }
         return .milliseconds(Int64((seconds * 1000).rounded()))
     }

@@ -15,7 +15,8 @@ public enum RegionGrid {
     public static func points(of region: MapRegion, around: Int) -> [Point] {
         let span = region.span ?? defaultSpan
         let n = 2 * around + 1
-        let cellLat = span.lat / Double(n), cellLon = span.lon / Double(n)
+        let cellLat = span.lat / Double(n)
+        let cellLon = span.lon / Double(n)
         var points: [Point] = []
         points.reserveCapacity(n * n)
         for row in 0..<n {

@@ -24,7 +24,7 @@ public struct CityChanges: Sendable, Equatable {
 
     public init?(json: JSONValue) {
         guard let added = json["added"]?.arrayValue?.compactMap(\.stringValue),
-              let removed = json["removed"]?.arrayValue?.compactMap(\.stringValue)
+            let removed = json["removed"]?.arrayValue?.compactMap(\.stringValue)
         else { return nil }
         self.init(added: added, removed: removed)
     }

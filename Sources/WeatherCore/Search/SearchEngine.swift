@@ -79,7 +79,8 @@ public actor SearchEngine {
 
     public init(
         cities watched: WatchedCities, gps: GPSStatus, lookups: LookupService, publisher: any ChangePublisher,
-        budget: BudgetStatus = BudgetStatus(requestsPerMinute: 60), providers: [ProviderStatus] = [], wallClock: @escaping @Sendable () -> Date = Date.init,
+        budget: BudgetStatus = BudgetStatus(requestsPerMinute: 60), providers: [ProviderStatus] = [],
+        wallClock: @escaping @Sendable () -> Date = Date.init,
         clock: DaemonClock = .continuous, logger: Logger
     ) {
         self.clock = clock
@@ -94,7 +95,8 @@ public actor SearchEngine {
         self.reservedForFirstRound = cities.count
         let now = wallClock()
         // At start the first watched-city round is due: running and loading until it settles.
-        self.state = cities.isEmpty
+        self.state =
+            cities.isEmpty
             ? DaemonState(pending: 0, phase: .empty, input: nil, gps: gps, budget: budget, providers: providers, updatedAt: now)
             : DaemonState(
                 pending: cities.count, phase: .loading, input: .cities, gps: gps, budget: budget, providers: providers, updatedAt: now)
@@ -207,7 +209,10 @@ public actor SearchEngine {
         if isCurrent(search.ticket), !Task.isCancelled {
             let together = await withTaskGroup(of: [Result<WeatherObservation, WeatherError>?]?.self) { group in
                 group.addTask { [lookups] in await lookups.lookUpTogether(coordinates) }
-                group.addTask { _ = await search.superseded.wait(); return nil }
+                group.addTask {
+                    _ = await search.superseded.wait()
+                    return nil
+                }
                 let first = await group.next() ?? nil
                 group.cancelAll()
                 return first
@@ -302,8 +307,9 @@ public actor SearchEngine {
             return false
         }
         interactiveFeatures = Self.uniqueByID(features)
-        transition(&next, from: .interactive(generation: ticket.generation),
-                   .settled(hasFeatures: !interactiveFeatures.isEmpty, failure: failure))
+        transition(
+            &next, from: .interactive(generation: ticket.generation),
+            .settled(hasFeatures: !interactiveFeatures.isEmpty, failure: failure))
         publishOverlays(focus: interactiveFeatures.isEmpty ? nil : focus)
         commit(next)
         return true
@@ -402,7 +408,8 @@ public actor SearchEngine {
             // Shutting down mid-round: the round is abandoned, and the phase leaves loading with it.
             var next = state
             next.pending -= run.stillPending
-            transition(&next, from: .cities, .abandoned(hasFeatures: cities.contains { cityFeatures[LookupKey.normalize(city: $0)] != nil }))
+            transition(
+                &next, from: .cities, .abandoned(hasFeatures: cities.contains { cityFeatures[LookupKey.normalize(city: $0)] != nil }))
             commit(next)
             return
         }

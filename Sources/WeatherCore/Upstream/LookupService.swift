@@ -162,9 +162,10 @@ public actor LookupService {
     ) {
         self.wallClock = wallClock
         self.upstreams = Dictionary(upstreams.map { ($0.provider, $0) }, uniquingKeysWith: { first, _ in first })
-        self.health = Dictionary(uniqueKeysWithValues: WeatherProviderName.allCases.map {
-            ($0, ProviderHealth(limits: limits.budget(of: $0), hasKey: limits.providers.contains($0)))
-        })
+        self.health = Dictionary(
+            uniqueKeysWithValues: WeatherProviderName.allCases.map {
+                ($0, ProviderHealth(limits: limits.budget(of: $0), hasKey: limits.providers.contains($0)))
+            })
         self.placeStore = placeStore
         self.limits = limits
         self.clock = clock
@@ -257,7 +258,7 @@ public actor LookupService {
     public var blockEnd: DaemonClock.Instant? {
         let now = clock.now
         guard let first = order.first, let refusal = health[first]?.refusal(now: now), refusal.reason == .blocked,
-              let wait = refusal.retryAfter
+            let wait = refusal.retryAfter
         else { return nil }
         return now.advanced(by: wait)
     }
@@ -341,7 +342,7 @@ public actor LookupService {
             }
         }
         guard asked.count > 1, let provider = plan(now: now).first, let upstream = upstreams[provider],
-              upstream.maxPointsPerRequest > 1
+            upstream.maxPointsPerRequest > 1
         else { return results }
         var start = asked.startIndex
         while start < asked.endIndex, !Task.isCancelled {
@@ -356,7 +357,8 @@ public actor LookupService {
             let outcome: Result<[WeatherObservation], UpstreamError>?
             do {
                 let observations = try await upstream.fetch(at: chunk.map { coordinates[$0] })
-                outcome = observations.count == chunk.count
+                outcome =
+                    observations.count == chunk.count
                     ? .success(observations) : .failure(.unavailable("it answered \(observations.count) points of \(chunk.count)"))
             } catch let error as UpstreamError {
                 outcome = .failure(error)
@@ -562,7 +564,8 @@ public actor LookupService {
         if table.cache.count >= Self.maxCacheEntries {
             table.cache = table.cache.filter { now < $0.value.expires }
             if table.cache.count >= Self.maxCacheEntries,
-               let oldest = table.cache.min(by: { $0.value.expires < $1.value.expires })?.key {
+                let oldest = table.cache.min(by: { $0.value.expires < $1.value.expires })?.key
+            {
                 table.cache[oldest] = nil
             }
         }

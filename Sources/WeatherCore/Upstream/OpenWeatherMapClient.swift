@@ -150,15 +150,20 @@ public struct OpenWeatherMapClient: WeatherUpstream {
         let response: HTTPResponse
         let started = ContinuousClock.now
         do {
-            response = try await transport.get(Self.url(for: request, endpoint: endpoint, key: endpoint.apiKey.revealed), timeout: endpoint.timeout)
-            logger?.debug("GET \(Self.url(for: request, endpoint: endpoint, key: "<redacted>")) -> \(response.status) in \(started.duration(to: .now).formatted(.units(allowed: [.milliseconds])))")
+            response = try await transport.get(
+                Self.url(for: request, endpoint: endpoint, key: endpoint.apiKey.revealed), timeout: endpoint.timeout)
+            logger?.debug(
+                "GET \(Self.url(for: request, endpoint: endpoint, key: "<redacted>")) -> \(response.status) in \(started.duration(to: .now).formatted(.units(allowed: [.milliseconds])))"
+            )
         } catch let error as HTTPTransportError {
-            UpstreamMetrics.request(provider: .openWeatherMap, endpoint: label, outcome: "unavailable", duration: started.duration(to: .now))
+            UpstreamMetrics.request(
+                provider: .openWeatherMap, endpoint: label, outcome: "unavailable", duration: started.duration(to: .now))
             throw UpstreamError.unavailable(error.description)
         } catch is CancellationError {
             throw CancellationError()
         } catch {
-            UpstreamMetrics.request(provider: .openWeatherMap, endpoint: label, outcome: "unavailable", duration: started.duration(to: .now))
+            UpstreamMetrics.request(
+                provider: .openWeatherMap, endpoint: label, outcome: "unavailable", duration: started.duration(to: .now))
             throw UpstreamError.unavailable("transport failure")  // never the error text: it could hold the URL
         }
         do throws(UpstreamError) {
@@ -166,7 +171,8 @@ public struct OpenWeatherMapClient: WeatherUpstream {
             UpstreamMetrics.request(provider: .openWeatherMap, endpoint: label, outcome: "ok", duration: started.duration(to: .now))
             return answer
         } catch {
-            UpstreamMetrics.request(provider: .openWeatherMap, endpoint: label, outcome: error.metricOutcome, duration: started.duration(to: .now))
+            UpstreamMetrics.request(
+                provider: .openWeatherMap, endpoint: label, outcome: error.metricOutcome, duration: started.duration(to: .now))
             throw error
         }
     }
@@ -221,7 +227,9 @@ public struct OpenWeatherMapClient: WeatherUpstream {
             case 404, 400: throw .notFound(message: body.message)
             case 401: throw .unauthorized
             case 429: throw .rateLimited(retryAfter: nil)
-            default: throw .unavailable("OpenWeatherMap answered \(body.code.map(String.init) ?? "without \(what)"): \(body.message ?? "no message")")
+            default:
+                throw .unavailable(
+                    "OpenWeatherMap answered \(body.code.map(String.init) ?? "without \(what)"): \(body.message ?? "no message")")
             }
         case 404, 400:
             throw .notFound(message: body?.message)

@@ -19,8 +19,8 @@ public enum OpenWeatherMapForecastResponse {
             return .error(code: cod, message: object["message"]?.stringValue)
         }
         guard let city = object["city"]?.objectValue, let coord = city["coord"]?.objectValue,
-              let lat = coord["lat"]?.doubleValue, let lon = coord["lon"]?.doubleValue,
-              let list = object["list"]?.arrayValue
+            let lat = coord["lat"]?.doubleValue, let lon = coord["lon"]?.doubleValue,
+            let list = object["list"]?.arrayValue
         else {
             return .error(code: cod, message: object["message"]?.stringValue)
         }

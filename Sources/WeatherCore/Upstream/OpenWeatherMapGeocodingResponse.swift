@@ -22,7 +22,7 @@ public enum OpenWeatherMapGeocodingResponse {
 
     private static func place(_ entry: JSONValue) -> Place? {
         guard let object = entry.objectValue, let name = object["name"]?.stringValue, !name.isEmpty,
-              let lat = object["lat"]?.doubleValue, let lon = object["lon"]?.doubleValue
+            let lat = object["lat"]?.doubleValue, let lon = object["lon"]?.doubleValue
         else { return nil }
         let coordinate = Coordinate(lat: lat, lon: lon)
         guard coordinate.isValid else { return nil }

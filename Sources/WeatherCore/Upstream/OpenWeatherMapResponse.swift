@@ -18,7 +18,7 @@ public enum OpenWeatherMapResponse {
             return .error(code: cod, message: object["message"]?.stringValue)
         }
         guard let coord = object["coord"]?.objectValue,
-              let lat = coord["lat"]?.doubleValue, let lon = coord["lon"]?.doubleValue
+            let lat = coord["lat"]?.doubleValue, let lon = coord["lon"]?.doubleValue
         else {
             return .error(code: cod, message: object["message"]?.stringValue)
         }
@@ -27,20 +27,21 @@ public enum OpenWeatherMapResponse {
         let primary = object["weather"]?.arrayValue?.first?.objectValue
         let name = object["name"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
         let country = object["sys"]?["country"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
-        return .weather(WeatherObservation(
-            cityID: object["id"]?.intValue.flatMap { $0 == 0 ? nil : $0 },
-            name: name, country: country,
-            coordinate: Coordinate(lat: lat, lon: lon),
-            temperature: main?["temp"]?.doubleValue, feelsLike: main?["feels_like"]?.doubleValue,
-            tempMin: main?["temp_min"]?.doubleValue, tempMax: main?["temp_max"]?.doubleValue,
-            humidity: main?["humidity"]?.doubleValue, pressure: main?["pressure"]?.doubleValue,
-            windSpeed: wind?["speed"]?.doubleValue, windDeg: wind?["deg"]?.doubleValue,
-            clouds: object["clouds"]?["all"]?.doubleValue,
-            condition: primary?["main"]?.stringValue, conditionDescription: primary?["description"]?.stringValue,
-            icon: primary?["icon"]?.stringValue,
-            observedAt: object["dt"]?.doubleValue.map { Date(timeIntervalSince1970: $0) },
-            units: units
-        ))
+        return .weather(
+            WeatherObservation(
+                cityID: object["id"]?.intValue.flatMap { $0 == 0 ? nil : $0 },
+                name: name, country: country,
+                coordinate: Coordinate(lat: lat, lon: lon),
+                temperature: main?["temp"]?.doubleValue, feelsLike: main?["feels_like"]?.doubleValue,
+                tempMin: main?["temp_min"]?.doubleValue, tempMax: main?["temp_max"]?.doubleValue,
+                humidity: main?["humidity"]?.doubleValue, pressure: main?["pressure"]?.doubleValue,
+                windSpeed: wind?["speed"]?.doubleValue, windDeg: wind?["deg"]?.doubleValue,
+                clouds: object["clouds"]?["all"]?.doubleValue,
+                condition: primary?["main"]?.stringValue, conditionDescription: primary?["description"]?.stringValue,
+                icon: primary?["icon"]?.stringValue,
+                observedAt: object["dt"]?.doubleValue.map { Date(timeIntervalSince1970: $0) },
+                units: units
+            ))
     }
 
     private static func code(_ value: JSONValue) -> Int? {

@@ -26,13 +26,14 @@ public struct PlaceCacheEntry: Sendable, Equatable {
     public static func json(_ entries: [PlaceCacheEntry]) -> JSONValue {
         .object([
             "version": .integer(1),
-            "names": .array(entries.map { entry in
-                .object([
-                    "name": .string(entry.name),
-                    "expires": .string(Timestamp.iso8601(entry.expires)),
-                    "places": .array(entry.places.map(\.storedJSON)),
-                ])
-            }),
+            "names": .array(
+                entries.map { entry in
+                    .object([
+                        "name": .string(entry.name),
+                        "expires": .string(Timestamp.iso8601(entry.expires)),
+                        "places": .array(entry.places.map(\.storedJSON)),
+                    ])
+                }),
         ])
     }
 
@@ -42,8 +43,8 @@ public struct PlaceCacheEntry: Sendable, Equatable {
         var entries: [PlaceCacheEntry] = []
         for element in names {
             guard let name = element["name"]?.stringValue,
-                  let expires = element["expires"]?.stringValue.flatMap(Timestamp.parse),
-                  let list = element["places"]?.arrayValue
+                let expires = element["expires"]?.stringValue.flatMap(Timestamp.parse),
+                let list = element["places"]?.arrayValue
             else { return nil }
             let places = list.compactMap(Place.init(json:))
             guard places.count == list.count, !places.isEmpty else { return nil }

@@ -12,8 +12,9 @@ enum UpstreamMetrics {
         ).increment()
         CoreMetrics.Timer(
             label: "weatherd_upstream_request_duration_seconds",
-            dimensions: [("endpoint", endpoint), ("provider", provider.rawValue)])
-            .recordNanoseconds(duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
+            dimensions: [("endpoint", endpoint), ("provider", provider.rawValue)]
+        )
+        .recordNanoseconds(duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
     }
 
     /// Where a lookup's answer came from.

@@ -6,7 +6,7 @@ import Synchronization
 import WeatherCore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Reads gpsd through libgps and streams its reports into the `LocationService`.
@@ -199,10 +199,11 @@ public final class GPSDReader: Service, CustomStringConvertible {
                 reports += 1
                 let report = next.1
                 guard report.has_mode != 0 else { continue }  // not a TPV
-                await location.receive(GPSReport(
-                    mode: Int(report.mode),
-                    coordinate: report.has_position != 0 ? Coordinate(lat: report.latitude, lon: report.longitude) : nil,
-                    horizontalError: report.eph.isFinite ? report.eph : nil))
+                await location.receive(
+                    GPSReport(
+                        mode: Int(report.mode),
+                        coordinate: report.has_position != 0 ? Coordinate(lat: report.latitude, lon: report.longitude) : nil,
+                        horizontalError: report.eph.isFinite ? report.eph : nil))
             }
         }
     }

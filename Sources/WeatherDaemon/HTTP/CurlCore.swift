@@ -97,35 +97,38 @@ final class CurlCore: Sendable {
         // callback below also stops one that comes without a Content-Length, or compressed).
         set(weatherd_curl_setopt_long(easy, CURLOPT_MAXFILESIZE, maxBodyBytes))
         set(weatherd_curl_setopt_pointer(easy, CURLOPT_WRITEDATA, context))
-        set(weatherd_curl_setopt_write_callback(easy, CURLOPT_WRITEFUNCTION) { data, size, count, context in
-            guard let context else { return 0 }
-            let state = Unmanaged<CurlTransferState>.fromOpaque(context).takeUnretainedValue()
-            let length = size * count
-            guard length > 0, let data else { return 0 }
-            guard state.body.count + length <= state.maxBodyBytes else {
-                state.bodyTooLarge = true
-                return 0  // anything but `length` aborts the transfer with CURLE_WRITE_ERROR
-            }
-            state.body.append(contentsOf: UnsafeRawBufferPointer(start: data, count: length))
-            return length
-        })
+        set(
+            weatherd_curl_setopt_write_callback(easy, CURLOPT_WRITEFUNCTION) { data, size, count, context in
+                guard let context else { return 0 }
+                let state = Unmanaged<CurlTransferState>.fromOpaque(context).takeUnretainedValue()
+                let length = size * count
+                guard length > 0, let data else { return 0 }
+                guard state.body.count + length <= state.maxBodyBytes else {
+                    state.bodyTooLarge = true
+                    return 0  // anything but `length` aborts the transfer with CURLE_WRITE_ERROR
+                }
+                state.body.append(contentsOf: UnsafeRawBufferPointer(start: data, count: length))
+                return length
+            })
         set(weatherd_curl_setopt_pointer(easy, CURLOPT_HEADERDATA, context))
-        set(weatherd_curl_setopt_write_callback(easy, CURLOPT_HEADERFUNCTION) { data, size, count, context in
-            guard let context else { return 0 }
-            let state = Unmanaged<CurlTransferState>.fromOpaque(context).takeUnretainedValue()
-            let length = size * count
-            if let data {
-                state.addHeaderLine(UnsafeRawBufferPointer(start: data, count: length))
-            }
-            return length
-        })
+        set(
+            weatherd_curl_setopt_write_callback(easy, CURLOPT_HEADERFUNCTION) { data, size, count, context in
+                guard let context else { return 0 }
+                let state = Unmanaged<CurlTransferState>.fromOpaque(context).takeUnretainedValue()
+                let length = size * count
+                if let data {
+                    state.addHeaderLine(UnsafeRawBufferPointer(start: data, count: length))
+                }
+                return length
+            })
         set(weatherd_curl_setopt_long(easy, CURLOPT_NOPROGRESS, 0))
         set(weatherd_curl_setopt_pointer(easy, CURLOPT_XFERINFODATA, context))
-        set(weatherd_curl_setopt_xferinfo_callback(easy) { context, _, _, _, _ in
-            guard let context else { return 0 }
-            let state = Unmanaged<CurlTransferState>.fromOpaque(context).takeUnretainedValue()
-            return state.cancellation.isCancelled ? 1 : 0  // non-zero aborts the transfer
-        })
+        set(
+            weatherd_curl_setopt_xferinfo_callback(easy) { context, _, _, _, _ in
+                guard let context else { return 0 }
+                let state = Unmanaged<CurlTransferState>.fromOpaque(context).takeUnretainedValue()
+                return state.cancellation.isCancelled ? 1 : 0  // non-zero aborts the transfer
+            })
         if code != CURLE_OK {
             throw HTTPTransportError(.other, "could not configure the request: \(Self.text(of: code))")
         }

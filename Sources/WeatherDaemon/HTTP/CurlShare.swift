@@ -1,11 +1,11 @@
 import CCurl
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A libcurl share handle holding the DNS cache and TLS session cache of all of a transport's
@@ -33,16 +33,20 @@ final class CurlShare: @unchecked Sendable {
             pthread_mutex_init(mutexes + index, nil)
         }
         var ok = weatherd_curl_share_setopt_pointer(handle, CURLSHOPT_USERDATA, UnsafeMutableRawPointer(mutexes)) == CURLSHE_OK
-        ok = ok && weatherd_curl_share_setopt_lock(handle) { _, data, _, userData in
-            guard let userData else { return }
-            let mutexes = userData.assumingMemoryBound(to: pthread_mutex_t.self)
-            pthread_mutex_lock(mutexes + Int(data.rawValue))
-        } == CURLSHE_OK
-        ok = ok && weatherd_curl_share_setopt_unlock(handle) { _, data, userData in
-            guard let userData else { return }
-            let mutexes = userData.assumingMemoryBound(to: pthread_mutex_t.self)
-            pthread_mutex_unlock(mutexes + Int(data.rawValue))
-        } == CURLSHE_OK
+        ok =
+            ok
+            && weatherd_curl_share_setopt_lock(handle) { _, data, _, userData in
+                guard let userData else { return }
+                let mutexes = userData.assumingMemoryBound(to: pthread_mutex_t.self)
+                pthread_mutex_lock(mutexes + Int(data.rawValue))
+            } == CURLSHE_OK
+        ok =
+            ok
+            && weatherd_curl_share_setopt_unlock(handle) { _, data, userData in
+                guard let userData else { return }
+                let mutexes = userData.assumingMemoryBound(to: pthread_mutex_t.self)
+                pthread_mutex_unlock(mutexes + Int(data.rawValue))
+            } == CURLSHE_OK
         ok = ok && weatherd_curl_share_setopt_long(handle, CURLSHOPT_SHARE, Int(CURL_LOCK_DATA_DNS.rawValue)) == CURLSHE_OK
         ok = ok && weatherd_curl_share_setopt_long(handle, CURLSHOPT_SHARE, Int(CURL_LOCK_DATA_SSL_SESSION.rawValue)) == CURLSHE_OK
         guard ok else { return nil }

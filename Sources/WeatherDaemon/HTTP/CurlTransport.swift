@@ -85,8 +85,9 @@ public final class CurlTransport: HTTPTransport {
     /// Later requests fail with `HTTPTransportError` kind `.other`. Calls after the first return
     /// at once.
     public func shutdown() async {
-        guard shutdownStarted.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing)
-            .exchanged
+        guard
+            shutdownStarted.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing)
+                .exchanged
         else { return }
         try? await threadPool.shutdownGracefully()
         core.close()

@@ -2,7 +2,7 @@ import Foundation
 import Logging
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Writes one line per log event to stderr. Under systemd (`JOURNAL_STREAM` set) each line starts

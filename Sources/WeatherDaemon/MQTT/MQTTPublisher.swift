@@ -6,7 +6,7 @@ import Synchronization
 import WeatherCore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Keeps a connection to the MQTT broker and publishes to it (contract: "MQTT"): `P/D/status`
@@ -76,7 +76,8 @@ public final class MQTTPublisher: Service, CustomStringConvertible {
     /// a topic level cannot hold) replaced by `_`.
     public static func defaultClientID() -> String {
         var buffer = [CChar](repeating: 0, count: 256)
-        let name = gethostname(&buffer, buffer.count) == 0
+        let name =
+            gethostname(&buffer, buffer.count) == 0
             ? String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self) : "weatherd"
         let cleaned = String(name.map { "/+#".contains($0) ? "_" : $0 })
         return cleaned.isEmpty ? "weatherd" : cleaned
@@ -89,9 +90,12 @@ public final class MQTTPublisher: Service, CustomStringConvertible {
         self.clock = clock
         self.logger = logger
         (requests, requestInput) = AsyncStream.makeStream(of: MQTTRequest.self, bufferingPolicy: .bufferingOldest(Self.maxQueuedRequests))
-        discovery = settings.homeAssistant
-            ? DiscoveryState(HomeAssistantDiscovery(
-                topics: latest.topics, discoveryPrefix: settings.discoveryPrefix, units: settings.units, version: WeatherdVersion.current))
+        discovery =
+            settings.homeAssistant
+            ? DiscoveryState(
+                HomeAssistantDiscovery(
+                    topics: latest.topics, discoveryPrefix: settings.discoveryPrefix, units: settings.units,
+                    version: WeatherdVersion.current))
             : nil
         latest.onChange { [wakeup] in wakeup.signal() }
     }
@@ -182,22 +186,28 @@ public final class MQTTPublisher: Service, CustomStringConvertible {
             if dropped > 0 { logger.info("MQTT: \(dropped) replies not sent: the connection to \(broker) is gone") }
             if isStopping { break }
             if let refusal = session.refusal, version5,
-               refusal == Int32(MQTT_RC_UNSUPPORTED_PROTOCOL_VERSION.rawValue) || refusal == Int32(CONNACK_REFUSED_PROTOCOL_VERSION.rawValue) {
+                refusal == Int32(MQTT_RC_UNSUPPORTED_PROTOCOL_VERSION.rawValue)
+                    || refusal == Int32(CONNACK_REFUSED_PROTOCOL_VERSION.rawValue)
+            {
                 logger.notice("MQTT: \(broker) does not speak MQTT 5; using MQTT 3.1.1")
                 version5 = false
                 continue
             }
-            let reason = session.refusal.map { "refused: " + MosquittoSession.refusalText($0, version5: version5) } ?? ended.reason ?? "connection lost"
+            let reason =
+                session.refusal.map { "refused: " + MosquittoSession.refusalText($0, version5: version5) } ?? ended.reason
+                ?? "connection lost"
             if let upFor = ended.upFor {
                 if stable {
                     logger.warning("MQTT: the connection to \(broker) is lost (\(reason)); reconnecting")
                     backoff = .seconds(1)
                 } else {
-                    let takeover = session.takenOver
+                    let takeover =
+                        session.takenOver
                         ? "the broker gave the session to another client with the client id \(settings.clientID)"
                         : "is another client connected with the client id \(settings.clientID)? the broker drops the older of two"
                     logger.warning(
-                        "MQTT: the connection to \(broker) is lost (\(reason)) \(upFor.components.seconds) s after it was accepted (\(takeover)); reconnecting in \(backoff)")
+                        "MQTT: the connection to \(broker) is lost (\(reason)) \(upFor.components.seconds) s after it was accepted (\(takeover)); reconnecting in \(backoff)"
+                    )
                 }
                 reportedDown = false
             } else if !reportedDown {
@@ -250,7 +260,9 @@ public final class MQTTPublisher: Service, CustomStringConvertible {
             let alive = (try? await thread.runIfActive { session.step(wakeup: wakeup.fd, timeout: 1000, replies: takeReplies) }) ?? false
             if session.connected, connectedAt == nil {
                 connectedAt = clock.now
-                logger.notice("MQTT: connected to the broker at \(broker) (MQTT \(session.version5 ? "5" : "3.1.1")) as \(settings.clientID); publishing under \(latest.topics.prefix)/\(latest.topics.device)")
+                logger.notice(
+                    "MQTT: connected to the broker at \(broker) (MQTT \(session.version5 ? "5" : "3.1.1")) as \(settings.clientID); publishing under \(latest.topics.prefix)/\(latest.topics.device)"
+                )
             }
             if !alive { return Ended(reason: session.failure, upFor: connectedAt.map { $0.duration(to: clock.now) }) }
             if connectedAt == nil, !(clock.now < attemptEnds) {

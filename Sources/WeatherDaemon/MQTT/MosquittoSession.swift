@@ -3,7 +3,7 @@ import Logging
 import WeatherCore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A JSON-RPC request received on `P/D/request`, and where its reply goes.
@@ -98,7 +98,9 @@ final class MosquittoSession: @unchecked Sendable {
     }
 
     private func configure() throws(MQTTError) {
-        try check(mosquitto_int_option(handle, MOSQ_OPT_PROTOCOL_VERSION, version5 ? MQTT_PROTOCOL_V5 : MQTT_PROTOCOL_V311), "MQTT protocol version")
+        try check(
+            mosquitto_int_option(handle, MOSQ_OPT_PROTOCOL_VERSION, version5 ? MQTT_PROTOCOL_V5 : MQTT_PROTOCOL_V311),
+            "MQTT protocol version")
         let offline = MQTTTopics.offline
         try check(mosquitto_will_set_v5(handle, settings.topics.status, Int32(offline.utf8.count), offline, 1, true, nil), "Last Will")
         if !settings.username.isEmpty {
@@ -158,7 +160,9 @@ final class MosquittoSession: @unchecked Sendable {
     static func describe(_ rc: Int32) -> String {
         if rc == MOSQ_ERR_ERRNO.rawValue, errno != 0 { return String(cString: strerror(errno)) }
         if rc == MOSQ_ERR_KEEPALIVE.rawValue { return "no answer from the broker within the keep-alive interval" }
-        if rc == MOSQ_ERR_TLS.rawValue { return "TLS failed (is the broker's certificate trusted by the system's CA store, and for its host name?)" }
+        if rc == MOSQ_ERR_TLS.rawValue {
+            return "TLS failed (is the broker's certificate trusted by the system's CA store, and for its host name?)"
+        }
         return String(cString: mosquitto_strerror(rc))
     }
 
@@ -187,7 +191,8 @@ final class MosquittoSession: @unchecked Sendable {
         return bytes.withUnsafeMutableBytes { body in
             if let correlation, version5 {
                 return correlation.withUnsafeBytes { data in
-                    weatherd_mqtt_publish(handle, &mid, topic, body.baseAddress, length, retained ? 1 : 0, data.baseAddress, UInt16(data.count))
+                    weatherd_mqtt_publish(
+                        handle, &mid, topic, body.baseAddress, length, retained ? 1 : 0, data.baseAddress, UInt16(data.count))
                 }
             }
             return weatherd_mqtt_publish(handle, &mid, topic, body.baseAddress, length, retained ? 1 : 0, nil, 0)
@@ -206,7 +211,8 @@ final class MosquittoSession: @unchecked Sendable {
             let payload = pending.payload.encoded
             let rc = publish(pending.topic, payload, retained: true, mid: &mid)
             guard rc == MOSQ_ERR_SUCCESS.rawValue else {
-                let problem = "MQTT: cannot publish \(pending.topic) (\(payload.utf8.count) bytes): \(String(cString: mosquitto_strerror(rc)))"
+                let problem =
+                    "MQTT: cannot publish \(pending.topic) (\(payload.utf8.count) bytes): \(String(cString: mosquitto_strerror(rc)))"
                 if latest.failed(pending.topic, version: pending.version) {
                     logger.warning("\(problem); it waits for the next change")
                 } else {

@@ -1,14 +1,15 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 import CLinux
 import Logging
 import NIOPosix
 import ServiceLifecycle
 import Synchronization
 import WeatherCore
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
 
 /// Runs the resume detector (a wake from suspend refreshes at once); it stops at graceful shutdown.
 ///
@@ -22,7 +23,9 @@ struct ResumeDetectorService: Service, CustomStringConvertible {
 
     func run() async throws {
         guard let jumps = ClockJumps() else {
-            logger.warning("no timerfd for wall-clock jumps (\(String(cString: strerror(errno)))): looking for a resume from suspend every \(ResumeDetector.interval)")
+            logger.warning(
+                "no timerfd for wall-clock jumps (\(String(cString: strerror(errno)))): looking for a resume from suspend every \(ResumeDetector.interval)"
+            )
             await cancelWhenGracefulShutdown { await detector.run() }
             return
         }

@@ -7,7 +7,7 @@ import WeatherCore
 import WeatherWire
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The socket protocol server: a Unix domain stream socket, one JSON-RPC line per message.
@@ -85,7 +85,8 @@ public final class SocketServer: Service {
             // Socket activation: systemd owns the socket file; it is neither changed nor removed.
             server = try await bootstrap.bind(inherited, childChannelInitializer: initializer)
         } else {
-            server = try await bootstrap.bind(unixDomainSocketPath: settings.path, cleanupExistingSocketFile: true, childChannelInitializer: initializer)
+            server = try await bootstrap.bind(
+                unixDomainSocketPath: settings.path, cleanupExistingSocketFile: true, childChannelInitializer: initializer)
             guard chmod(settings.path, mode_t(settings.mode)) == 0 else {
                 let reason = String(cString: strerror(errno))
                 try? await server.channel.close()
@@ -165,10 +166,11 @@ extension ClientInput {
         case .line(let buffer):
             self = .message(Array(buffer.readableBytesView))
         case .oversized:
-            self = .refuse(reply: RPCMessage.error(
-                id: .null,
-                WeatherError(.invalidRequest, "invalid request: line longer than \(RPCMessage.maxLineBytes) bytes; closing")
-            ).serialized)
+            self = .refuse(
+                reply: RPCMessage.error(
+                    id: .null,
+                    WeatherError(.invalidRequest, "invalid request: line longer than \(RPCMessage.maxLineBytes) bytes; closing")
+                ).serialized)
         }
     }
 }

@@ -3,7 +3,7 @@ import Logging
 import WeatherCore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// One JSON file of weatherd's in `state.directory`, written atomically: each write goes to a new

@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Sockets passed by systemd socket activation (sd_listen_fds(3)): `LISTEN_FDS` descriptors
@@ -14,7 +14,7 @@ public enum ListenFDs {
     /// Each gets close-on-exec, as sd_listen_fds does.
     public static func take(environment: [String: String] = ProcessInfo.processInfo.environment) -> [Int32] {
         guard let pid = environment["LISTEN_PID"], pid == String(getpid()),
-              let countText = environment["LISTEN_FDS"], let count = Int32(countText), count > 0
+            let countText = environment["LISTEN_FDS"], let count = Int32(countText), count > 0
         else { return [] }
         let fds = Array(start..<(start + count))
         for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }

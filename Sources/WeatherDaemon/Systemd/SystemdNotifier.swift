@@ -4,7 +4,7 @@ import ServiceLifecycle
 import WeatherCore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Speaks systemd's notify protocol (sd_notify(3)): datagrams such as `READY=1`, `STATUS=…`,

@@ -100,7 +100,8 @@ struct WebRoutes: Sendable {
             return .text(.ok, "ok\n")
         case "/metrics":
             guard let metrics else { return notFound }
-            return WebResponse(status: .ok, contentType: "text/plain; version=0.0.4; charset=utf-8", body: ByteBuffer(string: await metrics()))
+            return WebResponse(
+                status: .ok, contentType: "text/plain; version=0.0.4; charset=utf-8", body: ByteBuffer(string: await metrics()))
         case "/ws":
             var response = WebResponse.text(.upgradeRequired, "upgrade required: /ws is a WebSocket\n")
             response.headers = [("Upgrade", "websocket")]
@@ -125,11 +126,13 @@ struct WebRoutes: Sendable {
         guard let directory else {
             return .text(.notFound, "not found: the map page's files are not installed (see WEATHERD_WEB_ROOT)\n")
         }
-        let allowed = !name.isEmpty && name.unicodeScalars.allSatisfy {
-            ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || "-_./".unicodeScalars.contains($0)
-        }
+        let allowed =
+            !name.isEmpty
+            && name.unicodeScalars.allSatisfy {
+                ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || "-_./".unicodeScalars.contains($0)
+            }
         guard allowed, !name.split(separator: "/").contains(where: { $0 == ".." || $0 == "." || $0.hasPrefix(".") }),
-              let bytes = try? FileReader.bytes(atPath: directory + "/" + name, limit: Self.maxFileBytes)
+            let bytes = try? FileReader.bytes(atPath: directory + "/" + name, limit: Self.maxFileBytes)
         else { return notFound }
         var response = WebResponse(status: .ok, contentType: Self.contentType(of: name), body: ByteBuffer(bytes: bytes))
         response.cacheable = true
@@ -137,8 +140,10 @@ struct WebRoutes: Sendable {
             // The page runs only its own scripts, talks only to this server, and shows tiles from
             // anywhere (web.tile_url) but runs nothing from them.
             response.headers = [
-                ("Content-Security-Policy",
-                 "default-src 'self'; img-src 'self' data: https: http:; style-src 'self' 'unsafe-inline'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"),
+                (
+                    "Content-Security-Policy",
+                    "default-src 'self'; img-src 'self' data: https: http:; style-src 'self' 'unsafe-inline'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
+                ),
                 ("X-Frame-Options", "DENY"),
             ]
         }

@@ -70,14 +70,16 @@ public final class WebServer: Service {
         if let metrics {
             exposition = { await metrics.exposition(webClients: clients.value.load(ordering: .relaxed)) }
         }
-        self.routes = WebRoutes(engine: engine, assets: assets, metrics: exposition, pageConfig: {
-            settings.live.withLock { live in
-                .object([
-                    "tile_url": .string(live.tileURL), "tile_attribution": .string(live.tileAttribution),
-                    "read_only": .bool(live.readOnly), "version": .string(WeatherdVersion.current),
-                ])
-            }
-        })
+        self.routes = WebRoutes(
+            engine: engine, assets: assets, metrics: exposition,
+            pageConfig: {
+                settings.live.withLock { live in
+                    .object([
+                        "tile_url": .string(live.tileURL), "tile_attribution": .string(live.tileAttribution),
+                        "read_only": .bool(live.readOnly), "version": .string(WeatherdVersion.current),
+                    ])
+                }
+            })
     }
 
     /// WebSocket clients connected now.
@@ -87,10 +89,14 @@ public final class WebServer: Service {
         let server = try await bind()
         let port = server.channel.localAddress?.port ?? listen.port
         let bound = ListenAddress(host: listen.host, port: port)
-        settings.policy.withLock { $0 = WebHostPolicy(listen: bound, boundPort: port, allowedHosts: settings.live.withLock(\.allowedHosts)) }
+        settings.policy.withLock {
+            $0 = WebHostPolicy(listen: bound, boundPort: port, allowedHosts: settings.live.withLock(\.allowedHosts))
+        }
         logger.notice("map page at http://\(bound)/")
         if !bound.isLoopback {
-            logger.warning("web listener on \(bound), beyond loopback: anyone who can reach it can use the map (web.read_only = \(settings.live.withLock(\.readOnly)))")
+            logger.warning(
+                "web listener on \(bound), beyond loopback: anyone who can reach it can use the map (web.read_only = \(settings.live.withLock(\.readOnly)))"
+            )
         }
         onListening(bound)
         do {
@@ -127,9 +133,13 @@ public final class WebServer: Service {
         let upgrader = NIOTypedWebSocketServerUpgrader<Connection>(
             maxFrameSize: WebSocketConnection.maxMessageBytes,
             shouldUpgrade: { [settings] channel, head in
-                let accepted = head.uri == "/ws" && settings.policy.withLock { policy in
-                    policy.map { $0.accepts(host: head.headers.first(name: "host")) && $0.accepts(origin: head.headers.first(name: "origin")) } ?? false
-                }
+                let accepted =
+                    head.uri == "/ws"
+                    && settings.policy.withLock { policy in
+                        policy.map {
+                            $0.accepts(host: head.headers.first(name: "host")) && $0.accepts(origin: head.headers.first(name: "origin"))
+                        } ?? false
+                    }
                 // Refused here, the request goes on as plain HTTP and gets its 403.
                 return channel.eventLoop.makeSucceededFuture(accepted ? HTTPHeaders() : nil)
             },
@@ -143,8 +153,9 @@ public final class WebServer: Service {
             notUpgradingCompletionHandler: { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(HTTPResponsePartEncoder())
-                    return .http(try NIOAsyncChannel<HTTPServerRequestPart, HTTPPart<HTTPResponseHead, ByteBuffer>>(
-                        wrappingChannelSynchronously: channel))
+                    return .http(
+                        try NIOAsyncChannel<HTTPServerRequestPart, HTTPPart<HTTPResponseHead, ByteBuffer>>(
+                            wrappingChannelSynchronously: channel))
                 }
             })
         return try channel.pipeline.syncOperations.configureUpgradableHTTPServerPipeline(
@@ -213,13 +224,16 @@ public final class WebServer: Service {
                         // NIO keeps the head of a request that asked for an upgrade: one that ends
                         // here without a head is an upgrade that was refused (its Host, Origin or
                         // path is not accepted).
-                        let refused = WebResponse.text(.forbidden, "forbidden: WebSocket upgrade refused (Host, Origin or path not accepted)\n")
-                        try await outbound.write(contentsOf: refused.parts(for: HTTPRequestHead(version: .http1_1, method: .GET, uri: "/ws"), keepAlive: false))
+                        let refused = WebResponse.text(
+                            .forbidden, "forbidden: WebSocket upgrade refused (Host, Origin or path not accepted)\n")
+                        try await outbound.write(
+                            contentsOf: refused.parts(for: HTTPRequestHead(version: .http1_1, method: .GET, uri: "/ws"), keepAlive: false))
                         return
                     }
                     request = nil
                     let accepted = settings.policy.withLock { $0?.accepts(host: head.headers.first(name: "host")) ?? false }
-                    let response = accepted
+                    let response =
+                        accepted
                         ? await routes.respond(to: head)
                         : WebResponse.text(.forbidden, "forbidden: this server does not answer for that Host\n")
                     let keepAlive = head.isKeepAlive && response.status != .forbidden
@@ -239,7 +253,8 @@ extension WebServer: Reconfigurable {
         settings.live.withLock { $0 = new }
         settings.policy.withLock { policy in
             guard let old = policy else { return }
-            policy = WebHostPolicy(listen: ListenAddress(host: listen.host, port: old.port), boundPort: old.port, allowedHosts: new.allowedHosts)
+            policy = WebHostPolicy(
+                listen: ListenAddress(host: listen.host, port: old.port), boundPort: old.port, allowedHosts: new.allowedHosts)
         }
     }
 }

@@ -1,6 +1,6 @@
 import NIOCore
-import Synchronization
 import NIOWebSocket
+import Synchronization
 import WeatherCore
 
 /// One WebSocket client as a `ClientSession` transport: each text message (fragments joined) is one

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WeatherClient
 import WeatherCore
+
 @testable import TestSupport
 
 /// Careless and hostile clients against the real daemon: none of them can keep a slot after it left,
@@ -34,12 +35,16 @@ struct HostileClientReliabilityTests {
         }
         for client in try await daemon.admittedClients(3) { client.shutdown() }
         let after = try ProcessMemory(pid: daemon.pid).residentKiB
-        print("flood-and-close: \(flooded) requests sent unread by \(3 * rounds) clients; RSS \(before) KiB before, \(after) KiB after; crashes: 0")
+        print(
+            "flood-and-close: \(flooded) requests sent unread by \(3 * rounds) clients; RSS \(before) KiB before, \(after) KiB after; crashes: 0"
+        )
         #expect(after - before < 64 * 1024, "RSS grew from \(before) to \(after) KiB")
         _ = try await daemon.expectPromptShutdown()
     }
 
-    @Test("with flooders, silent watchers, half-open and half-closed clients connected, others are served and SIGTERM ends the daemon within a second")
+    @Test(
+        "with flooders, silent watchers, half-open and half-closed clients connected, others are served and SIGTERM ends the daemon within a second"
+    )
     func everythingAtOnce() async throws {
         let replay = try await ReplayServer.start()
         let directory = try TemporaryDirectory()
@@ -97,7 +102,8 @@ struct HostileClientReliabilityTests {
         }
         let after = try ProcessMemory(pid: daemon.pid).residentKiB
         latencies.sort()
-        print("""
+        print(
+            """
             silent watcher: \(changes) overlays changes (seq \(seq)) with a watcher that never reads; \
             search p50 \(latencies[latencies.count / 2]), max \(latencies.last!); RSS \(before) KiB before, \(after) KiB after
             """)
@@ -151,7 +157,8 @@ struct HostileClientReliabilityTests {
         }
         for client in try await daemon.admittedClients(16) { client.shutdown() }
         let after = try ProcessMemory(pid: daemon.pid).residentKiB
-        print("churn: \(connections) connections opened and closed (\(busy) turned away busy); RSS \(before) KiB before, \(after) KiB after")
+        print(
+            "churn: \(connections) connections opened and closed (\(busy) turned away busy); RSS \(before) KiB before, \(after) KiB after")
         #expect(after - before < 32 * 1024, "RSS grew from \(before) to \(after) KiB")
         _ = try await daemon.expectPromptShutdown()
     }

@@ -1,6 +1,7 @@
 import Foundation
-@testable import TestSupport
 import WeatherCore
+
+@testable import TestSupport
 
 // What the protocol fuzz sends and what it must get back, written from docs/protocol.md (the
 // socket protocol and its errors), not from the daemon's code: each generated line carries the
@@ -160,11 +161,15 @@ struct ProtocolFuzzer {
     // MARK: Methods and params
 
     /// Every method of the protocol.
-    static let methods = ["search", "locate", "region", "overlays", "state", "watch", "unwatch", "cities", "cities.add", "cities.remove", "version"]
+    static let methods = [
+        "search", "locate", "region", "overlays", "state", "watch", "unwatch", "cities", "cities.add", "cities.remove", "version",
+    ]
 
     /// Params that are wrong for any method: positional, not an object, an unknown member.
     private mutating func commonBadParams() -> String {
-        random.pick(["[]", "[\"London\"]", "[1,2]", "\"London\"", "1", "true", "-0.5", #"{"bogus":1}"#, #"{"City":"London"}"#, #"{"":null}"#])
+        random.pick([
+            "[]", "[\"London\"]", "[1,2]", "\"London\"", "1", "true", "-0.5", #"{"bogus":1}"#, #"{"City":"London"}"#, #"{"":null}"#,
+        ])
     }
 
     /// A value of the wrong type or out of range for `city`.
@@ -178,7 +183,8 @@ struct ProtocolFuzzer {
 
     /// A city name that is valid but not watched (and that OpenWeatherMap's stand-in does not know).
     private mutating func unknownCity() -> String {
-        Self.quoted(random.pick(["Nowhere", "  atlantis ", "El Dorado,XX", "Ys", "Lyonesse, GB", "Шамбала", "桃源郷"]) + " \(random.int(1...999))")
+        Self.quoted(
+            random.pick(["Nowhere", "  atlantis ", "El Dorado,XX", "Ys", "Lyonesse, GB", "Шамбала", "桃源郷"]) + " \(random.int(1...999))")
     }
 
     /// A value that is not a valid `{"lat","lon"}` for `center`, or out of range.
@@ -212,10 +218,15 @@ struct ProtocolFuzzer {
             if random.chance(0.15) { return random.pick(["{}", "null"]) == "{}" ? "{}" : object([("town", "\"London\"")]) }
             return object([("city", badCity())])
         case "locate":
-            return object([("timeout", random.pick([
-                "\"1\"", "true", "[]", "{}", "0", "-1", "0.0009", "3600.001", "3601", "1e300", "-1e300", "1e-300",
-                "9223372036854775807", "-0", "[0.5]",
-            ]))])
+            return object([
+                (
+                    "timeout",
+                    random.pick([
+                        "\"1\"", "true", "[]", "{}", "0", "-1", "0.0009", "3600.001", "3601", "1e300", "-1e300", "1e-300",
+                        "9223372036854775807", "-0", "[0.5]",
+                    ])
+                )
+            ])
         case "region":
             switch random.int(0...3) {
             case 0: return random.pick(["{}", #"{"span":{"lat":1,"lon":1}}"#, #"{"center":null}"#])
@@ -226,7 +237,8 @@ struct ProtocolFuzzer {
         case "watch":
             return random.pick([
                 #"{"replay":1}"#, #"{"replay":"true"}"#, #"{"replay":[]}"#, #"{"topics":"state"}"#, #"{"topics":["weather"]}"#,
-                #"{"topics":[1]}"#, #"{"topics":{}}"#, #"{"topics":[null]}"#, #"{"topics":["state","State"]}"#, #"{"diff":1}"#, #"{"diff":"true"}"#,
+                #"{"topics":[1]}"#, #"{"topics":{}}"#, #"{"topics":[null]}"#, #"{"topics":["state","State"]}"#, #"{"diff":1}"#,
+                #"{"diff":"true"}"#,
             ])
         default:  // overlays, state, unwatch, cities, version: no params at all
             return object([(random.pick(["x", "city", "replay", "verbose", "id"]), random.pick(["1", "null", "\"London\"", "{}"]))])
@@ -246,13 +258,20 @@ struct ProtocolFuzzer {
         case "locate":
             // Explicit timeouts of at most a second (never the 30 s default), though with gpsd
             // disabled the answer is gps_disabled at once.
-            let params = random.pick([#"{"timeout":0.001}"#, #"{"timeout":1}"#, #"{"timeout":0.25}"#, #"{"timeout":1E-3}"#, #"{"timeout":5e-1}"#])
+            let params = random.pick([
+                #"{"timeout":0.001}"#, #"{"timeout":1}"#, #"{"timeout":0.25}"#, #"{"timeout":1E-3}"#, #"{"timeout":5e-1}"#,
+            ])
             return (params, .error(id, -32006))
         case "region":
             var members = [("center", goodCenter())]
             if random.chance(0.5) {
-                let span = random.chance(0.2) ? random.pick(["null", #"{"lat":180,"lon":180}"#, #"{"lat":1e-9,"lon":0.5}"#])
-                    : object([("lat", JSONValue.double(random.double(0.01, 20)).serialized), ("lon", JSONValue.double(random.double(0.01, 20)).serialized)])
+                let span =
+                    random.chance(0.2)
+                    ? random.pick(["null", #"{"lat":180,"lon":180}"#, #"{"lat":1e-9,"lon":0.5}"#])
+                    : object([
+                        ("lat", JSONValue.double(random.double(0.01, 20)).serialized),
+                        ("lon", JSONValue.double(random.double(0.01, 20)).serialized),
+                    ])
                 members.append(("span", span))
             }
             return (object(members), .result(id))
@@ -369,8 +388,9 @@ struct ProtocolFuzzer {
             if let reply { replies.append(reply) }
         }
         let line = "[" + space() + texts.joined(separator: "," + space()) + space() + "]"
-        return FuzzLine(bytes: Array(line.utf8), expectation: replies.isEmpty ? .nothing : .batch(replies),
-                        kind: count >= 100 ? "large batch" : "batch")
+        return FuzzLine(
+            bytes: Array(line.utf8), expectation: replies.isEmpty ? .nothing : .batch(replies),
+            kind: count >= 100 ? "large batch" : "batch")
     }
 
     /// A line that is not one valid JSON text: always -32700 with id null.
@@ -385,9 +405,12 @@ struct ProtocolFuzzer {
             return FuzzLine(bytes: Array(text.prefix(random.int(0...(text.count - 1)))), expectation: parseError, kind: "truncated")
         case 2, 3:
             // Invalid UTF-8 inside a string (after an opening quote) or between tokens.
-            let invalid = random.pick([[0xFF], [0xFE], [0xC0, 0xAF], [0xC1, 0xBF], [0xE0, 0x80, 0xAF], [0xED, 0xA0, 0x80], [0xED, 0xBF, 0xBF],
-                                       [0xF4, 0x90, 0x80, 0x80], [0xF5, 0x80, 0x80, 0x80], [0xF8, 0x88, 0x80, 0x80, 0x80], [0x80], [0xBF],
-                                       [0xE2, 0x82], [0xF0, 0x9F, 0x8C]] as [[UInt8]])
+            let invalid = random.pick(
+                [
+                    [0xFF], [0xFE], [0xC0, 0xAF], [0xC1, 0xBF], [0xE0, 0x80, 0xAF], [0xED, 0xA0, 0x80], [0xED, 0xBF, 0xBF],
+                    [0xF4, 0x90, 0x80, 0x80], [0xF5, 0x80, 0x80, 0x80], [0xF8, 0x88, 0x80, 0x80, 0x80], [0x80], [0xBF],
+                    [0xE2, 0x82], [0xF0, 0x9F, 0x8C],
+                ] as [[UInt8]])
             bytes.insert(contentsOf: invalid, at: insertionPoint(in: bytes, insideString: random.chance(0.8)))
             return FuzzLine(bytes: bytes, expectation: parseError, kind: "invalid UTF-8")
         case 4, 5:
@@ -403,7 +426,10 @@ struct ProtocolFuzzer {
             return FuzzLine(bytes: bytes + Array(tail.utf8), expectation: parseError, kind: "trailing text")
         case 7:
             // Garbage that starts with a byte no JSON text can start with.
-            let first = random.pick([UInt8(ascii: "}"), UInt8(ascii: "]"), UInt8(ascii: ":"), UInt8(ascii: ","), UInt8(ascii: "@"), UInt8(ascii: "'"), 0xFF, 0x00])
+            let first = random.pick([
+                UInt8(ascii: "}"), UInt8(ascii: "]"), UInt8(ascii: ":"), UInt8(ascii: ","), UInt8(ascii: "@"), UInt8(ascii: "'"), 0xFF,
+                0x00,
+            ])
             let rest = (0..<random.int(0...300)).map { _ -> UInt8 in
                 let byte = random.byte()
                 return byte == UInt8(ascii: "\n") ? UInt8(ascii: " ") : byte
@@ -421,13 +447,15 @@ struct ProtocolFuzzer {
                 #"{"jsonrpc":"2.0","id":1,"method":"\u12"}"#, #"{"jsonrpc":"2.0","id":1,"method":"version"]"#,
                 #"{jsonrpc:"2.0",id:1,method:"version"}"#, #"{"jsonrpc":"2.0","id":1,"method":"version"}}"#,
                 #"{"jsonrpc" "2.0","id":1,"method":"version"}"#, #"[{"jsonrpc":"2.0","id":1,"method":"version"},]"#,
-                #"{"jsonrpc":"2.0","id":1,"method":"version","params":{"a":tru}}"#, #"{"jsonrpc":"2.0","id":1,"method":"version","params":nul}"#,
+                #"{"jsonrpc":"2.0","id":1,"method":"version","params":{"a":tru}}"#,
+                #"{"jsonrpc":"2.0","id":1,"method":"version","params":nul}"#,
                 "[", "{", "\"", "\"\\", "[[[[", "{\"a\":[}",
             ])
             return FuzzLine(bytes: Array(text.utf8), expectation: parseError, kind: "almost JSON")
         default:
             // Unbalanced nesting (far below the line limit): never valid, however deep.
-            let text: [UInt8] = random.chance(0.5)
+            let text: [UInt8] =
+                random.chance(0.5)
                 ? [UInt8](repeating: UInt8(ascii: "["), count: random.int(1...60_000))
                 : Array(String(repeating: "{\"a\":", count: random.int(1...12_000)).utf8)
             return FuzzLine(bytes: text, expectation: parseError, kind: "unbalanced nesting")
@@ -444,7 +472,9 @@ struct ProtocolFuzzer {
             let quotes = bytes.indices.filter { bytes[$0] == quote }
             return random.pick(quotes) + 1
         }
-        let structural = bytes.indices.filter { [UInt8(ascii: "{"), UInt8(ascii: ","), UInt8(ascii: ":"), UInt8(ascii: "}")].contains(bytes[$0]) }
+        let structural = bytes.indices.filter {
+            [UInt8(ascii: "{"), UInt8(ascii: ","), UInt8(ascii: ":"), UInt8(ascii: "}")].contains(bytes[$0])
+        }
         return random.pick(structural)
     }
 
@@ -465,13 +495,16 @@ struct ProtocolFuzzer {
         case 64..<67:
             // A batch of notifications only: no reply at all.
             let texts = (0..<random.int(1...20)).map { _ in notification() }
-            return FuzzLine(bytes: Array(("[" + texts.joined(separator: ",") + "]").utf8), expectation: .nothing, kind: "batch of notifications")
+            return FuzzLine(
+                bytes: Array(("[" + texts.joined(separator: ",") + "]").utf8), expectation: .nothing, kind: "batch of notifications")
         case 67..<70:
             let text = random.pick(["[]", "[ ]", " [\t] "])
             return FuzzLine(bytes: Array(text.utf8), expectation: .single(.error(.null, -32600)), kind: "empty batch")
         case 70..<73:
             // Valid JSON that is no request object.
-            let text = random.pick(["1", "-0", "\"version\"", "null", "true", "false", "1e300", "{}", #"{"jsonrpc":"2.0"}"#, #"{"method":"version"}"#])
+            let text = random.pick([
+                "1", "-0", "\"version\"", "null", "true", "false", "1e300", "{}", #"{"jsonrpc":"2.0"}"#, #"{"method":"version"}"#,
+            ])
             return FuzzLine(bytes: Array(text.utf8), expectation: .single(.error(.null, -32600)), kind: "not a request")
         case 73..<78:
             // Nesting the parser must take: a batch whose only element is an array (not a request).

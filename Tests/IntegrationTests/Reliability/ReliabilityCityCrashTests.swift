@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WeatherClient
 import WeatherCore
+
 @testable import TestSupport
 
 /// The durability of watched cities (docs/protocol.md, "Durability of watched cities") under
@@ -28,7 +29,9 @@ struct ReliabilityCityCrashTests {
         case afterReply = "after the reply"
     }
 
-    @Test("SIGKILL at random moments of cities.add/cities.remove: the restarted daemon has the last acknowledged list or the change in flight, cities.json is never torn")
+    @Test(
+        "SIGKILL at random moments of cities.add/cities.remove: the restarted daemon has the last acknowledged list or the change in flight, cities.json is never torn"
+    )
     func killDuringChanges() async throws {
         let run = ReliabilityRun.current
         run.announce(Self.suite)
@@ -109,7 +112,8 @@ struct ReliabilityCityCrashTests {
         }
 
         let typical = latencies.isEmpty ? "none measured" : "\(latencies.sorted()[latencies.count / 2])"
-        ReliabilityRun.figure(Self.suite, "rounds \(rounds), crashes by SIGKILL \(rounds), typical change time \(typical), final list \(acknowledged)")
+        ReliabilityRun.figure(
+            Self.suite, "rounds \(rounds), crashes by SIGKILL \(rounds), typical change time \(typical), final list \(acknowledged)")
         ReliabilityRun.figure(Self.suite, figures.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
         ReliabilityRun.figure(Self.suite, "time \(ContinuousClock.now - started)")
     }
@@ -142,8 +146,8 @@ struct ReliabilityCityCrashTests {
         }
         let text = String(decoding: data, as: UTF8.self)
         guard let json = try? JSONValue.parse(Array(data)),
-              let added = json["added"]?.arrayValue, let removed = json["removed"]?.arrayValue,
-              json.objectValue?.keys.count == 2
+            let added = json["added"]?.arrayValue, let removed = json["removed"]?.arrayValue,
+            json.objectValue?.keys.count == 2
         else {
             Issue.record("round \(round): cities.json is not a complete city list: \(text)")
             return

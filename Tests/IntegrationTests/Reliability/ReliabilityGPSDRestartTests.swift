@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WeatherClient
 import WeatherCore
+
 @testable import TestSupport
 
 /// gpsd going away and coming back, again and again (docs/protocol.md, "Locations (gpsd)"): the
@@ -20,7 +21,9 @@ struct ReliabilityGPSDRestartTests {
     /// What a loaded machine may add to a wait (starting gpsd's first report, scheduling).
     static let slack = 5.0
 
-    @Test("gpsd killed and restarted on the same port, round after round: the loss is seen, the daemon serves, reconnects within the backoff and locates again")
+    @Test(
+        "gpsd killed and restarted on the same port, round after round: the loss is seen, the daemon serves, reconnects within the backoff and locates again"
+    )
     func restarts() async throws {
         let run = ReliabilityRun.current
         run.announce(Self.suite)
@@ -75,16 +78,21 @@ struct ReliabilityGPSDRestartTests {
             let reconnected = (ContinuousClock.now - launched).seconds
             if let waiting {
                 let feature = try await waiting.value
-                #expect(feature["id"]?.stringValue == Self.hamiltonID, "round \(round), the locate sent while gpsd was away: \(feature.serialized)")
+                #expect(
+                    feature["id"]?.stringValue == Self.hamiltonID,
+                    "round \(round), the locate sent while gpsd was away: \(feature.serialized)")
             }
             let feature = try await locate(daemon)
             #expect(feature["id"]?.stringValue == Self.hamiltonID, "round \(round): \(feature.serialized)")
             #expect(feature["properties"]?["source"] == "location", "round \(round)")
             let located = (ContinuousClock.now - launched).seconds
             #expect(daemon.process.isRunning)
-            lines.append(String(format: "round %d: loss seen %.2f s after the kill, gpsd down %.2f s (its start took %.2f s), reconnected %.2f s after its start began (allowed %.1f s after it answered), located after %.2f s%@",
-                                round, noticed.seconds, down, (up - launched).seconds, reconnected, allowed, located,
-                                spanning ? " (and a locate sent while it was away)" : ""))
+            lines.append(
+                String(
+                    format:
+                        "round %d: loss seen %.2f s after the kill, gpsd down %.2f s (its start took %.2f s), reconnected %.2f s after its start began (allowed %.1f s after it answered), located after %.2f s%@",
+                    round, noticed.seconds, down, (up - launched).seconds, reconnected, allowed, located,
+                    spanning ? " (and a locate sent while it was away)" : ""))
         }
 
         await watcher.close()

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WeatherClient
 import WeatherCore
+
 @testable import TestSupport
 
 /// Thousands of random and malformed lines (× `WEATHERD_RELIABILITY_SCALE`) over the socket to the
@@ -64,11 +65,24 @@ struct ReliabilityProtocolFuzzTests {
 
         let elapsed = ContinuousClock.now - started
         let f = figures
-        ReliabilityRun.figure(Self.suite, "connections \(f.connections), lines sent \(f.linesSent) (\(f.bytesSent) bytes; \(f.ordinaryLines) ordinary, \(f.edgeLines) edge cases), batch elements to answer \(f.batchElements)")
-        ReliabilityRun.figure(Self.suite, "replies expected \(f.repliesExpected), received \(f.repliesReceived) (\(f.batchReplies) batch arrays), daemon notifications \(f.notifications), connections closed for an oversized line \(f.oversizedClosed)")
-        ReliabilityRun.figure(Self.suite, "lines by kind: \(f.kinds.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))")
-        ReliabilityRun.figure(Self.suite, "error codes received: \(f.codes.sorted { $0.key < $1.key }.map { "\($0.key)×\($0.value)" }.joined(separator: " ")), results \(f.results)")
-        ReliabilityRun.figure(Self.suite, "crashes \(daemon.process.isRunning ? 0 : 1), problems \(f.problems.count), RSS before \(rssBefore) KiB, after \(rssAfter) KiB (growth \(growthKiB) KiB), time \(elapsed)")
+        ReliabilityRun.figure(
+            Self.suite,
+            "connections \(f.connections), lines sent \(f.linesSent) (\(f.bytesSent) bytes; \(f.ordinaryLines) ordinary, \(f.edgeLines) edge cases), batch elements to answer \(f.batchElements)"
+        )
+        ReliabilityRun.figure(
+            Self.suite,
+            "replies expected \(f.repliesExpected), received \(f.repliesReceived) (\(f.batchReplies) batch arrays), daemon notifications \(f.notifications), connections closed for an oversized line \(f.oversizedClosed)"
+        )
+        ReliabilityRun.figure(
+            Self.suite, "lines by kind: \(f.kinds.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))")
+        ReliabilityRun.figure(
+            Self.suite,
+            "error codes received: \(f.codes.sorted { $0.key < $1.key }.map { "\($0.key)×\($0.value)" }.joined(separator: " ")), results \(f.results)"
+        )
+        ReliabilityRun.figure(
+            Self.suite,
+            "crashes \(daemon.process.isRunning ? 0 : 1), problems \(f.problems.count), RSS before \(rssBefore) KiB, after \(rssAfter) KiB (growth \(growthKiB) KiB), time \(elapsed)"
+        )
     }
 
     /// Counters for the printed figures, and every problem found.
@@ -174,61 +188,76 @@ struct ReliabilityProtocolFuzzTests {
 
         // Exactly 64 KiB: processed. As a version request padded with white space, as a search whose
         // city is too long (-32602), and with a "\r" before the newline (not part of the line).
-        try await edge("a line of exactly 65536 bytes", [paddedVersion(id: 1, length: limit, &fuzzer)],
-                       expecting: [.single(.result(.integer(1)))], daemon: daemon, figures: &figures)
-        try await edge("65536 bytes, then \\r\\n", [paddedVersion(id: 2, length: limit, &fuzzer) + [UInt8(ascii: "\r")]],
-                       expecting: [.single(.result(.integer(2)))], daemon: daemon, figures: &figures)
+        try await edge(
+            "a line of exactly 65536 bytes", [paddedVersion(id: 1, length: limit, &fuzzer)],
+            expecting: [.single(.result(.integer(1)))], daemon: daemon, figures: &figures)
+        try await edge(
+            "65536 bytes, then \\r\\n", [paddedVersion(id: 2, length: limit, &fuzzer) + [UInt8(ascii: "\r")]],
+            expecting: [.single(.result(.integer(2)))], daemon: daemon, figures: &figures)
         let searchCore = #"{"jsonrpc":"2.0","id":3,"method":"search","params":{"city":""}}"#
         let city = String(repeating: "y", count: limit - searchCore.utf8.count)
         let longSearch = Array(#"{"jsonrpc":"2.0","id":3,"method":"search","params":{"city":"\#(city)"}}"#.utf8)
         #expect(longSearch.count == limit)
-        try await edge("a search of exactly 65536 bytes", [longSearch], expecting: [.single(.error(.integer(3), -32602))],
-                       daemon: daemon, figures: &figures)
-        try await edge("65536 bytes of [", [[UInt8](repeating: UInt8(ascii: "["), count: limit)],
-                       expecting: [.single(.error(.null, -32700))], daemon: daemon, figures: &figures)
+        try await edge(
+            "a search of exactly 65536 bytes", [longSearch], expecting: [.single(.error(.integer(3), -32602))],
+            daemon: daemon, figures: &figures)
+        try await edge(
+            "65536 bytes of [", [[UInt8](repeating: UInt8(ascii: "["), count: limit)],
+            expecting: [.single(.error(.null, -32700))], daemon: daemon, figures: &figures)
         // 32768 levels, balanced: RFC 8259 lets a parser limit nesting (-32700); without a limit it
         // is a batch whose one element is not a request.
         let deep = [UInt8](repeating: UInt8(ascii: "["), count: limit / 2) + [UInt8](repeating: UInt8(ascii: "]"), count: limit / 2)
-        try await edge("32768 balanced levels of nesting", [deep],
-                       expecting: [.single(.error(.null, -32700)), .batch([.error(.null, -32600)])], daemon: daemon, figures: &figures)
+        try await edge(
+            "32768 balanced levels of nesting", [deep],
+            expecting: [.single(.error(.null, -32700)), .batch([.error(.null, -32600)])], daemon: daemon, figures: &figures)
 
         // Nesting inside params: modest depth must be parsed (-32602: an unknown param); past a depth
         // limit the parser may refuse (-32700).
         for depth in [1, 8, 30, 61, 62, 63, 64, 65, 100, 1000, 10_000] {
-            let text = #"{"jsonrpc":"2.0","id":\#(depth),"method":"version","params":{"x":"# + String(repeating: "[", count: depth)
+            let text =
+                #"{"jsonrpc":"2.0","id":\#(depth),"method":"version","params":{"x":"# + String(repeating: "[", count: depth)
                 + String(repeating: "]", count: depth) + "}}"
             let parsed = LineExpectation.single(.error(.integer(Int64(depth)), -32602))
-            try await edge("params nested \(depth) deep", [Array(text.utf8)],
-                           expecting: depth <= 30 ? [parsed] : [parsed, .single(.error(.null, -32700))], daemon: daemon, figures: &figures)
+            try await edge(
+                "params nested \(depth) deep", [Array(text.utf8)],
+                expecting: depth <= 30 ? [parsed] : [parsed, .single(.error(.null, -32700))], daemon: daemon, figures: &figures)
         }
 
         // Numbers beyond a double: RFC 8259 lets a parser refuse them (-32700); taken, they are not
         // a valid timeout (-32602).
         for number in ["1e400", "-1e400", String(repeating: "9", count: 5000), "1e-400", "0." + String(repeating: "0", count: 5000) + "1"] {
             let text = #"{"jsonrpc":"2.0","id":7,"method":"locate","params":{"timeout":\#(number)}}"#
-            try await edge("timeout \(number.prefix(12))… (\(number.count) characters)", [Array(text.utf8)],
-                           expecting: [.single(.error(.integer(7), -32602)), .single(.error(.null, -32700))], daemon: daemon, figures: &figures)
+            try await edge(
+                "timeout \(number.prefix(12))… (\(number.count) characters)", [Array(text.utf8)],
+                expecting: [.single(.error(.integer(7), -32602)), .single(.error(.null, -32700))], daemon: daemon, figures: &figures)
         }
 
         // One byte over the limit: -32600 with id null and the connection closed; a request before
         // it is answered, one after it is not read.
         try await oversized(
-            "65537 bytes", [Array(#"{"jsonrpc":"2.0","id":"before","method":"version"}"#.utf8), paddedVersion(id: 8, length: limit + 1, &fuzzer),
-                            Array(#"{"jsonrpc":"2.0","id":"after","method":"version"}"#.utf8)],
+            "65537 bytes",
+            [
+                Array(#"{"jsonrpc":"2.0","id":"before","method":"version"}"#.utf8), paddedVersion(id: 8, length: limit + 1, &fuzzer),
+                Array(#"{"jsonrpc":"2.0","id":"after","method":"version"}"#.utf8),
+            ],
             answered: "before", daemon: daemon, figures: &figures)
         // 100 000 levels of nesting are over the limit too.
-        try await oversized("100000 [", [[UInt8](repeating: UInt8(ascii: "["), count: 100_000)], answered: nil, daemon: daemon, figures: &figures)
+        try await oversized(
+            "100000 [", [[UInt8](repeating: UInt8(ascii: "["), count: 100_000)], answered: nil, daemon: daemon, figures: &figures)
         // 65537 bytes ending in "\r\r": one "\r" is dropped, the line is still one byte too long.
-        try await oversized("65536 bytes + \\r\\r", [paddedVersion(id: 9, length: limit, &fuzzer) + [UInt8(ascii: "\r"), UInt8(ascii: "\r")]],
-                            answered: nil, daemon: daemon, figures: &figures)
+        try await oversized(
+            "65536 bytes + \\r\\r", [paddedVersion(id: 9, length: limit, &fuzzer) + [UInt8(ascii: "\r"), UInt8(ascii: "\r")]],
+            answered: nil, daemon: daemon, figures: &figures)
         // 256 KiB without any newline, then the end of the stream.
-        try await oversized("256 KiB without a newline", [[UInt8](repeating: UInt8(ascii: "x"), count: 256 * 1024)], answered: nil,
-                            newline: false, daemon: daemon, figures: &figures)
+        try await oversized(
+            "256 KiB without a newline", [[UInt8](repeating: UInt8(ascii: "x"), count: 256 * 1024)], answered: nil,
+            newline: false, daemon: daemon, figures: &figures)
 
         // After all that, on a new connection, the daemon answers.
         let (idText, id) = fuzzer.id()
-        try await edge("a request after the edge cases", [Array(#"{"jsonrpc":"2.0","id":\#(idText),"method":"state"}"#.utf8)],
-                       expecting: [.single(.result(id))], daemon: daemon, figures: &figures)
+        try await edge(
+            "a request after the edge cases", [Array(#"{"jsonrpc":"2.0","id":\#(idText),"method":"state"}"#.utf8)],
+            expecting: [.single(.result(id))], daemon: daemon, figures: &figures)
     }
 
     /// Sends `lines` on a connection of its own; what arrives must be exactly one of `expecting`
@@ -246,7 +275,9 @@ struct ReliabilityProtocolFuzzTests {
         let fuzzLines = alternatives.map { FuzzLine(bytes: lines[0], expectation: $0, kind: what) }
         let outcomes = fuzzLines.map { matchReplies([$0], received) }
         if !outcomes.contains(where: \.isEmpty) {
-            figures.problems.append("\(what): none of the acceptable answers arrived: \(outcomes.map { $0.joined(separator: "; ") }.joined(separator: " | or | "))")
+            figures.problems.append(
+                "\(what): none of the acceptable answers arrived: \(outcomes.map { $0.joined(separator: "; ") }.joined(separator: " | or | "))"
+            )
         }
     }
 
@@ -274,7 +305,8 @@ struct ReliabilityProtocolFuzzTests {
         expected.append(FuzzLine(bytes: [], expectation: .single(.error(.null, -32600)), kind: what))
         figures.repliesExpected += expected.count
         figures.problems += matchReplies(expected, received).map { "\(what): \($0)" }
-        if received.problems.isEmpty && received.replies.contains(where: { $0["id"] == .null && $0["error"]?["code"]?.intValue == -32600 }) {
+        if received.problems.isEmpty && received.replies.contains(where: { $0["id"] == .null && $0["error"]?["code"]?.intValue == -32600 })
+        {
             figures.oversizedClosed += 1
         }
     }

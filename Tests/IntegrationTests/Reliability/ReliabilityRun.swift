@@ -1,7 +1,8 @@
 import Foundation
-@testable import TestSupport
 import Testing
 import WeatherCore
+
+@testable import TestSupport
 
 /// The knobs of the reliability suites, read once from the environment:
 ///
@@ -43,7 +44,8 @@ struct ReliabilityRun: Sendable {
                 problems.append("WEATHERD_RELIABILITY_SEED must be a 64-bit number (decimal or 0x hex), found \"\(text)\"")
             }
         }
-        return ReliabilityRun(seed: seed, scale: scale, seedOrigin: origin, problem: problems.isEmpty ? nil : problems.joined(separator: "; "))
+        return ReliabilityRun(
+            seed: seed, scale: scale, seedOrigin: origin, problem: problems.isEmpty ? nil : problems.joined(separator: "; "))
     }()
 
     static func parseSeed(_ text: String) -> UInt64? {
@@ -70,7 +72,10 @@ struct ReliabilityRun: Sendable {
     /// a knob that could not be read fails the test here.
     func announce(_ suite: String, sourceLocation: SourceLocation = #_sourceLocation) {
         if let problem { Issue.record(Comment(rawValue: problem), sourceLocation: sourceLocation) }
-        ReliabilityRun.figure(suite, "seed \(seed) (\(seedOrigin)), scale \(scale); replay with WEATHERD_RELIABILITY_SEED=\(seed) WEATHERD_RELIABILITY_SCALE=\(scale)")
+        ReliabilityRun.figure(
+            suite,
+            "seed \(seed) (\(seedOrigin)), scale \(scale); replay with WEATHERD_RELIABILITY_SEED=\(seed) WEATHERD_RELIABILITY_SCALE=\(scale)"
+        )
     }
 
     /// One line of figures in the test output, e.g. `[reliability protocol fuzz] requests 3105`.

@@ -16,7 +16,8 @@ struct ReceivedLines {
 
     init(_ exchange: RawExchange) {
         if !exchange.endsWithNewline {
-            problems.append("the daemon's last message does not end with a newline: …\(String(decoding: exchange.received.suffix(200), as: UTF8.self))")
+            problems.append(
+                "the daemon's last message does not end with a newline: …\(String(decoding: exchange.received.suffix(200), as: UTF8.self))")
         }
         for bytes in exchange.lines {
             let text = String(decoding: bytes.prefix(300), as: UTF8.self) + (bytes.count > 300 ? "… (\(bytes.count) bytes)" : "")
@@ -103,7 +104,8 @@ func matchReplies(_ lines: [FuzzLine], _ received: ReceivedLines) -> [String] {
         singles[e].reply.accepts(received.replies[r])
     }
     for (e, expected) in singles.enumerated() where singleMatch.expectedToReceived[e] == nil {
-        problems.append("no reply (\(expected.reply)) to line \(expected.line) [\(lines[expected.line].kind)]: \(lines[expected.line].preview)")
+        problems.append(
+            "no reply (\(expected.reply)) to line \(expected.line) [\(lines[expected.line].kind)]: \(lines[expected.line].preview)")
     }
     for (r, reply) in received.replies.enumerated() where singleMatch.receivedToExpected[r] == nil {
         problems.append("a reply that answers no line: \(abbreviated(reply))")
@@ -114,7 +116,9 @@ func matchReplies(_ lines: [FuzzLine], _ received: ReceivedLines) -> [String] {
         return expected.count == got.count && zip(expected, got).allSatisfy { $0.accepts($1) }
     }
     for (e, expected) in batches.enumerated() where batchMatch.expectedToReceived[e] == nil {
-        problems.append("no batch reply of \(expected.replies.count) [\(expected.replies.prefix(5).map(\.description).joined(separator: "; "))…] to line \(expected.line): \(lines[expected.line].preview)")
+        problems.append(
+            "no batch reply of \(expected.replies.count) [\(expected.replies.prefix(5).map(\.description).joined(separator: "; "))…] to line \(expected.line): \(lines[expected.line].preview)"
+        )
     }
     for (r, batch) in received.batches.enumerated() where batchMatch.receivedToExpected[r] == nil {
         problems.append("a batch reply of \(batch.count) that answers no line: \(abbreviated(.array(batch)))")

@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 import WeatherClient
 import WeatherCore
+
 @testable import TestSupport
 
 /// The real weatherd against OpenWeatherMap faults, played by owm-replay's `/_faults`: each fault gets
@@ -62,7 +63,8 @@ struct UpstreamFaultReliabilityTests {
     func gauntletOfFaults() async throws {
         let replay = try await ReplayServer.start(["--api-key", Self.apiKey])
         let directory = try TemporaryDirectory()
-        let daemon = try await DaemonProcess.start(Self.setup(directory, baseURL: replay.baseURL), extraArguments: ["--log-level", "debug"])
+        let daemon = try await DaemonProcess.start(
+            Self.setup(directory, baseURL: replay.baseURL), extraArguments: ["--log-level", "debug"])
         let replies = ReplyLog()
         let memoryBefore = try ProcessMemory(pid: daemon.pid)
         var report = ["upstream fault suite (timeout \(Self.timeout)): daemon \(memoryBefore) at start"]
@@ -98,7 +100,8 @@ struct UpstreamFaultReliabilityTests {
     func rateLimitedWithoutRetryAfter() async throws {
         let replay = try await ReplayServer.start(["--api-key", Self.apiKey])
         let directory = try TemporaryDirectory()
-        let daemon = try await DaemonProcess.start(Self.setup(directory, baseURL: replay.baseURL), extraArguments: ["--log-level", "debug"])
+        let daemon = try await DaemonProcess.start(
+            Self.setup(directory, baseURL: replay.baseURL), extraArguments: ["--log-level", "debug"])
         let replies = ReplyLog()
         let memoryBefore = try ProcessMemory(pid: daemon.pid)
 
@@ -124,7 +127,9 @@ struct UpstreamFaultReliabilityTests {
 
         let memoryAfter = try ProcessMemory(pid: daemon.pid)
         Self.expectKeyNeverShown(daemon, replies)
-        print("upstream fault suite: 429 without Retry-After: 3 lookups rate_limited, requests made \(stats.requests), daemon \(memoryBefore) before, \(memoryAfter) after")
+        print(
+            "upstream fault suite: 429 without Retry-After: 3 lookups rate_limited, requests made \(stats.requests), daemon \(memoryBefore) before, \(memoryAfter) after"
+        )
     }
 
     @Test("connection refused: upstream_unavailable at once, then success once OpenWeatherMap listens")
@@ -153,7 +158,9 @@ struct UpstreamFaultReliabilityTests {
 
         let memoryAfter = try ProcessMemory(pid: daemon.pid)
         Self.expectKeyNeverShown(daemon, replies)
-        print("upstream fault suite: connection refused: -32004 in \(elapsed.formatted(.units(allowed: [.milliseconds]))), then success; requests made \(stats.requests), daemon \(memoryBefore) before, \(memoryAfter) after")
+        print(
+            "upstream fault suite: connection refused: -32004 in \(elapsed.formatted(.units(allowed: [.milliseconds]))), then success; requests made \(stats.requests), daemon \(memoryBefore) before, \(memoryAfter) after"
+        )
     }
 
     // MARK: - The steps
@@ -189,7 +196,9 @@ struct UpstreamFaultReliabilityTests {
             #expect(elapsed >= timeout - .milliseconds(50), "\(fault): gave up after \(elapsed), before the timeout")
             #expect(elapsed < timeout + .seconds(5), "\(fault): took \(elapsed), far past the timeout")
             // The search could not be answered before the timeout: these were answered meanwhile.
-            #expect(servedMeanwhileAt < repliedAt, "\(fault): version and state answered only after the search (\(servedMeanwhileAt - started))")
+            #expect(
+                servedMeanwhileAt < repliedAt, "\(fault): version and state answered only after the search (\(servedMeanwhileAt - started))"
+            )
         } else {
             // It failed at once for its own reason, not by waiting for the timeout (the time is in
             // the figures; a loaded machine makes it a poor check).
@@ -205,7 +214,9 @@ struct UpstreamFaultReliabilityTests {
         try await replay.clearFaults(city: fault.city)
         try await expectServing(daemon, replies: replies, during: "after \(fault)")
         let result = try await replies.search(daemon, fault.city).result
-        #expect(result?["properties"]?["name"]?.stringValue == fault.city, "\(fault): after the fault \(String(describing: result?.serialized))")
+        #expect(
+            result?["properties"]?["name"]?.stringValue == fault.city, "\(fault): after the fault \(String(describing: result?.serialized))"
+        )
         let after = try await replay.stats()
         #expect(after.requests(for: fault.statsKey) == before.requests(for: fault.statsKey) + 2, "\(fault): \(after)")
         #expect(after.requests == before.requests + 3, "\(fault): the places again, then the weather: \(after)")
@@ -238,13 +249,16 @@ struct UpstreamFaultReliabilityTests {
                 let outcome = try await replies.search(daemon, city)
                 if let result = outcome.result {
                     feature = result
-                    #expect(ContinuousClock.now - sent >= .seconds(retryAfter), "\(city) answered \(ContinuousClock.now - sent) after the 429")
+                    #expect(
+                        ContinuousClock.now - sent >= .seconds(retryAfter), "\(city) answered \(ContinuousClock.now - sent) after the 429")
                     break
                 }
                 #expect(outcome.error?.code == -32003, "\(city): \(String(describing: outcome.error?.json))")
                 rateLimited += 1
                 let stats = try await replay.stats()
-                #expect(stats.requests == blocked.requests, "a request reached OpenWeatherMap \(ContinuousClock.now - sent) after a 429 with Retry-After \(retryAfter): \(stats)")
+                #expect(
+                    stats.requests == blocked.requests,
+                    "a request reached OpenWeatherMap \(ContinuousClock.now - sent) after a 429 with Retry-After \(retryAfter): \(stats)")
             }
             guard feature == nil else { break }
             guard ContinuousClock.now < deadline else {
@@ -274,7 +288,8 @@ struct UpstreamFaultReliabilityTests {
         let all = replies.all
         #expect(!log.isEmpty && !all.isEmpty, sourceLocation: sourceLocation)
         let leakedLines = log.split(separator: "\n").filter { $0.contains(apiKey) }
-        #expect(leakedLines.isEmpty, "the API key in the daemon's log:\n\(leakedLines.joined(separator: "\n"))", sourceLocation: sourceLocation)
+        #expect(
+            leakedLines.isEmpty, "the API key in the daemon's log:\n\(leakedLines.joined(separator: "\n"))", sourceLocation: sourceLocation)
         let leakedReplies = all.filter { $0.contains(apiKey) }
         #expect(leakedReplies.isEmpty, "the API key in replies:\n\(leakedReplies.joined(separator: "\n"))", sourceLocation: sourceLocation)
     }

@@ -1,10 +1,11 @@
 import Foundation
 import WeatherClient
 import WeatherCore
+
 @testable import TestSupport
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A weatherd configuration written into a test's temporary directory: the socket is
@@ -49,7 +50,8 @@ struct DaemonSetup: Sendable {
     var stateDirectory: String { directory.file("state") }
 
     var toml: String {
-        var lines = ["cities = [\(cities.map { "\"\($0)\"" }.joined(separator: ", "))]"] + (refresh.map { ["refresh = \"\($0)\""] } ?? []) + [""]
+        var lines =
+            ["cities = [\(cities.map { "\"\($0)\"" }.joined(separator: ", "))]"] + (refresh.map { ["refresh = \"\($0)\""] } ?? []) + [""]
         lines += ["[weather]"] + (providers.map { ["providers = [\($0.map { "\"\($0)\"" }.joined(separator: ", "))]"] } ?? [])
         lines += weatherLines + [""]
         lines += ["[openweathermap]", "base_url = \"\(baseURL)\""]

@@ -1,10 +1,11 @@
 import Foundation
 import Testing
 import WeatherCore
+
 @testable import TestSupport
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 extension RawSocket {
@@ -59,7 +60,9 @@ extension DaemonProcess {
     /// of `socket.max_clients` is free. Retries (a slot is released a moment after its client closed)
     /// until `timeout`, then fails with what the last try got. Returns the connections, admitted.
     @discardableResult
-    func admittedClients(_ count: Int, timeout: Duration = .seconds(5), sourceLocation: SourceLocation = #_sourceLocation) async throws -> [RawSocket] {
+    func admittedClients(_ count: Int, timeout: Duration = .seconds(5), sourceLocation: SourceLocation = #_sourceLocation) async throws
+        -> [RawSocket]
+    {
         let deadline = ContinuousClock.now.advanced(by: timeout)
         var last = ""
         while ContinuousClock.now < deadline {

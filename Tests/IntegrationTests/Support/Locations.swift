@@ -1,5 +1,6 @@
 import Foundation
 import WeatherCore
+
 @testable import TestSupport
 
 /// `locate` with `{"timeout": seconds}`, failing the test if no answer comes well after that.

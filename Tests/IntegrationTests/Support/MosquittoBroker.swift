@@ -1,9 +1,10 @@
 import Foundation
 import WeatherCore
+
 @testable import TestSupport
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A real Mosquitto broker (Debian's `mosquitto`) on a loopback port, with a config file of its own
@@ -29,7 +30,10 @@ final class MosquittoBroker: Sendable {
         config extraLines: [String] = []
     ) async throws -> MosquittoBroker {
         let port = try port ?? freeTCPPort()
-        var lines = ["listener \(port) 127.0.0.1", "log_dest stderr", "log_type error", "log_type warning", "log_type notice", "log_type information", "persistence false"]
+        var lines = [
+            "listener \(port) 127.0.0.1", "log_dest stderr", "log_type error", "log_type warning", "log_type notice",
+            "log_type information", "persistence false",
+        ]
         // Started as root, mosquitto would become the user `mosquitto`, who cannot read this directory.
         if getuid() == 0 { lines.append("user root") }
         if let tls { lines += ["certfile \(tls.certificate)", "keyfile \(tls.key)"] }
@@ -47,7 +51,8 @@ final class MosquittoBroker: Sendable {
         }
         lines += extraLines
         let config = try directory.write("mosquitto-\(port).conf", lines.joined(separator: "\n") + "\n")
-        let process = try ChildProcess(mosquitto, ["-c", config], environment: TestEnvironment.childEnvironment(), name: "mosquitto:\(port)")
+        let process = try ChildProcess(
+            mosquitto, ["-c", config], environment: TestEnvironment.childEnvironment(), name: "mosquitto:\(port)")
         _ = try await process.waitForLine(containing: "running", on: \.stderr)
         return MosquittoBroker(port: port, process: process)
     }
@@ -74,8 +79,10 @@ final class MosquittoBroker: Sendable {
         let (certificate, key) = (directory.file("broker-cert.pem"), directory.file("broker-key.pem"))
         let made = try await runCommand(
             "/usr/bin/openssl",
-            ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", certificate, "-days", "1",
-             "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"],
+            [
+                "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", certificate, "-days", "1",
+                "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+            ],
             environment: TestEnvironment.childEnvironment())
         guard made.status == 0 else { throw ChildProcessError(message: "openssl failed: \(made)") }
         return (certificate, key)
@@ -94,7 +101,8 @@ final class MosquittoBroker: Sendable {
         for topic in topics { arguments += ["-t", topic] }
         var attempts = 0
         while true {
-            let result = try await runCommand("/usr/bin/mosquitto_sub", arguments, environment: TestEnvironment.childEnvironment(), timeout: .seconds(30))
+            let result = try await runCommand(
+                "/usr/bin/mosquitto_sub", arguments, environment: TestEnvironment.childEnvironment(), timeout: .seconds(30))
             guard result.status == 0 else { throw ChildProcessError(message: "mosquitto_sub \(topics) failed: \(result)") }
             var messages: [String: String] = [:]
             for line in result.stdout.split(separator: "\n") {
@@ -104,7 +112,8 @@ final class MosquittoBroker: Sendable {
             if topics.allSatisfy({ messages[$0] != nil }) { return messages }
             attempts += 1
             guard attempts < 5 else {
-                throw ChildProcessError(message: "mosquitto_sub \(topics): only \(messages.keys.sorted()) came back retained, \(attempts) times")
+                throw ChildProcessError(
+                    message: "mosquitto_sub \(topics): only \(messages.keys.sorted()) came back retained, \(attempts) times")
             }
         }
     }
@@ -137,7 +146,8 @@ final class MosquittoBroker: Sendable {
         for topic in topics { arguments += ["-t", topic] }
         // Line-buffered: mosquitto_sub flushes after a message, not after its debug lines.
         let process = try ChildProcess(
-            "/usr/bin/stdbuf", ["-oL", "/usr/bin/mosquitto_sub"] + arguments, environment: TestEnvironment.childEnvironment(), name: "mosquitto_sub")
+            "/usr/bin/stdbuf", ["-oL", "/usr/bin/mosquitto_sub"] + arguments, environment: TestEnvironment.childEnvironment(),
+            name: "mosquitto_sub")
         _ = try await process.waitForLine(containing: "SUBACK", on: \.stdout)
         return process
     }
@@ -145,7 +155,8 @@ final class MosquittoBroker: Sendable {
     /// Publishes one message with `mosquitto_pub`.
     func publish(_ topic: String, _ payload: String, extra: [String] = []) async throws {
         let result = try await runCommand(
-            "/usr/bin/mosquitto_pub", clientOptions() + extra + ["-t", topic, "-m", payload], environment: TestEnvironment.childEnvironment())
+            "/usr/bin/mosquitto_pub", clientOptions() + extra + ["-t", topic, "-m", payload],
+            environment: TestEnvironment.childEnvironment())
         guard result.status == 0 else { throw ChildProcessError(message: "mosquitto_pub failed: \(result)") }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import TestSupport
 
 /// What /proc/PID/status says of a process's memory, in KiB.
@@ -12,7 +13,7 @@ struct ProcessMemory: Sendable, CustomStringConvertible {
         let text = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
         func kiB(_ field: String) throws -> Int {
             guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix(field + ":") }),
-                  let value = line.split(whereSeparator: \.isWhitespace).dropFirst().first.flatMap({ Int($0) })
+                let value = line.split(whereSeparator: \.isWhitespace).dropFirst().first.flatMap({ Int($0) })
             else { throw ChildProcessError(message: "no \(field) in /proc/\(pid)/status") }
             return value
         }

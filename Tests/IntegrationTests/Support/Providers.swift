@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WeatherClient
 import WeatherCore
+
 @testable import TestSupport
 
 /// The two weather providers as `weather.providers`, owm-replay's `service=` and `data.provider` name them.
@@ -18,7 +19,8 @@ enum Provider: String, Sendable, CaseIterable, CustomStringConvertible {
 extension ReplayServer {
     /// `POST /_faults?service=SERVICE&city=CITY&fault=FAULT&…`: a fault of one service only.
     @discardableResult
-    func setFault(_ service: Provider, city: String = "*", _ fault: String, _ parameters: [String: String] = [:]) async throws -> JSONValue {
+    func setFault(_ service: Provider, city: String = "*", _ fault: String, _ parameters: [String: String] = [:]) async throws -> JSONValue
+    {
         var parameters = parameters
         parameters["service"] = service.rawValue
         return try await setFault(city: city, fault, parameters)
@@ -69,7 +71,7 @@ func regionParams(_ lat: Double, _ lon: Double, span: (lat: Double, lon: Double)
 /// Whether a notification is a state whose input is the region centred at lat/lon.
 func isRegionState(_ message: JSONValue, lat: Double, lon: Double) -> Bool {
     guard message.isStateNotification, let input = message.params?["input"], input["kind"] == "region",
-          let centreLat = input["center"]?["lat"]?.doubleValue, let centreLon = input["center"]?["lon"]?.doubleValue
+        let centreLat = input["center"]?["lat"]?.doubleValue, let centreLon = input["center"]?["lon"]?.doubleValue
     else { return false }
     return abs(centreLat - lat) < 1e-6 && abs(centreLon - lon) < 1e-6
 }

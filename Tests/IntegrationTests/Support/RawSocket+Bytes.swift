@@ -1,8 +1,9 @@
 import Foundation
+
 @testable import TestSupport
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// What one `RawSocket.exchange` saw.
@@ -80,7 +81,8 @@ extension RawSocket {
             let remaining = ContinuousClock.now.duration(to: deadline)
             guard remaining > .zero else {
                 let tail = String(decoding: received.suffix(300), as: UTF8.self)
-                throw TimeoutError(what: "the daemon to close the connection (received \(received.count) bytes, ending: \(tail))", timeout: timeout)
+                throw TimeoutError(
+                    what: "the daemon to close the connection (received \(received.count) bytes, ending: \(tail))", timeout: timeout)
             }
             var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             let milliseconds = Int32(remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000 + 1)

@@ -1,9 +1,10 @@
 import Foundation
 import WeatherCore
+
 @testable import TestSupport
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// owm-replay's fault control (`/_faults`, see docs/owm-replay.md) for the reliability tests.
@@ -44,7 +45,8 @@ extension ReplayServer {
             let hanging = try await faults()["hanging"]?.intValue
             if hanging == count { return }
             guard ContinuousClock.now < deadline else {
-                throw TimeoutError(what: "\(count) requests hanging at owm-replay (now \(hanging.map(String.init) ?? "?"))", timeout: timeout)
+                throw TimeoutError(
+                    what: "\(count) requests hanging at owm-replay (now \(hanging.map(String.init) ?? "?"))", timeout: timeout)
             }
             try await Task.sleep(for: .milliseconds(20))
         }

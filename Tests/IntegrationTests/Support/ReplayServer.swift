@@ -1,9 +1,10 @@
 import Foundation
 import WeatherCore
+
 @testable import TestSupport
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// An `owm-replay` process serving the recorded OpenWeatherMap answers on 127.0.0.1 (a free port).
@@ -20,9 +21,11 @@ final class ReplayServer: Sendable {
     static func start(_ arguments: [String] = [], unprivileged: Bool = false) async throws -> ReplayServer {
         let replay = try TestEnvironment.binary("owm-replay")
         let command = ["--port", "0", "--data", TestEnvironment.demoData] + arguments
-        let process = unprivileged
+        let process =
+            unprivileged
             ? try ChildProcess(
-                "/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", "--inh-caps=-all", "--bounding-set=-all", replay] + command,
+                "/usr/bin/setpriv",
+                ["--reuid=65534", "--regid=65534", "--clear-groups", "--inh-caps=-all", "--bounding-set=-all", replay] + command,
                 environment: TestEnvironment.childEnvironment(), name: "owm-replay")
             : try ChildProcess(replay, command, environment: TestEnvironment.childEnvironment())
         let line = try await process.waitForLine(containing: "owm-replay listening on http://", on: \.stdout)

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WeatherClient
 import WeatherCore
+
 @testable import TestSupport
 
 /// A client that sent `watch` and collects every message it receives, in a task of its own, so a

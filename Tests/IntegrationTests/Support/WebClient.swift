@@ -1,5 +1,6 @@
 import Foundation
 import WeatherCore
+
 @testable import TestSupport
 
 /// One HTTP/1.1 answer, as read off the wire.
@@ -29,9 +30,12 @@ func httpRequest(
     try socket.send(bytes: Array((lines.joined(separator: "\r\n") + "\r\n\r\n").utf8))
     let head = try await socket.readHTTPHead()
     let length = Int(head.headers["content-length"] ?? "0") ?? 0
-    let body = method == "HEAD" ? [] : try await socket.read(what: "an HTTP body of \(length) bytes") { buffer, _ in
-        buffer.count >= length ? (Array(buffer.prefix(length)), length) : nil
-    } ?? []
+    let body =
+        method == "HEAD"
+        ? []
+        : try await socket.read(what: "an HTTP body of \(length) bytes") { buffer, _ in
+            buffer.count >= length ? (Array(buffer.prefix(length)), length) : nil
+        } ?? []
     return HTTPAnswer(status: head.status, headers: head.headers, body: body)
 }
 
@@ -40,7 +44,9 @@ extension RawSocket {
     func readHTTPHead() async throws -> (status: Int, headers: [String: String]) {
         let head = try await read(what: "an HTTP answer's head") { buffer, _ -> (String, Int)? in
             let end: [UInt8] = Array("\r\n\r\n".utf8)
-            guard buffer.count >= 4, let index = (0...(buffer.count - 4)).first(where: { Array(buffer[$0..<($0 + 4)]) == end }) else { return nil }
+            guard buffer.count >= 4, let index = (0...(buffer.count - 4)).first(where: { Array(buffer[$0..<($0 + 4)]) == end }) else {
+                return nil
+            }
             return (String(decoding: buffer[..<index], as: UTF8.self), index + 4)
         }
         guard let head else { throw ChildProcessError(message: "the server closed before answering") }

@@ -2,11 +2,12 @@ import Foundation
 import Synchronization
 import Testing
 import WeatherCore
+
 @testable import TestSupport
 @testable import owm_replay
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// An owm-replay server running in this process on 127.0.0.1 (a free port), for tests that go

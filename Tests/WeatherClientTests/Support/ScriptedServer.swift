@@ -1,9 +1,10 @@
 import Foundation
 import Synchronization
+
 @testable import TestSupport
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 struct ServerError: Error, CustomStringConvertible {

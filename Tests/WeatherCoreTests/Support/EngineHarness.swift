@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-@testable import WeatherCore
+
 @testable import TestSupport
+@testable import WeatherCore
 
 /// A SearchEngine over a scripted upstream (through a real LookupService on a manual clock),
 /// publishing into a recorder, with cities stored in memory.
@@ -17,11 +18,14 @@ struct EngineHarness {
 
     /// - Parameter cacheTTL: zero by default, so every round and search reaches the upstream.
     /// - Parameter gps: what the engine knows of gpsd at start (disabled by default).
-    init(cities: [String], stored: CityChanges = CityChanges(), cacheTTL: Duration = .zero, publisher: (any ChangePublisher)? = nil,
-         gps: GPSStatus = GPSStatus(enabled: false)) throws {
+    init(
+        cities: [String], stored: CityChanges = CityChanges(), cacheTTL: Duration = .zero, publisher: (any ChangePublisher)? = nil,
+        gps: GPSStatus = GPSStatus(enabled: false)
+    ) throws {
         store = MemoryCityStore(stored)
-        lookups = LookupService(upstream: upstream, limits: .init(cacheTTL: cacheTTL, requestsPerMinute: 1000),
-                                clock: DaemonClock(clock), logger: silentLogger)
+        lookups = LookupService(
+            upstream: upstream, limits: .init(cacheTTL: cacheTTL, requestsPerMinute: 1000),
+            clock: DaemonClock(clock), logger: silentLogger)
         engine = SearchEngine(
             cities: try WatchedCities(configured: cities, store: store), gps: gps,
             lookups: lookups, publisher: publisher ?? self.publisher, budget: BudgetStatus(requestsPerMinute: 1000),
@@ -46,17 +50,24 @@ struct EngineHarness {
         for state in states {
             let json = state.json
             let pending = json["pending"]?.intValue ?? -1
-            #expect(json["running"]?.boolValue == (pending > 0), "running must equal pending > 0 in \(json.serialized)", sourceLocation: sourceLocation)
+            #expect(
+                json["running"]?.boolValue == (pending > 0), "running must equal pending > 0 in \(json.serialized)",
+                sourceLocation: sourceLocation)
             if state.phase == .loading {
                 #expect(state.running, "loading but not running: \(json.serialized)", sourceLocation: sourceLocation)
             }
-            #expect((state.error != nil) == (state.phase == .error), "error set exactly in phase error: \(json.serialized)", sourceLocation: sourceLocation)
+            #expect(
+                (state.error != nil) == (state.phase == .error), "error set exactly in phase error: \(json.serialized)",
+                sourceLocation: sourceLocation)
         }
         for (previous, next) in zip(states, states.dropFirst()) {
-            #expect(!previous.sameFields(as: next), "a state notification without a change: \(next.json.serialized)", sourceLocation: sourceLocation)
+            #expect(
+                !previous.sameFields(as: next), "a state notification without a change: \(next.json.serialized)",
+                sourceLocation: sourceLocation)
         }
         let seqs = publisher.overlays.map(\.seq)
-        #expect(zip(seqs, seqs.dropFirst()).allSatisfy { $1 == $0 + 1 }, "seq grows by one per change: \(seqs)", sourceLocation: sourceLocation)
+        #expect(
+            zip(seqs, seqs.dropFirst()).allSatisfy { $1 == $0 + 1 }, "seq grows by one per change: \(seqs)", sourceLocation: sourceLocation)
     }
 }
 

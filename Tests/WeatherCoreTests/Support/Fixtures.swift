@@ -1,12 +1,15 @@
 import Foundation
 import Logging
 import Synchronization
-@testable import WeatherCore
-@testable import TestSupport
 import Testing
 
+@testable import TestSupport
+@testable import WeatherCore
+
 /// A small observation for engine tests: a city with an id and a temperature.
-func sampleObservation(_ name: String, id: Int, country: String = "XX", lat: Double = 10, lon: Double = 20, temperature: Double = 15) -> WeatherObservation {
+func sampleObservation(_ name: String, id: Int, country: String = "XX", lat: Double = 10, lon: Double = 20, temperature: Double = 15)
+    -> WeatherObservation
+{
     WeatherObservation(
         cityID: id, name: name, country: country, coordinate: Coordinate(lat: lat, lon: lon),
         temperature: temperature, humidity: 50, condition: "Clear", conditionDescription: "clear sky", icon: "01d",

@@ -1,6 +1,7 @@
 import Foundation
-@testable import WeatherCore
+
 @testable import TestSupport
+@testable import WeatherCore
 
 /// A LocationService over an EngineHarness (scripted upstream, recording publisher, manual clock,
 /// no watched cities). The service waits on the harness's manual clock, so a waiting `locate` is
@@ -19,8 +20,9 @@ struct LocationHarness {
     ) throws {
         engine = try EngineHarness(cities: [], gps: GPSStatus(enabled: enabled))
         service = LocationService(
-            settings: .init(enabled: enabled, maxHorizontalError: maxHorizontalError, locateTimeout: locateTimeout,
-                            follow: follow, followDistance: followDistance),
+            settings: .init(
+                enabled: enabled, maxHorizontalError: maxHorizontalError, locateTimeout: locateTimeout,
+                follow: follow, followDistance: followDistance),
             engine: engine.engine, clock: DaemonClock(engine.clock), wallClock: { EngineHarness.startTime },
             logger: silentLogger)
     }

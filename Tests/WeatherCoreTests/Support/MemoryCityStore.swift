@@ -1,6 +1,7 @@
 import Synchronization
-@testable import WeatherCore
+
 @testable import TestSupport
+@testable import WeatherCore
 
 /// A `CityStore` in memory that counts saves and can be made to fail.
 final class MemoryCityStore: CityStore, Sendable {

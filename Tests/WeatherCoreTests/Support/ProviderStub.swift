@@ -1,4 +1,5 @@
 import Synchronization
+
 @testable import WeatherCore
 
 /// An in-memory provider for the failover tests: every name but `Atlantis` is one place (at a spot
@@ -121,8 +122,11 @@ final class ProviderStub: WeatherUpstream, Sendable {
     func places(_ query: PlaceQuery, limit: Int) async throws -> [Place] {
         try call(.places(query.name))
         if query.name.lowercased() == "atlantis" { return [] }
-        return [Place(name: query.name, country: query.country, coordinate: Self.spot(of: query.name), provider: provider.rawValue,
-                      geonamesID: provider == .openMeteo ? 1000 + Int(Self.spot(of: query.name).lat) : nil)]
+        return [
+            Place(
+                name: query.name, country: query.country, coordinate: Self.spot(of: query.name), provider: provider.rawValue,
+                geonamesID: provider == .openMeteo ? 1000 + Int(Self.spot(of: query.name).lat) : nil)
+        ]
     }
 
     func observation(at coordinate: Coordinate) -> WeatherObservation {
@@ -144,6 +148,7 @@ final class ProviderStub: WeatherUpstream, Sendable {
 
     func fetchForecast(at coordinate: Coordinate) async throws -> WeatherForecast {
         try call(.forecast(coordinate))
-        return WeatherForecast(place: observation(at: coordinate), steps: [], step: provider == .openMeteo ? ForecastStep.oneHour : ForecastStep.threeHours)
+        return WeatherForecast(
+            place: observation(at: coordinate), steps: [], step: provider == .openMeteo ? ForecastStep.oneHour : ForecastStep.threeHours)
     }
 }

@@ -1,6 +1,7 @@
 import Synchronization
-@testable import WeatherCore
+
 @testable import TestSupport
+@testable import WeatherCore
 
 /// A `ChangePublisher` that records every state and overlays it is given, in order.
 final class RecordingPublisher: ChangePublisher, Sendable {

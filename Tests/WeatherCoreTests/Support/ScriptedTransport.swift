@@ -1,6 +1,7 @@
 import Synchronization
-@testable import WeatherCore
+
 @testable import TestSupport
+@testable import WeatherCore
 
 /// An in-memory `HTTPTransport`: answers each URL with the reply of the last rule whose pattern the
 /// URL contains, counts and records requests, and can hold a reply behind a `Gate` until the test

@@ -1,6 +1,7 @@
 import Synchronization
-@testable import WeatherCore
+
 @testable import TestSupport
+@testable import WeatherCore
 
 /// An in-memory `WeatherUpstream`. A scripted city is one place (named as its observation, at its
 /// observation's coordinate, or at a coordinate of its own when it is scripted to fail), whose
@@ -47,9 +48,11 @@ final class ScriptedUpstream: WeatherUpstream, Sendable {
                 let coordinate = coordinate(of: name, observation: observation)
                 let parsed = PlaceQuery(name)
                 if case .success(let kept)? = places[LookupKey.normalize(city: name)], !kept.isEmpty { return coordinate }
-                places[LookupKey.normalize(city: name)] = .success([Place(
-                    name: observation?.name ?? parsed.name, country: observation?.country ?? parsed.country,
-                    coordinate: coordinate, provider: "openweathermap")])
+                places[LookupKey.normalize(city: name)] = .success([
+                    Place(
+                        name: observation?.name ?? parsed.name, country: observation?.country ?? parsed.country,
+                        coordinate: coordinate, provider: "openweathermap")
+                ])
                 return coordinate
             }
         }
@@ -144,11 +147,12 @@ final class ScriptedUpstream: WeatherUpstream, Sendable {
 
     /// How many weather fetches of `query` (for a city: at its place; coordinates to 0.01°) were made.
     func fetchCount(of query: LookupQuery) -> Int {
-        let coordinate: Coordinate? = switch query {
-        case .coordinate(let c): c
-        case .place(let place): place.coordinate
-        case .city(let name): self.coordinate(of: name)
-        }
+        let coordinate: Coordinate? =
+            switch query {
+            case .coordinate(let c): c
+            case .place(let place): place.coordinate
+            case .city(let name): self.coordinate(of: name)
+            }
         guard let key = coordinate?.lookupKey else { return 0 }
         return state.withLock { state in
             state.fetches.filter { if case .coordinate(let c) = $0 { c.lookupKey == key } else { false } }.count

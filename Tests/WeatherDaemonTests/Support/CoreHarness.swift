@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Synchronization
 import WeatherCore
+
 @testable import TestSupport
 
 /// An in-memory `WeatherUpstream` (a small cousin of WeatherCoreTests' `ScriptedUpstream`): a city
@@ -18,9 +19,11 @@ final class MemoryUpstream: WeatherUpstream, Sendable {
 
     func places(_ query: PlaceQuery, limit: Int) async throws -> [Place] {
         guard let observation = cities[query.description.lowercased()] ?? cities[query.name.lowercased()] else { return [] }
-        return [Place(
-            name: observation.name ?? query.name, country: observation.country, coordinate: observation.coordinate,
-            provider: "openweathermap")]
+        return [
+            Place(
+                name: observation.name ?? query.name, country: observation.country, coordinate: observation.coordinate,
+                provider: "openweathermap")
+        ]
     }
 
     func fetch(at coordinate: Coordinate) async throws -> WeatherObservation {

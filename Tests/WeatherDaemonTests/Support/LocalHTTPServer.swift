@@ -2,6 +2,7 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import Synchronization
+
 @testable import TestSupport
 
 /// An HTTP/1.1 server on 127.0.0.1 (port chosen by the system) for transport tests. Each request

@@ -1,5 +1,6 @@
 import Logging
 import ServiceLifecycle
+
 @testable import TestSupport
 
 /// Runs `service` in a `ServiceGroup` while `body` runs, then shuts the group down gracefully and

@@ -184,8 +184,10 @@ public struct OpenMeteoClient: WeatherUpstream {
         var items: [(String, String)]
         let base: String
         func position(_ points: [Coordinate]) -> [(String, String)] {
-            [("latitude", points.map { String(format: "%.4f", $0.lat) }.joined(separator: ",")),
-             ("longitude", points.map { String(format: "%.4f", $0.lon) }.joined(separator: ","))]
+            [
+                ("latitude", points.map { String(format: "%.4f", $0.lat) }.joined(separator: ",")),
+                ("longitude", points.map { String(format: "%.4f", $0.lon) }.joined(separator: ",")),
+            ]
         }
         switch request {
         case .weather(let points):
@@ -217,7 +219,7 @@ public struct OpenMeteoClient: WeatherUpstream {
     /// when it has none or it is not two letters (a country's name is matched in the answer instead).
     static func countryCode(_ query: PlaceQuery) -> String? {
         guard let country = query.country, country.count == 2,
-              country.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) || ("A"..."Z").contains($0) })
+            country.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) || ("A"..."Z").contains($0) })
         else { return nil }
         return country.uppercased()
     }
@@ -287,8 +289,11 @@ public struct OpenMeteoClient: WeatherUpstream {
             UpstreamMetrics.request(provider: .openMeteo, endpoint: label, outcome: outcome, duration: started.duration(to: .now))
         }
         do {
-            response = try await transport.get(Self.url(for: request, endpoint: endpoint, key: endpoint.apiKey?.revealed), timeout: endpoint.timeout)
-            logger?.debug("GET \(Self.url(for: request, endpoint: endpoint, key: endpoint.apiKey.map { _ in "<redacted>" })) -> \(response.status) in \(started.duration(to: .now).formatted(.units(allowed: [.milliseconds])))")
+            response = try await transport.get(
+                Self.url(for: request, endpoint: endpoint, key: endpoint.apiKey?.revealed), timeout: endpoint.timeout)
+            logger?.debug(
+                "GET \(Self.url(for: request, endpoint: endpoint, key: endpoint.apiKey.map { _ in "<redacted>" })) -> \(response.status) in \(started.duration(to: .now).formatted(.units(allowed: [.milliseconds])))"
+            )
         } catch let error as HTTPTransportError {
             count("unavailable")
             throw UpstreamError.unavailable(Self.redacting(error.description, key: endpoint.apiKey))
@@ -320,7 +325,9 @@ public struct OpenMeteoClient: WeatherUpstream {
     /// Maps a `/v1/forecast?current=…` response for `coordinates` to their weather, in the order
     /// asked, or to the error the spec names for it: an answer with another number of points than
     /// asked is unavailable.
-    public static func interpretWeather(_ response: HTTPResponse, at coordinates: [Coordinate], units: Units) throws(UpstreamError) -> [WeatherObservation] {
+    public static func interpretWeather(_ response: HTTPResponse, at coordinates: [Coordinate], units: Units) throws(UpstreamError)
+        -> [WeatherObservation]
+    {
         let points = try points(response, what: "weather")
         guard points.count == coordinates.count else {
             throw .unavailable("Open-Meteo answered \(points.count) point\(points.count == 1 ? "" : "s") for \(coordinates.count) asked")
@@ -337,7 +344,9 @@ public struct OpenMeteoClient: WeatherUpstream {
 
     /// Maps a `/v1/forecast?hourly=…` response to the forecast at `coordinate` from the step in
     /// progress at `now`, or to the error the spec names for it.
-    public static func interpretForecast(_ response: HTTPResponse, at coordinate: Coordinate, units: Units, now: Date) throws(UpstreamError) -> WeatherForecast {
+    public static func interpretForecast(_ response: HTTPResponse, at coordinate: Coordinate, units: Units, now: Date) throws(UpstreamError)
+        -> WeatherForecast
+    {
         let points = try points(response, what: "forecast")
         guard points.count == 1, let forecast = OpenMeteoForecastResponse.forecast(points[0], at: coordinate, units: units, now: now) else {
             throw .unavailable("Open-Meteo sent a response that is not forecast JSON")

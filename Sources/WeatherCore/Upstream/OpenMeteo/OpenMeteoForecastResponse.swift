@@ -75,24 +75,26 @@ public enum OpenMeteoForecastResponse {
         var steps: [ForecastStep] = []
         for (index, time) in times.enumerated() {
             guard let at = OpenMeteoUnit.time(time, utcOffset: offset),
-                  at.addingTimeInterval(TimeInterval(ForecastStep.oneHour)) > now
+                at.addingTimeInterval(TimeInterval(ForecastStep.oneHour)) > now
             else { continue }
             let values = Variables(units: units) { name in
                 let column = columns[name]
                 return (column.flatMap { index < $0.count ? $0[index] : nil }, names?[name]?.stringValue)
             }
-            let rain = rainGiven
+            let rain =
+                rainGiven
                 ? OpenMeteoUnit.total(values.millimetres("rain"), values.millimetres("showers"))
                 : values.millimetres("precipitation")
-            steps.append(ForecastStep(
-                at: at,
-                temperature: values.temperature("temperature_2m"), feelsLike: values.temperature("apparent_temperature"),
-                humidity: values.plain("relative_humidity_2m"), pressure: values.plain("pressure_msl"),
-                windSpeed: values.windSpeed("wind_speed_10m"), windDeg: values.plain("wind_direction_10m"),
-                clouds: values.plain("cloud_cover"), pop: values.fraction("precipitation_probability"),
-                rain3h: rain, snow3h: values.millimetres("snowfall", absent: "cm"),
-                condition: values.weather?.condition, conditionDescription: values.weather?.description,
-                icon: values.icon))
+            steps.append(
+                ForecastStep(
+                    at: at,
+                    temperature: values.temperature("temperature_2m"), feelsLike: values.temperature("apparent_temperature"),
+                    humidity: values.plain("relative_humidity_2m"), pressure: values.plain("pressure_msl"),
+                    windSpeed: values.windSpeed("wind_speed_10m"), windDeg: values.plain("wind_direction_10m"),
+                    clouds: values.plain("cloud_cover"), pop: values.fraction("precipitation_probability"),
+                    rain3h: rain, snow3h: values.millimetres("snowfall", absent: "cm"),
+                    condition: values.weather?.condition, conditionDescription: values.weather?.description,
+                    icon: values.icon))
         }
         var place = WeatherObservation(coordinate: coordinate, units: units)
         place.provider = WeatherProviderName.openMeteo.rawValue

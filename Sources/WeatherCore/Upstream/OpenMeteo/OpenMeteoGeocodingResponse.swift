@@ -35,7 +35,7 @@ public enum OpenMeteoGeocodingResponse {
 
     private static func found(_ entry: JSONValue) -> Found? {
         guard let object = entry.objectValue, let name = object["name"]?.stringValue, !name.isEmpty,
-              let lat = object["latitude"]?.doubleValue, let lon = object["longitude"]?.doubleValue
+            let lat = object["latitude"]?.doubleValue, let lon = object["longitude"]?.doubleValue
         else { return nil }
         let coordinate = Coordinate(lat: lat, lon: lon)
         guard coordinate.isValid else { return nil }

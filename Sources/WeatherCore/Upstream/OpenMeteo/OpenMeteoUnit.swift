@@ -115,9 +115,9 @@ enum OpenMeteoUnit {
             return Int(part)
         }
         guard date.count == 3, time.count == 2 || time.count == 3,
-              let year = number(date[0], digits: 4), let month = number(date[1], digits: 2),
-              let day = number(date[2], digits: 2), let hour = number(time[0], digits: 2),
-              let minute = number(time[1], digits: 2)
+            let year = number(date[0], digits: 4), let month = number(date[1], digits: 2),
+            let day = number(date[2], digits: 2), let hour = number(time[0], digits: 2),
+            let minute = number(time[1], digits: 2)
         else { return nil }
         let second = time.count == 3 ? number(time[2], digits: 2) : 0
         guard let second, (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 60
