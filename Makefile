@@ -8,7 +8,7 @@ DESTDIR ?=
 SYSCONFDIR ?= /etc
 UNITDIR ?= $(PREFIX)/lib/systemd/system
 
-.PHONY: run test browser-test bench order-files soak build install deb systest deps test-deps deb-deps systest-deps clean
+.PHONY: run test lint format browser-test bench order-files soak build install deb systest deps test-deps deb-deps systest-deps clean
 
 ## run: install what is missing, build, and serve in the foreground (offline demo without OWM_API_KEY)
 run: deps build
@@ -19,6 +19,14 @@ test: test-deps
 	$(SWIFT) build $(SWIFT_FLAGS) --build-tests
 	$(SWIFT) test $(SWIFT_FLAGS) --skip-build
 	BROWSER_TEST_NO_BUILD=1 WEATHERD_BIN_DIR="$$($(SWIFT) build $(SWIFT_FLAGS) --show-bin-path)" scripts/browser-test.sh
+
+## lint: the Swift sources formatted as .swift-format says (the toolchain's `swift format`; `make format`
+##       rewrites them so)
+lint:
+	$(SWIFT) format lint --recursive --parallel --strict Sources Tests Package.swift
+
+format:
+	$(SWIFT) format --in-place --recursive --parallel Sources Tests Package.swift
 
 ## browser-test: the map page in headless Chromium against the real daemon (see scripts/browser-test.sh)
 browser-test:
