@@ -45,3 +45,79 @@ struct WakeupTests {
         await #expect(throws: CancellationError.self) { try await waiter.value }
     }
 }
+
+@Suite("WakeupState, event by event")
+struct WakeupStateTests {
+    @Test("a wake-up with nobody waiting is kept for the next wait, several as one")
+    func kept() {
+        var state = WakeupState<String>()
+        #expect(state.wake().isEmpty)
+        #expect(state.wake().isEmpty)
+        guard case .resume(true) = state.wait("a", id: state.newWait(), cancelled: false) else { return #expect(Bool(false)) }
+        guard case .suspend = state.wait("b", id: state.newWait(), cancelled: false) else { return #expect(Bool(false)) }
+        #expect(state.wake() == ["b"])
+    }
+
+    @Test("a cancelled task's wait ends at once with false; a kept wake-up still wins")
+    func cancelledAtOnce() {
+        var state = WakeupState<String>()
+        guard case .resume(false) = state.wait("a", id: state.newWait(), cancelled: true) else { return #expect(Bool(false)) }
+        _ = state.wake()
+        guard case .resume(true) = state.wait("b", id: state.newWait(), cancelled: true) else { return #expect(Bool(false)) }
+    }
+
+    @Test("a second waiter is served: a wake-up ends both; neither is dropped")
+    func secondWaiter() {
+        var state = WakeupState<String>()
+        let first = state.newWait()
+        let second = state.newWait()
+        guard case .suspend = state.wait("first", id: first, cancelled: false),
+            case .suspend = state.wait("second", id: second, cancelled: false)
+        else { return #expect(Bool(false)) }
+        #expect(state.waiting == 2)
+        #expect(state.wake() == ["first", "second"])
+        #expect(state.waiting == 0)
+        #expect(state.wake().isEmpty, "kept for the next wait")
+    }
+
+    @Test("cancelling one wait resumes that waiter only, whichever of two it is, once")
+    func cancelOne() {
+        var state = WakeupState<String>()
+        let first = state.newWait()
+        let second = state.newWait()
+        _ = state.wait("first", id: first, cancelled: false)
+        _ = state.wait("second", id: second, cancelled: false)
+        #expect(state.cancel(second) == "second")
+        #expect(state.cancel(second) == nil, "once")
+        #expect(state.wake() == ["first"])
+        #expect(state.cancel(first) == nil, "already woken: its cancellation resumes nothing")
+    }
+
+    @Test("a cancellation that comes before its wait registers resumes nothing, and the wait ends at once")
+    func cancelBeforeWait() {
+        var state = WakeupState<String>()
+        let id = state.newWait()
+        #expect(state.cancel(id) == nil)
+        guard case .resume(false) = state.wait("a", id: id, cancelled: true) else { return #expect(Bool(false)) }
+        #expect(state.waiting == 0)
+    }
+}
+
+@Suite("Wakeup: two waiters", .timeLimit(.minutes(1)))
+struct WakeupTwoWaitersTests {
+    @Test("two tasks wait on one Wakeup: one wake-up ends both")
+    func bothServed() async {
+        let wakeup = Wakeup()
+        await withTaskGroup(of: Bool.self) { group in
+            group.addTask { await wakeup.wait() }
+            group.addTask { await wakeup.wait() }
+            // Wake until both have ended: a wake-up before a task waits is kept for it.
+            var ended: [Bool] = []
+            while ended.count < 2 {
+                wakeup.wake()
+                if let result = await group.next() { ended.append(result) }
+            }
+            #expect(ended == [true, true])
+        }
+    }
+}

@@ -1,32 +1,21 @@
 import Synchronization
 
-/// Wakes one waiting task: a task that waits on the clock, so that new settings (a configuration
+/// Wakes a waiting task: a task that waits on the clock, so that new settings (a configuration
 /// reload) take effect at once instead of after the wait, or a task that waits for one event (a
 /// request has entered the search stream, a client has hung up).
 ///
-/// A wake-up while nobody waits is kept for the next wait; several are kept as one. Every wait also
-/// ends when its task is cancelled.
+/// A wake-up while nobody waits is kept for the next wait; several are kept as one. One task waits
+/// at a time as a rule; should a second one wait meanwhile, a wake-up ends both (``WakeupState``
+/// decides; this class only holds the lock and resumes). Every wait also ends when its task is
+/// cancelled.
 public final class Wakeup: Sendable {
-    private struct State {
-        var woken = false
-        var waiter: CheckedContinuation<Bool, Never>?
-    }
-
-    private let state = Mutex(State())
+    private let state = Mutex(WakeupState<CheckedContinuation<Bool, Never>>())
 
     public init() {}
 
-    /// Ends the current wait, or the next one if no task waits now.
+    /// Ends the current wait (every one, should several tasks wait), or the next one if no task waits now.
     public func wake() {
-        let waiter = state.withLock { state -> CheckedContinuation<Bool, Never>? in
-            guard let waiter = state.waiter else {
-                state.woken = true
-                return nil
-            }
-            state.waiter = nil
-            return waiter
-        }
-        waiter?.resume(returning: true)
+        for waiter in state.withLock({ $0.wake() }) { waiter.resume(returning: true) }
     }
 
     /// Waits until `deadline` on `clock` (forever when nil) or until woken, whichever comes first.
@@ -54,25 +43,14 @@ public final class Wakeup: Sendable {
 
     /// True when woken, false when cancelled.
     private func waitForWake() async -> Bool {
-        await withTaskCancellationHandler {
+        let id = state.withLock { $0.newWait() }
+        return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-                let now = state.withLock { state -> Bool? in
-                    if state.woken {
-                        state.woken = false
-                        return true
-                    }
-                    if Task.isCancelled { return false }
-                    state.waiter = continuation
-                    return nil
-                }
-                if let now { continuation.resume(returning: now) }
+                let action = state.withLock { $0.wait(continuation, id: id, cancelled: Task.isCancelled) }
+                if case .resume(let woken) = action { continuation.resume(returning: woken) }
             }
         } onCancel: {
-            let waiter = state.withLock { state -> CheckedContinuation<Bool, Never>? in
-                defer { state.waiter = nil }
-                return state.waiter
-            }
-            waiter?.resume(returning: false)
+            state.withLock { $0.cancel(id) }?.resume(returning: false)
         }
     }
 }
