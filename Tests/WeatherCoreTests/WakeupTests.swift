@@ -53,24 +53,24 @@ struct WakeupStateTests {
         var state = WakeupState<String>()
         #expect(state.wake().isEmpty)
         #expect(state.wake().isEmpty)
-        guard case .resume(true) = state.wait("a", id: state.newWait(), cancelled: false) else { return #expect(Bool(false)) }
-        guard case .suspend = state.wait("b", id: state.newWait(), cancelled: false) else { return #expect(Bool(false)) }
+        guard case .resume(true) = state.wait("a", id: 1, cancelled: false) else { return #expect(Bool(false)) }
+        guard case .suspend = state.wait("b", id: 2, cancelled: false) else { return #expect(Bool(false)) }
         #expect(state.wake() == ["b"])
     }
 
     @Test("a cancelled task's wait ends at once with false; a kept wake-up still wins")
     func cancelledAtOnce() {
         var state = WakeupState<String>()
-        guard case .resume(false) = state.wait("a", id: state.newWait(), cancelled: true) else { return #expect(Bool(false)) }
+        guard case .resume(false) = state.wait("a", id: 3, cancelled: true) else { return #expect(Bool(false)) }
         _ = state.wake()
-        guard case .resume(true) = state.wait("b", id: state.newWait(), cancelled: true) else { return #expect(Bool(false)) }
+        guard case .resume(true) = state.wait("b", id: 4, cancelled: true) else { return #expect(Bool(false)) }
     }
 
     @Test("a second waiter is served: a wake-up ends both; neither is dropped")
     func secondWaiter() {
         var state = WakeupState<String>()
-        let first = state.newWait()
-        let second = state.newWait()
+        let first: UInt64 = 1
+        let second: UInt64 = 2
         guard case .suspend = state.wait("first", id: first, cancelled: false),
             case .suspend = state.wait("second", id: second, cancelled: false)
         else { return #expect(Bool(false)) }
@@ -83,8 +83,8 @@ struct WakeupStateTests {
     @Test("cancelling one wait resumes that waiter only, whichever of two it is, once")
     func cancelOne() {
         var state = WakeupState<String>()
-        let first = state.newWait()
-        let second = state.newWait()
+        let first: UInt64 = 1
+        let second: UInt64 = 2
         _ = state.wait("first", id: first, cancelled: false)
         _ = state.wait("second", id: second, cancelled: false)
         #expect(state.cancel(second) == "second")
@@ -96,7 +96,7 @@ struct WakeupStateTests {
     @Test("a cancellation that comes before its wait registers resumes nothing, and the wait ends at once")
     func cancelBeforeWait() {
         var state = WakeupState<String>()
-        let id = state.newWait()
+        let id: UInt64 = 7
         #expect(state.cancel(id) == nil)
         guard case .resume(false) = state.wait("a", id: id, cancelled: true) else { return #expect(Bool(false)) }
         #expect(state.waiting == 0)

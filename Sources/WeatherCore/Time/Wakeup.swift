@@ -10,6 +10,8 @@ import Synchronization
 /// cancelled.
 public final class Wakeup: Sendable {
     private let state = Mutex(WakeupState<CheckedContinuation<Bool, Never>>())
+    /// The id of the next wait (outside the lock: a wait takes it once).
+    private let nextWait = Atomic<UInt64>(0)
 
     public init() {}
 
@@ -43,7 +45,7 @@ public final class Wakeup: Sendable {
 
     /// True when woken, false when cancelled.
     private func waitForWake() async -> Bool {
-        let id = state.withLock { $0.newWait() }
+        let id = nextWait.add(1, ordering: .relaxed).oldValue
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
                 let action = state.withLock { $0.wait(continuation, id: id, cancelled: Task.isCancelled) }

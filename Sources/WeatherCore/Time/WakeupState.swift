@@ -14,13 +14,6 @@ struct WakeupState<Waiter> {
 
     private var woken = false
     private var waiters = Waiters.none
-    private var nextID: UInt64 = 0
-
-    /// A new wait's id, for ``wait(_:id:cancelled:)`` and ``cancel(_:)``.
-    mutating func newWait() -> UInt64 {
-        defer { nextID &+= 1 }
-        return nextID
-    }
 
     enum WaitAction {
         /// The wait ends at once: true when a kept wake-up ends it, false when its task is cancelled.
@@ -29,7 +22,7 @@ struct WakeupState<Waiter> {
         case suspend
     }
 
-    /// A task begins waiting (`cancelled`: its task already is).
+    /// A task begins waiting (`cancelled`: its task already is); `id` tells its wait from any other.
     mutating func wait(_ waiter: Waiter, id: UInt64, cancelled: Bool) -> WaitAction {
         if woken {
             woken = false
