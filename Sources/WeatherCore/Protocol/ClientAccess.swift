@@ -15,13 +15,16 @@ public enum ClientAccess: Sendable, Equatable {
 
     /// The methods a read-only client may not call: those that search or change something, and
     /// `places`, which spends the request budget as a search does.
-    public static let changingMethods: Set<String> = [
-        "search", "locate", "region", "forecast", "places", "cities.add", "cities.remove",
-    ]
+    public static let changingMethods = methods(.changing)
     /// The methods only a socket client may call.
-    public static let administrativeMethods: Set<String> = ["reload"]
+    public static let administrativeMethods = methods(.administrative)
     /// The methods that make a connection a watcher, which one MQTT request is not.
-    public static let subscriptionMethods: Set<String> = ["watch", "unwatch"]
+    public static let subscriptionMethods = methods(.subscription)
+
+    /// The names of the methods of `kind` in ``RPCMethod/all``.
+    private static func methods(_ kind: RPCMethod.Kind) -> Set<String> {
+        Set(RPCMethod.all.filter { $0.kind == kind }.map(\.name))
+    }
 
     /// Whether a client with this access may call `method`.
     public func allows(_ method: String) -> Bool {

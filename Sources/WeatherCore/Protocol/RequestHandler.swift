@@ -24,7 +24,7 @@ public struct RequestHandler: Sendable {
     }
 
     /// What to do after a reply is queued: watch changes must follow their reply.
-    private enum Effect: Sendable {
+    enum Effect: Sendable {
         case watch(Set<Outbox.Topic>, replay: Bool, diff: Bool)
         case unwatch
     }
@@ -32,7 +32,7 @@ public struct RequestHandler: Sendable {
     /// What a request succeeded with: a value, or a feature, written from the text of the same
     /// feature when it was written before (`FeatureTexts`: a cached search answers with the same
     /// feature each time; encoding it was a fifth of a cached search's CPU).
-    fileprivate enum Answer: Sendable {
+    enum Answer: Sendable {
         case value(JSONValue)
         case feature(WeatherFeature)
     }
@@ -150,96 +150,17 @@ public struct RequestHandler: Sendable {
         RPCMessage.error(id: id, error).serialized
     }
 
+    /// Runs `method` from ``RPCMethod/all`` with `params`: its result, and the effect of a success.
     private func call(_ method: String, _ params: JSONObject, admitted: @escaping @Sendable () -> Void) async -> (
         Result<Answer, WeatherError>, Effect?
     ) {
+        guard let entry = RPCMethod.byName[method] else {
+            return (.failure(WeatherError(.methodNotFound, "method not found: \(method)")), nil)
+        }
+        let context = RPCMethod.Context(engine: engine, location: location, regions: regions, reloads: reloads, admitted: admitted)
         do {
-            switch method {
-            case "search":
-                let p = try Params(params, allowed: ["city", "place"])
-                if let place = try p.place() {
-                    return (.success(.feature(try await engine.search(place: place, admitted: admitted))), nil)
-                }
-                let city = try p.city()
-                return (.success(.feature(try await engine.search(city: city, admitted: admitted))), nil)
-            case "places":
-                let p = try Params(params, allowed: ["name", "limit"])
-                let name = try p.city("name")
-                let limit = try p.integer("limit", in: Place.limitRange) ?? Place.defaultLimit
-                let places = try await engine.places(named: name, limit: limit)
-                return (.success(.object(["places": .array(places.map(\.json))])), nil)
-            case "locate":
-                let timeout = try Params(params, allowed: ["timeout"]).seconds("timeout", in: 0.001...3600)
-                return (.success(try await location.locate(timeout: timeout, admitted: admitted).json), nil)
-            case "region":
-                let p = try Params(params, allowed: ["center", "span"])
-                let region = try MapRegion(center: p.coordinate("center"), span: p.optionalCoordinate("span")).validated()
-                await regions.submit(region)
-                return (.success(.object(["accepted": .bool(true)])), nil)
-            case "forecast":
-                let p = try Params(params, allowed: ["city", "lat", "lon", "hours"])
-                let query = try p.cityOrPoint()
-                let hours = try p.integer("hours", in: WeatherForecast.hoursRange) ?? WeatherForecast.defaultHours
-                return (.success(try await engine.forecast(query).feature(hours: hours)), nil)
-            case "overlays":
-                _ = try Params(params, allowed: [])
-                return (.success(await engine.currentOverlays.json), nil)
-            case "state":
-                _ = try Params(params, allowed: [])
-                return (.success(await engine.freshState.json), nil)
-            case "watch":
-                let p = try Params(params, allowed: ["replay", "topics", "diff"])
-                let replay = try p.bool("replay") ?? true
-                let diff = try p.bool("diff") ?? false
-                let topics = try p.topics() ?? Outbox.Topic.allCases
-                return (
-                    .success(.object(["topics": .array(topics.map { .string($0.rawValue) })])),
-                    .watch(Set(topics), replay: replay, diff: diff)
-                )
-            case "unwatch":
-                _ = try Params(params, allowed: [])
-                return (.success(.object(["topics": .array([])])), .unwatch)
-            case "cities":
-                _ = try Params(params, allowed: [])
-                return (.success(Self.citiesResult(await engine.watchedCities)), nil)
-            case "cities.add":
-                let city = try Params(params, allowed: ["city"]).city()
-                return (.success(Self.citiesResult(try await engine.addCity(city))), nil)
-            case "cities.remove":
-                let city = try Params(params, allowed: ["city"]).city()
-                return (.success(Self.citiesResult(try await engine.removeCity(city))), nil)
-            case "reload":
-                _ = try Params(params, allowed: [])
-                guard let reloads else { return (.failure(WeatherError(.methodNotFound, "method not found: reload")), nil) }
-                switch await reloads.reload() {
-                case .applied(let changed, let restartNeeded)?:
-                    return (
-                        .success(
-                            .object([
-                                "reloaded": .bool(true), "changed": .array(changed.map(JSONValue.string)),
-                                "restart_needed": .array(restartNeeded.map(JSONValue.string)),
-                            ])), nil
-                    )
-                case .rejected(let problems)?:
-                    return (
-                        .failure(
-                            WeatherError(
-                                .internalError, "configuration error; the running configuration stays: " + problems.joined(separator: "; "),
-                                details: ["problems": .array(problems.map(JSONValue.string))])), nil
-                    )
-                case nil:
-                    return (.failure(WeatherError(.internalError, "cancelled: the daemon is shutting down")), nil)
-                }
-            case "version":
-                _ = try Params(params, allowed: [])
-                return (
-                    .success(
-                        .object(["version": .string(WeatherdVersion.current), "protocol": .integer(Int64(RPCMessage.protocolVersion))])),
-                    nil
-                )
-            default:
-                return (.failure(WeatherError(.methodNotFound, "method not found: \(method)")), nil)
-            }
+            let outcome = try await entry.run(context, try Params(params, allowed: entry.params))
+            return (.success(outcome.answer), outcome.effect)
         } catch let error as WeatherError {
             return (.failure(error), nil)
         } catch is CancellationError {
@@ -249,15 +170,6 @@ public struct RequestHandler: Sendable {
             return (.failure(WeatherError(.internalError, "internal error")), nil)
         }
     }
-
-    private static func citiesResult(_ cities: [String]) -> JSONValue {
-        .object(["cities": .array(cities.map(JSONValue.string))])
-    }
-}
-
-extension Result where Success == RequestHandler.Answer {
-    /// A request that succeeded with `value`.
-    fileprivate static func success(_ value: JSONValue) -> Self { .success(.value(value)) }
 }
 
 /// Named params of one request, checked.
