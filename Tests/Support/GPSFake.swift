@@ -190,22 +190,29 @@ private struct GPSFakeLostDevice: Error, CustomStringConvertible {
     var description: String { message }
 }
 
-/// A TCP port that was free on 127.0.0.1 a moment ago (bound to port 0, read back, closed).
+/// A TCP port on 127.0.0.1 that is free now, for a server a test starts on it (at once or later:
+/// until then, connecting to it is refused). It is taken below the kernel's ephemeral range
+/// (`net.ipv4.ip_local_port_range`), where no server of another test bound to port 0 can land on it
+/// meanwhile; it was bound and closed again here.
 func freeTCPPort() throws -> Int {
+    let range = (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8))?
+        .split(whereSeparator: \.isWhitespace).compactMap { Int($0) }
+    let ephemeralStart = range?.first ?? 32768
+    for port in (max(1024, ephemeralStart - 12_000)..<ephemeralStart).shuffled().prefix(200) where canBind(port) {
+        return port
+    }
+    throw ChildProcessError(message: "no free port on 127.0.0.1 below the ephemeral range (\(ephemeralStart))")
+}
+
+/// Whether 127.0.0.1:`port` can be bound now (closed again at once).
+private func canBind(_ port: Int) -> Bool {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    guard fd >= 0 else { throw ChildProcessError(message: "socket: \(String(cString: strerror(errno)))") }
+    guard fd >= 0 else { return false }
     defer { close(fd) }
-    var address = loopback(port: 0)
-    let bound = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    var address = loopback(port: port)
+    return withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
     }
-    guard bound == 0 else { throw ChildProcessError(message: "bind 127.0.0.1:0: \(String(cString: strerror(errno)))") }
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let named = withUnsafeMutablePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-    }
-    guard named == 0 else { throw ChildProcessError(message: "getsockname: \(String(cString: strerror(errno)))") }
-    return Int(UInt16(bigEndian: address.sin_port))
 }
 
 /// What answers on 127.0.0.1:`port`.

@@ -134,7 +134,7 @@ struct UpstreamFaultReliabilityTests {
 
     @Test("connection refused: upstream_unavailable at once, then success once OpenWeatherMap listens")
     func connectionRefused() async throws {
-        let port = try unusedLocalPort()
+        let port = try freeTCPPort()
         let directory = try TemporaryDirectory()
         var setup = Self.setup(directory, baseURL: "http://127.0.0.1:\(port)")
         setup.cities = []

@@ -63,26 +63,6 @@ private func percentEncoded(_ text: String) -> String {
     text.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~*"))) ?? text
 }
 
-/// A TCP port on 127.0.0.1 that nothing listens on (bound and closed again; connecting to it is
-/// refused until someone binds it).
-func unusedLocalPort() throws -> Int {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    guard fd >= 0 else { throw ChildProcessError(message: "socket: \(String(cString: strerror(errno)))") }
-    defer { close(fd) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = 0
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafeMutablePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-            bind(fd, pointer, length) == 0 && getsockname(fd, pointer, &length) == 0
-        }
-    }
-    guard bound else { throw ChildProcessError(message: "bind: \(String(cString: strerror(errno)))") }
-    return Int(UInt16(bigEndian: address.sin_port))
-}
-
 /// One HTTP/1.0 request without a body to 127.0.0.1; returns the status and the body. The
 /// blocking calls run on a thread of their own.
 func httpRequest(_ method: String, port: Int, target: String) async throws -> (status: Int, body: String) {
