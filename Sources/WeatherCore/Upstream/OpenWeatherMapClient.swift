@@ -1,6 +1,5 @@
 import Foundation
 import Logging
-import Synchronization
 
 /// The OpenWeatherMap current-weather API (`/data/2.5/weather`) and its 5 day / 3 hour forecast
 /// (`/data/2.5/forecast`): the same query style, key, units and language.
@@ -32,13 +31,8 @@ public struct OpenWeatherMapClient: WeatherUpstream {
         }
     }
 
-    private final class EndpointBox: Sendable {
-        let value: Mutex<Endpoint>
-        init(_ endpoint: Endpoint) { value = Mutex(endpoint) }
-    }
-
     private let transport: any HTTPTransport
-    private let box: EndpointBox
+    private let box: LockedValue<Endpoint>
     private let logger: Logger?
     private let wallClock: @Sendable () -> Date
 
@@ -49,16 +43,16 @@ public struct OpenWeatherMapClient: WeatherUpstream {
     ) {
         self.wallClock = wallClock
         self.transport = transport
-        self.box = EndpointBox(Endpoint(baseURL: baseURL, apiKey: apiKey, units: units, lang: lang, timeout: timeout))
+        self.box = LockedValue(Endpoint(baseURL: baseURL, apiKey: apiKey, units: units, lang: lang, timeout: timeout))
         self.logger = logger
     }
 
     /// The endpoint requests go to now.
-    public var endpoint: Endpoint { box.value.withLock { $0 } }
+    public var endpoint: Endpoint { box.current }
 
     /// Sends later requests to `endpoint` (configuration reload).
     public func update(_ endpoint: Endpoint) {
-        box.value.withLock { $0 = endpoint }
+        box.replace(with: endpoint)
     }
 
     /// The APIs asked: the current weather and the forecast under `{base_url}/data/2.5/`, and the
@@ -141,40 +135,16 @@ public struct OpenWeatherMapClient: WeatherUpstream {
         return forecast
     }
 
-    /// One GET, counted in the metrics under its resource's name, its response interpreted.
+    /// One GET (``ProviderRequest``), its response interpreted in the endpoint's units.
     private func request<Answer>(
         _ request: Request, interpret: (HTTPResponse, Units) throws(UpstreamError) -> Answer
     ) async throws -> Answer {
         let endpoint = self.endpoint
-        let label = request.resource.rawValue
-        let response: HTTPResponse
-        let started = ContinuousClock.now
-        do {
-            response = try await transport.get(
-                Self.url(for: request, endpoint: endpoint, key: endpoint.apiKey.revealed), timeout: endpoint.timeout)
-            logger?.debug(
-                "GET \(Self.url(for: request, endpoint: endpoint, key: "<redacted>")) -> \(response.status) in \(started.duration(to: .now).formatted(.units(allowed: [.milliseconds])))"
-            )
-        } catch let error as HTTPTransportError {
-            UpstreamMetrics.request(
-                provider: .openWeatherMap, endpoint: label, outcome: "unavailable", duration: started.duration(to: .now))
-            throw UpstreamError.unavailable(error.description)
-        } catch is CancellationError {
-            throw CancellationError()
-        } catch {
-            UpstreamMetrics.request(
-                provider: .openWeatherMap, endpoint: label, outcome: "unavailable", duration: started.duration(to: .now))
-            throw UpstreamError.unavailable("transport failure")  // never the error text: it could hold the URL
-        }
-        do throws(UpstreamError) {
-            let answer = try interpret(response, endpoint.units)
-            UpstreamMetrics.request(provider: .openWeatherMap, endpoint: label, outcome: "ok", duration: started.duration(to: .now))
-            return answer
-        } catch {
-            UpstreamMetrics.request(
-                provider: .openWeatherMap, endpoint: label, outcome: error.metricOutcome, duration: started.duration(to: .now))
-            throw error
-        }
+        return try await ProviderRequest(
+            provider: .openWeatherMap, resource: request.resource.rawValue,
+            url: Self.url(for: request, endpoint: endpoint, key: endpoint.apiKey.revealed),
+            loggedURL: Self.url(for: request, endpoint: endpoint, key: "<redacted>"), key: endpoint.apiKey, timeout: endpoint.timeout
+        ).send(through: transport, logger: logger) { response throws(UpstreamError) in try interpret(response, endpoint.units) }
     }
 
     /// Maps a Geocoding API response to its places (empty for an unknown name) or to the error the

@@ -1,6 +1,5 @@
 import Foundation
 import Logging
-import Synchronization
 
 /// Open-Meteo: the current weather and the hourly forecast of its forecast API (`/v1/forecast`),
 /// several points in one request, and places for a name from its geocoding API (`/v1/search`).
@@ -89,13 +88,8 @@ public struct OpenMeteoClient: WeatherUpstream {
         }
     }
 
-    private final class EndpointBox: Sendable {
-        let value: Mutex<Endpoint>
-        init(_ endpoint: Endpoint) { value = Mutex(endpoint) }
-    }
-
     private let transport: any HTTPTransport
-    private let box: EndpointBox
+    private let box: LockedValue<Endpoint>
     private let logger: Logger?
     private let wallClock: @Sendable () -> Date
 
@@ -105,7 +99,7 @@ public struct OpenMeteoClient: WeatherUpstream {
         wallClock: @escaping @Sendable () -> Date = Date.init, logger: Logger? = nil
     ) {
         self.transport = transport
-        self.box = EndpointBox(endpoint)
+        self.box = LockedValue(endpoint)
         self.wallClock = wallClock
         self.logger = logger
     }
@@ -119,11 +113,11 @@ public struct OpenMeteoClient: WeatherUpstream {
     }
 
     /// The endpoint requests go to now.
-    public var endpoint: Endpoint { box.value.withLock { $0 } }
+    public var endpoint: Endpoint { box.current }
 
     /// Sends later requests to `endpoint` (configuration reload).
     public func update(_ endpoint: Endpoint) {
-        box.value.withLock { $0 = endpoint }
+        box.replace(with: endpoint)
     }
 
     /// The APIs asked. The raw value is the `endpoint` label of the request metrics.
@@ -276,48 +270,17 @@ public struct OpenMeteoClient: WeatherUpstream {
         return forecast
     }
 
-    /// One GET, counted in the metrics under its resource's name, its response interpreted. No error
-    /// text holds the URL or the key.
+    /// One GET (``ProviderRequest``), its response interpreted in the endpoint's units.
     private func request<Answer>(
         _ request: Request, interpret: (HTTPResponse, Units) throws(UpstreamError) -> Answer
     ) async throws -> Answer {
         let endpoint = self.endpoint
-        let label = request.resource.rawValue
-        let response: HTTPResponse
-        let started = ContinuousClock.now
-        func count(_ outcome: String) {
-            UpstreamMetrics.request(provider: .openMeteo, endpoint: label, outcome: outcome, duration: started.duration(to: .now))
-        }
-        do {
-            response = try await transport.get(
-                Self.url(for: request, endpoint: endpoint, key: endpoint.apiKey?.revealed), timeout: endpoint.timeout)
-            logger?.debug(
-                "GET \(Self.url(for: request, endpoint: endpoint, key: endpoint.apiKey.map { _ in "<redacted>" })) -> \(response.status) in \(started.duration(to: .now).formatted(.units(allowed: [.milliseconds])))"
-            )
-        } catch let error as HTTPTransportError {
-            count("unavailable")
-            throw UpstreamError.unavailable(Self.redacting(error.description, key: endpoint.apiKey))
-        } catch is CancellationError {
-            throw CancellationError()
-        } catch {
-            count("unavailable")
-            throw UpstreamError.unavailable("transport failure")  // never the error text: it could hold the URL
-        }
-        do throws(UpstreamError) {
-            let answer = try interpret(response, endpoint.units)
-            count("ok")
-            return answer
-        } catch {
-            count(error.metricOutcome)
-            if case .unavailable(let text) = error { throw UpstreamError.unavailable(Self.redacting(text, key: endpoint.apiKey)) }
-            throw error
-        }
-    }
-
-    /// `text` with the key, should Open-Meteo or the transport have echoed it, as `<redacted>`.
-    private static func redacting(_ text: String, key: Secret?) -> String {
-        guard let key = key?.revealed, !key.isEmpty else { return text }
-        return text.replacingOccurrences(of: key, with: "<redacted>")
+        return try await ProviderRequest(
+            provider: .openMeteo, resource: request.resource.rawValue,
+            url: Self.url(for: request, endpoint: endpoint, key: endpoint.apiKey?.revealed),
+            loggedURL: Self.url(for: request, endpoint: endpoint, key: endpoint.apiKey.map { _ in "<redacted>" }),
+            key: endpoint.apiKey, timeout: endpoint.timeout
+        ).send(through: transport, logger: logger) { response throws(UpstreamError) in try interpret(response, endpoint.units) }
     }
 
     // MARK: Interpreting responses
