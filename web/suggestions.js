@@ -150,9 +150,26 @@
         });
     }
 
+    // The pause in the typing: its state is on the list for tests to await (`data-pause`: none,
+    // running or ended; `data-pauses`: how many have ended), instead of sleeping through it.
+    let pausesEnded = 0;
+    function stopPause() {
+      clearTimeout(timer);
+      timer = null;
+      list.dataset.pause = 'none';
+    }
+
     function askSoon() {
       clearTimeout(timer);
-      timer = setTimeout(() => { timer = null; due = true; pump(); }, PAUSE_MS);
+      list.dataset.pause = 'running';
+      timer = setTimeout(() => {
+        timer = null;
+        pausesEnded += 1;
+        list.dataset.pauses = String(pausesEnded);
+        list.dataset.pause = 'ended';
+        due = true;
+        pump();
+      }, PAUSE_MS);
     }
 
     function pick(index) {
@@ -161,7 +178,7 @@
       input.value = label(place);
       dismissed = true;
       shownFor = null;
-      clearTimeout(timer);
+      stopPause();
       close();
       onPick(place);
     }
@@ -171,7 +188,7 @@
       setActive(-1);
       const name = current();
       if (!enabled() || name.length < MIN_CHARS) {
-        clearTimeout(timer);
+        stopPause();
         close();
         return;
       }
@@ -198,7 +215,7 @@
               input.setAttribute('aria-expanded', 'true');
               setActive(down ? 0 : places.length - 1);
             } else if (current().length >= MIN_CHARS) {
-              clearTimeout(timer);
+              stopPause();
               due = true;
               pump();
             }
@@ -213,7 +230,7 @@
           e.preventDefault();
           if (isOpen() && active >= 0) { pick(active); return; }
           dismissed = true;
-          clearTimeout(timer);
+          stopPause();
           close();
           onEnter();
           return;
@@ -221,7 +238,7 @@
           if (isOpen()) {
             e.preventDefault();  // the first Escape only closes the list; the next clears the field
             dismissed = true;
-            clearTimeout(timer);
+            stopPause();
             close();
           }
           return;
@@ -231,7 +248,7 @@
 
     input.addEventListener('blur', () => {
       dismissed = true;
-      clearTimeout(timer);
+      stopPause();
       close();
     });
 
