@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <math.h>
 #include <poll.h>
+#include <sys/select.h>
 #include <stdint.h>
 #include <unistd.h>
 #include <stdlib.h>
@@ -44,12 +45,15 @@ static inline int weatherd_gps_open(struct gps_data_t *data, const char *host, c
  * reads the message (with wake_fd < 0: waits at most 250 ms). Returns 1 with *report filled, 0 when woken through wake_fd (or interrupted) with
  * nothing read, -1 when gpsd went away (gps_read() == -1; errno is 0 when the socket closed).
  * gps_waiting(data, 0) first: libgps may hold a message it has already read into its buffer, which a
- * poll of the socket would not see.
+ * poll of the socket would not see. But gps_waiting select()s the socket when its buffer is empty, and
+ * select() aborts the process (glibc: "bit out of range 0 - FD_SETSIZE") for a descriptor of
+ * FD_SETSIZE or more, which a daemon with many clients reaches: then only the poll below is used, and
+ * a message libgps already holds waits for gpsd's next one.
  */
 static inline int weatherd_gps_next(struct gps_data_t *data, int wake_fd, weatherd_gps_report *report) {
     memset(report, 0, sizeof(*report));
     report->eph = NAN;
-    if (!gps_waiting(data, 0)) {
+    if (data->gps_fd >= FD_SETSIZE || !gps_waiting(data, 0)) {
         struct pollfd fds[2] = {{.fd = data->gps_fd, .events = POLLIN}, {.fd = wake_fd, .events = POLLIN}};
         /* Without an eventfd (it could not be made) nothing would end the wait: poll as before, 250 ms. */
         if (poll(fds, 2, wake_fd < 0 ? 250 : -1) < 0) return 0;
