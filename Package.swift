@@ -43,8 +43,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
-        // The pure core: search stream, state, lookups, overlays/GeoJSON, config checking,
-        // JSON-RPC dispatch. No NIO, libcurl, libgps or libmosquitto here.
+        // The pure core: search stream, state, lookups, overlays/GeoJSON, config checking, places,
+        // providers, the JSON-RPC wire format. No NIO, libcurl, libgps or libmosquitto here.
         .target(
             name: "WeatherCore",
             dependencies: [
@@ -52,6 +52,16 @@ let package = Package(
                 .product(name: "TOMLKit", package: "TOMLKit"),
                 .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
+            ]
+        ),
+        // Clients' sessions, between the core and the transports: the JSON-RPC method table, one
+        // connection's requests admitted in order, what waits to be written to it (its outbox), and
+        // the fan-out of the engine's changes to watchers. Each lock there guards a plain state machine.
+        .target(
+            name: "WeatherSessions",
+            dependencies: [
+                "WeatherCore",
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // libcurl, from the system (Debian: libcurl4-openssl-dev).
@@ -89,6 +99,7 @@ let package = Package(
             name: "WeatherDaemon",
             dependencies: [
                 "WeatherCore",
+                "WeatherSessions",
                 "WeatherWire",
                 "CCurl",
                 "CGPS",
@@ -157,9 +168,14 @@ let package = Package(
             ],
             path: "Tests/Support"
         ),
+        // The core's tests; those that drive the engine through the method table use WeatherSessions.
         .testTarget(
             name: "WeatherCoreTests",
-            dependencies: ["WeatherCore", "TestSupport"]
+            dependencies: ["WeatherCore", "WeatherSessions", "TestSupport"]
+        ),
+        .testTarget(
+            name: "WeatherSessionsTests",
+            dependencies: ["WeatherSessions", "WeatherCore", "TestSupport"]
         ),
         .testTarget(
             name: "weatherctlTests",
@@ -174,6 +190,7 @@ let package = Package(
             dependencies: [
                 "TestSupport",
                 "WeatherDaemon",
+                "WeatherSessions",
                 "WeatherCore",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),

@@ -4,6 +4,7 @@ import NIOPosix
 import Prometheus
 import ServiceLifecycle
 import WeatherCore
+import WeatherSessions
 
 /// Builds the daemon's services from a checked configuration and runs them in one `ServiceGroup`
 /// until SIGTERM or SIGINT; SIGHUP re-reads the configuration.

@@ -3,6 +3,7 @@ import Testing
 
 @testable import TestSupport
 @testable import WeatherCore
+@testable import WeatherSessions
 
 /// A client session over a real handler, engine, location service and hub, with the transport
 /// played by the test: scripted inputs whose consumption is counted, and a write the test controls.

@@ -3,6 +3,7 @@ import Testing
 
 @testable import TestSupport
 @testable import WeatherCore
+@testable import WeatherSessions
 
 /// Places used below. Zocca's weather station is at 44.34, 10.99; the fixes near it look up the
 /// same 0.01° cell. 0.01° of latitude is about 1112 m.

@@ -3,6 +3,7 @@ import Testing
 
 @testable import TestSupport
 @testable import WeatherCore
+@testable import WeatherSessions
 
 @Suite("MQTT: the latest payload per topic")
 struct MQTTLatestTests {

@@ -3,6 +3,7 @@ import Testing
 
 @testable import TestSupport
 @testable import WeatherCore
+@testable import WeatherSessions
 
 /// A watching client as the protocol describes it: it keeps the collection it was sent, replaces
 /// it on `overlays` and applies each `overlays.diff` to it.

@@ -3,6 +3,7 @@ import Testing
 
 @testable import TestSupport
 @testable import WeatherCore
+@testable import WeatherSessions
 
 @Suite("Places: names, Place objects and the stored cache")
 struct PlaceTests {

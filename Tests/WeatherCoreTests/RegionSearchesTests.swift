@@ -2,6 +2,7 @@ import Testing
 
 @testable import TestSupport
 @testable import WeatherCore
+@testable import WeatherSessions
 
 /// RegionSearches over an EngineHarness (no watched cities, scripted upstream, recording
 /// publisher), its `run()` loop running in a task that is cancelled with the harness.

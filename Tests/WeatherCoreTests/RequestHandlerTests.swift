@@ -2,6 +2,7 @@ import Testing
 
 @testable import TestSupport
 @testable import WeatherCore
+@testable import WeatherSessions
 
 /// A RequestHandler over a real engine and hub (no socket): lines in, queued lines out.
 struct Protocol {

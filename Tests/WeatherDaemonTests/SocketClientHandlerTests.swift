@@ -4,6 +4,7 @@ import Testing
 import WeatherWire
 
 @testable import WeatherCore
+@testable import WeatherSessions
 @testable import WeatherDaemon
 
 /// Counts the `read()` requests that reach the socket (the head of the pipeline).

@@ -3,6 +3,7 @@ import ServiceLifecycle
 import Synchronization
 import Testing
 import WeatherCore
+import WeatherSessions
 
 @testable import TestSupport
 @testable import WeatherDaemon

@@ -4,6 +4,7 @@ import NIOPosix
 import ServiceLifecycle
 import Synchronization
 import WeatherCore
+import WeatherSessions
 
 #if canImport(Glibc)
     import Glibc

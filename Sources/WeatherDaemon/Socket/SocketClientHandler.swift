@@ -1,6 +1,7 @@
 import NIOCore
 import Synchronization
 import WeatherCore
+import WeatherSessions
 import WeatherWire
 
 /// A Unix socket client's connection as its `ClientSession` sees it, with no task of its own and

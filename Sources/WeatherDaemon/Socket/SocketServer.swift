@@ -4,6 +4,7 @@ import NIOPosix
 import ServiceLifecycle
 import Synchronization
 import WeatherCore
+import WeatherSessions
 import WeatherWire
 
 #if canImport(Glibc)

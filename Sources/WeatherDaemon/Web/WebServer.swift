@@ -6,6 +6,7 @@ import NIOWebSocket
 import ServiceLifecycle
 import Synchronization
 import WeatherCore
+import WeatherSessions
 
 /// The web listener (`[web]`): the map page and its assets, the JSON routes, and `/ws`, a WebSocket
 /// carrying the socket protocol through the same `ClientSession` as the Unix socket.

@@ -2,6 +2,7 @@ import NIOCore
 import NIOWebSocket
 import Synchronization
 import WeatherCore
+import WeatherSessions
 
 /// One WebSocket client as a `ClientSession` transport: each text message (fragments joined) is one
 /// JSON-RPC message; pings are answered; a close frame is answered and ends the input; a message over

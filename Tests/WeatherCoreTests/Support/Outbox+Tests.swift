@@ -1,4 +1,5 @@
 @testable import WeatherCore
+@testable import WeatherSessions
 
 extension Outbox {
     /// The next line, if one waits now: what a writer would take.

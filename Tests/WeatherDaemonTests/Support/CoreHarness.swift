@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Synchronization
 import WeatherCore
+import WeatherSessions
 
 @testable import TestSupport
 

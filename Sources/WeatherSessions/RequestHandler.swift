@@ -1,4 +1,5 @@
 import Logging
+import WeatherCore
 
 /// Answers the socket protocol: one handler serves all connections; each connection brings its
 /// own `Outbox`. Pure logic over the engine and the hub, so it is tested without a socket.

@@ -1,4 +1,5 @@
 import Synchronization
+import WeatherCore
 
 /// What the daemon has to send to one client: replies in order, and the latest notification of
 /// each topic. A client that does not read gets the latest state and overlays when it reads again,

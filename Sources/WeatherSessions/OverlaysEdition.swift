@@ -1,4 +1,5 @@
 import Synchronization
+import WeatherCore
 
 /// One published overlays collection with its notification lines, each encoded once, when a
 /// watcher's writer first asks for it, and shared by every watcher: the full `overlays` line, and

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import WeatherCore
+@testable import WeatherSessions
 
 @Suite("RPCMethod: the method table")
 struct RPCMethodTests {

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import WeatherCore
+@testable import WeatherSessions
 
 /// The `city` param: the byte-wise path for ASCII names gives what the character-wise one does.
 @Suite struct CityParamTests {

@@ -1,4 +1,5 @@
 import Synchronization
+import WeatherCore
 
 /// What a transport hands its client session.
 public enum ClientInput: Sendable {

@@ -1,3 +1,5 @@
+import WeatherCore
+
 /// One JSON-RPC method: its name, the params it takes, who may call it, and what it does. The table
 /// ``RPCMethod/all`` is the protocol's method list; ``RequestHandler`` answers the socket, the web and
 /// MQTT through it, and ``ClientAccess`` reads who may call what from it.

@@ -1,4 +1,5 @@
 import Synchronization
+import WeatherCore
 
 /// The JSON text of recently written features, by id: the text of a feature that is the same as
 /// one written before is not made again. One for the daemon, in its `NotificationHub`: a search's

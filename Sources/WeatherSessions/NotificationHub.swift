@@ -1,4 +1,5 @@
 import Synchronization
+import WeatherCore
 
 /// Fans the engine's changes out to watching clients: each change is encoded once, and each
 /// watcher's outbox keeps only the newest per topic.

@@ -1,3 +1,5 @@
+import WeatherCore
+
 /// What a client may do: a socket client everything; a web client everything but `reload`, or only
 /// look when `web.read_only` is set; an MQTT requester everything but `reload`, `watch` and `unwatch`.
 public enum ClientAccess: Sendable, Equatable {
