@@ -96,11 +96,30 @@ public final class ClientSession: Sendable {
             // sending, when a write fails (the client is gone), at a hang-up (`close`), or when the
             // task is cancelled; then the rest stops. The reader ending alone only means the client
             // sends no more.
-            try? await outbox.drain(write)
+            try? await writeAll(to: write)
             outbox.close()
             reader.cancelAll()
         }
         handler.disconnected(outbox)
+    }
+
+    /// Writes every line of the outbox with `write` as it comes, until `finish` and the outbox is
+    /// empty, until `close`, or until the task is cancelled. A throwing `write` (the client went
+    /// away) ends it.
+    private func writeAll(to write: (String) async throws -> Void) async throws {
+        let ready = Wakeup()
+        outbox.write(whenReady: ready.wake)
+        while await ready.wait() {
+            taking: while true {
+                switch outbox.take() {
+                case .line(let line): try await write(line)
+                case .none: break taking
+                case .finished:
+                    outbox.confirmWritten()
+                    return
+                }
+            }
+        }
     }
 
     /// Reads and admits requests until the inputs end, a refusal, or cancellation; then waits for

@@ -7,103 +7,45 @@ import WeatherCore
 /// A change is encoded only when someone watches its topic: otherwise the latest value is kept as it
 /// is and encoded (once) when a watcher asks for it with `replay`. The line is the same either way.
 /// Overlays are encoded by the first watcher's writer that takes them out (`OverlaysEdition`).
+/// The decisions are ``HubState``'s; notifications are handed to the outboxes after the lock.
 public final class NotificationHub: ChangePublisher {
-    private struct Subscriber {
-        var outbox: Outbox
-        var topics: Set<Outbox.Topic>
-    }
-
-    /// The latest state: its notification line, or the value to encode it from on demand.
-    private enum Latest {
-        case none
-        case line(String)
-        case state(DaemonState)
-
-        /// The notification line, encoding it (once: `self` keeps the line) if not done yet.
-        mutating func line() -> String? {
-            switch self {
-            case .none: return nil
-            case .line(let line): return line
-            case .state(let state):
-                let line = NotificationHub.line(state: state)
-                self = .line(line)
-                return line
-            }
-        }
-    }
-
-    private struct Storage {
-        var latestState = Latest.none
-        /// The latest overlays; its lines are encoded when a watcher's writer first needs them.
-        var latestOverlays: OverlaysEdition?
-        var subscribers: [ObjectIdentifier: Subscriber] = [:]
-    }
-
-    private let storage = Mutex(Storage())
+    private let state = Mutex(HubState<Outbox>())
     /// The texts of the features written lately, for replies and notifications alike.
     let featureTexts = FeatureTexts()
 
     public init() {}
 
-    private static func line(state: DaemonState) -> String {
-        RPCMessage.notification(method: "state", params: state.json)
-    }
-
-    // Notifications are queued under the lock, in the order they were published, and each
-    // watcher's writer is woken after it: a writer may write at once, on this thread (the Unix
-    // socket's, on its event loop), and nobody else should wait on the hub meanwhile.
-
     public func publish(state: DaemonState) {
-        let queued = storage.withLock { storage -> [Outbox] in
-            storage.latestState = .state(state)
-            let watchers = storage.subscribers.values.filter { $0.topics.contains(.state) }
-            guard !watchers.isEmpty, let line = storage.latestState.line() else { return [] }
-            return watchers.compactMap { $0.outbox.offerQuietly(.state, line: line) ? $0.outbox : nil }
-        }
-        for outbox in queued { outbox.wakeWriter() }
+        deliver(self.state.withLock { $0.publish(state: state) })
     }
 
     /// Each watcher's writer makes the line when it takes the change out (the full collection, or
     /// for a diff watcher the diff from the last collection it got), encoded once for all watchers.
     public func publish(overlays: Overlays) {
-        let queued = storage.withLock { storage -> [Outbox] in
-            let edition = OverlaysEdition(overlays, after: storage.latestOverlays, texts: featureTexts)
-            storage.latestOverlays = edition
-            return storage.subscribers.values.compactMap { subscriber in
-                subscriber.topics.contains(.overlays) && subscriber.outbox.offerQuietly(overlays: edition) ? subscriber.outbox : nil
-            }
-        }
-        for outbox in queued { outbox.wakeWriter() }
+        deliver(state.withLock { $0.publish(overlays: overlays, texts: featureTexts) })
     }
 
     /// Subscribes `outbox` to `topics`, replacing an earlier subscription. With `replay`, the
     /// current state and overlays are queued at once; nothing published in between is lost. With
     /// `diff`, overlays changes after the first full collection go out as `overlays.diff`.
     public func watch(_ outbox: Outbox, topics: Set<Outbox.Topic>, replay: Bool, diff: Bool = false) {
-        let queued = storage.withLock { storage -> Bool in
-            guard !outbox.isClosed else { return false }  // its client is gone
-            outbox.dropNotifications()
-            outbox.resetOverlays(diff: diff)
-            storage.subscribers[ObjectIdentifier(outbox)] = Subscriber(outbox: outbox, topics: topics)
-            guard replay else { return false }
-            var queued = false
-            if topics.contains(.state), let line = storage.latestState.line() { queued = outbox.offerQuietly(.state, line: line) }
-            if topics.contains(.overlays), let edition = storage.latestOverlays {
-                queued = outbox.offerQuietly(overlays: edition) || queued
-            }
-            return queued
-        }
-        if queued { outbox.wakeWriter() }
+        guard !outbox.isClosed else { return }  // its client is gone
+        outbox.watch(diff: diff)
+        for delivery in state.withLock({ $0.watch(outbox, topics: topics, replay: replay) }) { deliver(delivery) }
+        if outbox.isClosed { unwatch(outbox) }  // it went meanwhile, maybe before its `unwatch`
     }
 
     /// Ends `outbox`'s subscription and drops what it had not sent yet.
     public func unwatch(_ outbox: Outbox) {
-        storage.withLock { storage in
-            storage.subscribers[ObjectIdentifier(outbox)] = nil
-            outbox.dropNotifications()
-        }
+        state.withLock { $0.unwatch(outbox) }
+        outbox.unwatch()
     }
 
     /// Clients watching now.
-    public var watcherCount: Int { storage.withLock { $0.subscribers.count } }
+    public var watcherCount: Int { state.withLock { $0.watcherCount } }
+
+    private func deliver(_ delivery: HubState<Outbox>.Delivery?) {
+        guard let delivery else { return }
+        for outbox in delivery.subscribers { outbox.offer(delivery.topic, delivery.notice, version: delivery.version) }
+    }
 }

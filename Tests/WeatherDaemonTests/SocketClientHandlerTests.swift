@@ -1,11 +1,12 @@
+import Foundation
 import NIOCore
 import NIOEmbedded
 import Testing
 import WeatherWire
 
 @testable import WeatherCore
-@testable import WeatherSessions
 @testable import WeatherDaemon
+@testable import WeatherSessions
 
 /// Counts the `read()` requests that reach the socket (the head of the pipeline).
 private final class ReadCounter: ChannelOutboundHandler {
@@ -61,15 +62,20 @@ struct SocketClientHandlerTests {
         let c = try Connection()
         c.channel.isWritable = false
         c.outbox.send(reply: "a")
-        // As the hub offers them: queued, then the writer told.
-        for line in ["s1", "s2"] where c.outbox.offerQuietly(.state, line: line) { c.outbox.wakeWriter() }
+        let hub = NotificationHub()
+        hub.watch(c.outbox, topics: [.state], replay: false)
+        for pending in [1, 2] {
+            hub.publish(
+                state: DaemonState(pending: pending, phase: .loading, input: nil, gps: GPSStatus(enabled: false), updatedAt: Date()))
+        }
         c.outbox.finish()
         #expect(try c.written() == "")
         c.channel.isWritable = true
         c.channel.pipeline.fireChannelWritabilityChanged()
         // The reply, then only the newest state: a client that did not read gets no backlog.
         #expect(try c.channel.readOutbound(as: ByteBuffer.self).map { String(buffer: $0) } == "a\n")
-        #expect(try c.channel.readOutbound(as: ByteBuffer.self).map { String(buffer: $0) } == "s2\n")
+        let state = try c.channel.readOutbound(as: ByteBuffer.self).map { try JSONValue.parse(Array(String(buffer: $0).utf8)) }
+        #expect(state?["params"]?["pending"] == .integer(2))
         #expect(try c.channel.readOutbound(as: ByteBuffer.self)?.readableBytes == 0)
         _ = try c.channel.finish()
     }

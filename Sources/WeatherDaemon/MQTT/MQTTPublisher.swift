@@ -332,8 +332,8 @@ public final class MQTTPublisher: Service, CustomStringConvertible {
         await handler.handle(line: request.payload, outbox: outbox, access: .broker, admitted: admitted)
         handler.disconnected(outbox)
         outbox.finish()
-        var written: [String] = []
-        try? await outbox.drain { written.append($0) }
+        var written: [String] = []  // all queued by now: a request's reply is queued before it returns
+        while case .line(let line) = outbox.take() { written.append(line) }
         guard !written.isEmpty else { return }
         let topic = request.responseTopic ?? latest.topics.reply
         replies.withLock { replies in

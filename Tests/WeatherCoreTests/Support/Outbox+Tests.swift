@@ -7,9 +7,4 @@ extension Outbox {
         if case .line(let line) = take() { return line }
         return nil
     }
-
-    /// A notification offered as the hub offers it: queued, then the writer told.
-    func offer(_ topic: Topic, line: String) {
-        if offerQuietly(topic, line: line) { wakeWriter() }
-    }
 }
