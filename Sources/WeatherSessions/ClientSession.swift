@@ -39,7 +39,7 @@ public final class ClientSession: Sendable {
     private let outbox = Outbox()
     private let slots = RequestSlots(limit: ClientSession.maxRequestsInFlight)
     /// What the reader waits on while a request enters the stream; a hang-up ends that wait too.
-    private let admission = Mutex<Wakeup?>(nil)
+    private let admission = Mutex<Admission?>(nil)
 
     /// - Parameter access: what the client may do, read for each request (so a reload applies at once).
     public init(handler: RequestHandler, access: @escaping @Sendable () -> ClientAccess = { .full }) {
@@ -55,7 +55,7 @@ public final class ClientSession: Sendable {
         // the outbox after it is set up), so the session ends even while its inputs have not.
         outbox.close()
         slots.close()
-        admission.withLock { $0 }?.wake()
+        admission.withLock { $0 }?.open()
     }
 
     /// Serves the client until the session ends (see the type's description), in the task that
@@ -140,14 +140,14 @@ public final class ClientSession: Sendable {
                         line = message
                     }
                     guard await outbox.waitForRoom(), await slots.take() else { break reading }
-                    let admitted = Wakeup()
+                    let admitted = Admission()
                     admission.withLock { $0 = admitted }
                     let access = access()
                     requests.addTask { [handler, outbox, slots] in
-                        await handler.handle(line: line, outbox: outbox, access: access, admitted: admitted.wake)
+                        await handler.handle(line: line, outbox: outbox, access: access, admission: admitted)
                         slots.give()
                     }
-                    guard !outbox.isClosed, await admitted.wait(), !outbox.isClosed else { break reading }
+                    guard !outbox.isClosed, await admitted.entered(), !outbox.isClosed else { break reading }
                 }
             } catch {
                 // The transport failed to read: the client sends no more.

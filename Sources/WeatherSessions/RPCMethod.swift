@@ -1,8 +1,14 @@
 import WeatherCore
 
-/// One JSON-RPC method: its name, the params it takes, who may call it, and what it does. The table
-/// ``RPCMethod/all`` is the protocol's method list; ``RequestHandler`` answers the socket, the web and
-/// MQTT through it, and ``ClientAccess`` reads who may call what from it.
+/// One JSON-RPC method: its name, its params (a struct of its own, checked before it runs), who may
+/// call it, and what it does. The table ``RPCMethod/all`` is the protocol's method list;
+/// ``RequestHandler`` answers the socket, the web and MQTT through it, and ``ClientAccess`` reads
+/// who may call what from it.
+///
+/// A method that is an input of the search stream (`search`, `locate`) returns once it has entered
+/// the stream, with the rest of its work (``Started/entered(_:)``): the handler then lets the
+/// client's next request in while the lookup runs. Every other method is done when it returns, so
+/// a client's requests take effect in the order it sent them.
 struct RPCMethod: Sendable {
     /// Who may call a method (``ClientAccess``).
     enum Kind: Sendable {
@@ -22,9 +28,6 @@ struct RPCMethod: Sendable {
         let location: LocationService
         let regions: RegionSearches
         let reloads: ReloadRequests?
-        /// To call once the request has entered the search stream (a search has begun, a region is
-        /// queued, a locate waits for its fix); the handler calls it anyway when the method is done.
-        let admitted: @Sendable () -> Void
     }
 
     /// What a method answers: the reply's result, and what to do with the connection after the reply.
@@ -42,72 +45,89 @@ struct RPCMethod: Sendable {
         }
     }
 
+    /// How far a method got when it returns.
+    enum Started: Sendable {
+        /// Done.
+        case done(Outcome)
+        /// It has entered the search stream; the rest (its lookup) runs beside later requests.
+        case entered(@Sendable () async throws -> Outcome)
+
+        static func done(_ value: JSONValue, effect: RequestHandler.Effect? = nil) -> Started {
+            .done(Outcome(value, effect: effect))
+        }
+    }
+
     let name: String
     /// The params it takes; any other is invalid params.
     let params: Set<String>
     let kind: Kind
-    let run: @Sendable (Context, Params) async throws -> Outcome
+    /// Checks the params and runs the method.
+    let start: @Sendable (Context, JSONObject) async throws -> Started
+
+    init<P: MethodParams>(
+        _ name: String, _ kind: Kind, _ params: P.Type, _ run: @escaping @Sendable (Context, P) async throws -> Started
+    ) {
+        self.name = name
+        self.params = P.names
+        self.kind = kind
+        self.start = { context, object in try await run(context, try P(Params(object, allowed: P.names))) }
+    }
 
     /// Every method, by name.
     static let byName: [String: RPCMethod] = Dictionary(uniqueKeysWithValues: all.map { ($0.name, $0) })
 
     /// The methods of the protocol.
     static let all: [RPCMethod] = [
-        RPCMethod(name: "search", params: ["city", "place"], kind: .changing) { c, p in
-            if let place = try p.place() { return Outcome(.feature(try await c.engine.search(place: place, admitted: c.admitted))) }
-            return Outcome(.feature(try await c.engine.search(city: try p.city(), admitted: c.admitted)))
+        RPCMethod("search", .changing, SearchParams.self) { c, p in
+            let search =
+                switch p.target {
+                case .city(let city): await c.engine.enter(search: city)
+                case .place(let place): await c.engine.enter(search: place)
+                }
+            return .entered { Outcome(.feature(try await c.engine.complete(search))) }
         },
-        RPCMethod(name: "places", params: ["name", "limit"], kind: .changing) { c, p in
-            let name = try p.city("name")
-            let limit = try p.integer("limit", in: Place.limitRange) ?? Place.defaultLimit
-            let places = try await c.engine.places(named: name, limit: limit)
-            return Outcome(.object(["places": .array(places.map(\.json))]))
+        RPCMethod("places", .changing, PlacesParams.self) { c, p in
+            .done(.object(["places": .array(try await c.engine.places(named: p.name, limit: p.limit).map(\.json))]))
         },
-        RPCMethod(name: "locate", params: ["timeout"], kind: .changing) { c, p in
-            let timeout = try p.seconds("timeout", in: 0.001...3600)
-            return Outcome(try await c.location.locate(timeout: timeout, admitted: c.admitted).json)
+        RPCMethod("locate", .changing, LocateParams.self) { c, p in
+            let locate = try await c.location.enterLocate(timeout: p.timeout)
+            return .entered { Outcome(try await c.location.complete(locate).json) }
         },
-        RPCMethod(name: "region", params: ["center", "span"], kind: .changing) { c, p in
-            let region = try MapRegion(center: p.coordinate("center"), span: p.optionalCoordinate("span")).validated()
-            await c.regions.submit(region)
-            return Outcome(.object(["accepted": .bool(true)]))
+        RPCMethod("region", .changing, RegionParams.self) { c, p in
+            await c.regions.submit(p.region)
+            return .done(.object(["accepted": .bool(true)]))
         },
-        RPCMethod(name: "forecast", params: ["city", "lat", "lon", "hours"], kind: .changing) { c, p in
-            let query = try p.cityOrPoint()
-            let hours = try p.integer("hours", in: WeatherForecast.hoursRange) ?? WeatherForecast.defaultHours
-            return Outcome(try await c.engine.forecast(query).feature(hours: hours))
+        RPCMethod("forecast", .changing, ForecastParams.self) { c, p in
+            .done(try await c.engine.forecast(p.query).feature(hours: p.hours))
         },
-        RPCMethod(name: "overlays", params: [], kind: .reading) { c, _ in
-            Outcome(await c.engine.currentOverlays.json)
+        RPCMethod("overlays", .reading, NoParams.self) { c, _ in
+            .done(await c.engine.currentOverlays.json)
         },
-        RPCMethod(name: "state", params: [], kind: .reading) { c, _ in
-            Outcome(await c.engine.freshState.json)
+        RPCMethod("state", .reading, NoParams.self) { c, _ in
+            .done(await c.engine.freshState.json)
         },
-        RPCMethod(name: "watch", params: ["replay", "topics", "diff"], kind: .subscription) { _, p in
-            let replay = try p.bool("replay") ?? true
-            let diff = try p.bool("diff") ?? false
-            let topics = try p.topics() ?? Outbox.Topic.allCases
-            return Outcome(
-                .object(["topics": .array(topics.map { .string($0.rawValue) })]),
-                effect: .watch(Set(topics), replay: replay, diff: diff))
+        RPCMethod("watch", .subscription, WatchParams.self) { _, p in
+            .done(
+                .object(["topics": .array(p.topics.map { .string($0.rawValue) })]),
+                effect: .watch(Set(p.topics), replay: p.replay, diff: p.diff))
         },
-        RPCMethod(name: "unwatch", params: [], kind: .subscription) { _, _ in
-            Outcome(.object(["topics": .array([])]), effect: .unwatch)
+        RPCMethod("unwatch", .subscription, NoParams.self) { _, _ in
+            .done(.object(["topics": .array([])]), effect: .unwatch)
         },
-        RPCMethod(name: "cities", params: [], kind: .reading) { c, _ in
-            Outcome(citiesResult(await c.engine.watchedCities))
+        RPCMethod("cities", .reading, NoParams.self) { c, _ in
+            .done(citiesResult(await c.engine.watchedCities))
         },
-        RPCMethod(name: "cities.add", params: ["city"], kind: .changing) { c, p in
-            Outcome(citiesResult(try await c.engine.addCity(try p.city())))
+        RPCMethod("cities.add", .changing, CityParams.self) { c, p in
+            .done(citiesResult(try await c.engine.addCity(p.city)))
         },
-        RPCMethod(name: "cities.remove", params: ["city"], kind: .changing) { c, p in
-            Outcome(citiesResult(try await c.engine.removeCity(try p.city())))
+        RPCMethod("cities.remove", .changing, CityParams.self) { c, p in
+            .done(citiesResult(try await c.engine.removeCity(p.city)))
         },
-        RPCMethod(name: "reload", params: [], kind: .administrative) { c, _ in
+        RPCMethod("reload", .administrative, NoParams.self) { c, _ in
             guard let reloads = c.reloads else { throw WeatherError(.methodNotFound, "method not found: reload") }
             switch await reloads.reload() {
             case .applied(let changed, let restartNeeded)?:
-                return Outcome(
+                return .done(
                     .object([
                         "reloaded": .bool(true), "changed": .array(changed.map(JSONValue.string)),
                         "restart_needed": .array(restartNeeded.map(JSONValue.string)),
@@ -120,8 +140,8 @@ struct RPCMethod: Sendable {
                 throw CancellationError()
             }
         },
-        RPCMethod(name: "version", params: [], kind: .reading) { _, _ in
-            Outcome(.object(["version": .string(WeatherdVersion.current), "protocol": .integer(Int64(RPCMessage.protocolVersion))]))
+        RPCMethod("version", .reading, NoParams.self) { _, _ in
+            .done(.object(["version": .string(WeatherdVersion.current), "protocol": .integer(Int64(RPCMessage.protocolVersion))]))
         },
     ]
 

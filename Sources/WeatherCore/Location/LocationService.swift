@@ -37,7 +37,16 @@ public actor LocationService {
     private var settings: Settings
     private var status: GPSStatus
     private var follow: FollowPolicy
-    private var waiters: [UInt64: CheckedContinuation<GPSFix, any Error>] = [:]
+    /// A locate from when it entered the stream until it has its fix or gives up.
+    private enum Waiter {
+        /// Entered, its requester not waiting yet: the next fix is kept for it.
+        case entered
+        case waiting(CheckedContinuation<GPSFix, any Error>)
+        /// Its fix came before its requester waited.
+        case fixed(GPSFix)
+    }
+
+    private var waiters: [UInt64: Waiter] = [:]
     private var nextWaiter: UInt64 = 0
     private let followFixes: AsyncStream<GPSFix>
     private let followContinuation: AsyncStream<GPSFix>.Continuation
@@ -60,7 +69,9 @@ public actor LocationService {
     public var gpsStatus: GPSStatus { status }
     public var isEnabled: Bool { settings.enabled }
     /// `locate` requests waiting for a fix.
-    public var waitingLocates: Int { waiters.count }
+    public var waitingLocates: Int {
+        waiters.values.count { if case .fixed = $0 { false } else { true } }
+    }
 
     /// New settings (configuration reload).
     public func update(_ settings: Settings) async {
@@ -88,10 +99,20 @@ public actor LocationService {
         guard let fix = accepted else { return }
         status.lastFix = fix
         await engine.updateGPS(status)
-        let waiting = waiters
-        waiters.removeAll()
-        for waiter in waiting.values { waiter.resume(returning: fix) }
-        if !waiting.isEmpty {
+        var answered = false
+        for (id, waiter) in waiters {
+            switch waiter {
+            case .entered:
+                waiters[id] = .fixed(fix)
+            case .waiting(let continuation):
+                waiters[id] = nil
+                continuation.resume(returning: fix)
+            case .fixed:
+                continue
+            }
+            answered = true
+        }
+        if answered {
             // The waiting locates search this fix: follow mode counts it as searched.
             follow.searched(fix.coordinate)
         } else if settings.follow, follow.shouldSearch(fix) {
@@ -107,38 +128,58 @@ public actor LocationService {
 
     // MARK: locate
 
-    /// The weather at the next accepted fix after this call.
-    /// - Throws: gps_disabled, no_fix after `timeout` (default `gpsd.locate_timeout`), or the lookup's error.
-    /// `admitted` is called once the request waits for its fix.
-    public func locate(timeout: Duration? = nil, admitted: @Sendable () -> Void = {}) async throws -> WeatherFeature {
+    /// A locate that has entered the stream: from then on the next accepted fix is its, until its
+    /// deadline. ``complete(_:)`` waits for that fix and looks the weather up there; every entered
+    /// locate must be completed, once.
+    public struct EnteredLocate: Sendable {
+        let id: UInt64
+        let deadline: DaemonClock.Instant
+    }
+
+    /// Enters a locate: it takes the next accepted fix after this call, within `timeout` (default
+    /// `gpsd.locate_timeout`).
+    /// - Throws: gps_disabled.
+    public func enterLocate(timeout: Duration? = nil) throws(WeatherError) -> EnteredLocate {
         guard settings.enabled else {
             throw WeatherError(.gpsDisabled, "gpsd is disabled (gpsd.enabled = false)")
         }
-        let fix = try await nextFix(timeout: timeout ?? settings.locateTimeout, admitted: admitted)
-        return try await engine.locate(fix)
+        nextWaiter += 1
+        waiters[nextWaiter] = .entered
+        return EnteredLocate(id: nextWaiter, deadline: clock.now.advanced(by: timeout ?? settings.locateTimeout))
     }
 
-    /// Waits for the next accepted fix, at most `timeout`.
-    func nextFix(timeout: Duration, admitted: @Sendable () -> Void = {}) async throws -> GPSFix {
-        nextWaiter += 1
-        let id = nextWaiter
-        let deadline = clock.now.advanced(by: timeout)
+    /// The weather at the fix of an entered locate.
+    /// - Throws: no_fix at its deadline, the lookup's error, or `CancellationError`.
+    public func complete(_ locate: EnteredLocate) async throws -> WeatherFeature {
+        try await engine.locate(try await fix(of: locate))
+    }
+
+    /// The weather at the next accepted fix after this call.
+    /// - Throws: gps_disabled, no_fix after `timeout` (default `gpsd.locate_timeout`), or the lookup's error.
+    public func locate(timeout: Duration? = nil) async throws -> WeatherFeature {
+        try await complete(try enterLocate(timeout: timeout))
+    }
+
+    /// Waits for the fix of `locate`, until its deadline.
+    private func fix(of locate: EnteredLocate) async throws -> GPSFix {
+        if case .fixed(let fix)? = waiters[locate.id] {
+            waiters[locate.id] = nil
+            return fix
+        }
         return try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { [clock] in
                 // Ends the wait at the deadline, or at once if the requester goes away.
-                try? await clock.sleep(until: deadline)
-                await self.expire(id, cancelled: Task.isCancelled)
+                try? await clock.sleep(until: locate.deadline)
+                await self.expire(locate.id, cancelled: Task.isCancelled)
             }
             defer { group.cancelAll() }
-            return try await withCheckedThrowingContinuation {
-                waiters[id] = $0
-                admitted()
-            }
+            return try await withCheckedThrowingContinuation { waiters[locate.id] = .waiting($0) }
         }
     }
 
     private func expire(_ id: UInt64, cancelled: Bool) {
-        guard let waiter = waiters.removeValue(forKey: id) else { return }
+        guard case .waiting(let waiter)? = waiters[id] else { return }
+        waiters[id] = nil
         if cancelled {
             waiter.resume(throwing: CancellationError())
         } else {

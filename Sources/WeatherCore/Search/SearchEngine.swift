@@ -12,6 +12,8 @@ public actor SearchEngine {
     public struct Ticket: Sendable, Hashable {
         public let generation: Int
         public let input: SearchInput
+        /// Its lookups, counted in `pending` until its outcome goes out.
+        let run: PendingLookups.Run
     }
 
     /// What `state.phase` follows: the watched-city rounds until the first interactive input, then
@@ -31,14 +33,6 @@ public actor SearchEngine {
         case abandoned(hasFeatures: Bool)
     }
 
-    /// The answers of one input's lookups, in the order of its queries (nil: cancelled), and how many
-    /// of its lookups are still counted in `pending`: the last answer stays counted until the input's
-    /// outcome goes out, so `running` and the outcome change together.
-    private struct LookupRun {
-        var results: [Result<WeatherObservation, WeatherError>?]
-        var stillPending: Int
-    }
-
     private let lookups: LookupService
     private let publisher: any ChangePublisher
     private let wallClock: @Sendable () -> Date
@@ -56,8 +50,10 @@ public actor SearchEngine {
     private var cityKeys: [String]
     /// The last good feature of each watched city, by normalized name.
     private var cityFeatures: [String: WeatherFeature] = [:]
-    /// Lookups already counted in `pending` at start for the first round, which has not begun yet.
-    private var reservedForFirstRound: Int
+    /// The lookups of every input in progress: `state.pending`.
+    private var pending = PendingLookups()
+    /// The first watched-city round's lookups, counted from the start until it begins.
+    private var firstRound: PendingLookups.Run?
     private var interactiveFeatures: [WeatherFeature] = []
     private var latestGeneration = 0
     /// Text and location inputs begun so far: what a debounced region event must not override.
@@ -92,7 +88,7 @@ public actor SearchEngine {
         let cities = watched.effective
         self.cities = cities
         self.cityKeys = cities.map(LookupKey.normalize(city:))
-        self.reservedForFirstRound = cities.count
+        self.firstRound = cities.isEmpty ? nil : pending.open(cities.count)
         let now = wallClock()
         // At start the first watched-city round is due: running and loading until it settles.
         self.state =
@@ -147,22 +143,37 @@ public actor SearchEngine {
         try await lookups.forecast(query)
     }
 
-    /// Looks up `city` as an interactive text input and returns its feature to the requester.
-    /// - Throws: `WeatherError` from the lookup (also when superseded), or `CancellationError`.
-    /// `admitted` is called once the input has entered the stream (before the lookup).
-    public func search(city: String, admitted: @Sendable () -> Void = {}) async throws -> WeatherFeature {
-        try await lookUpInteractive(.text(city: city), query: .city(city), admitted: admitted) {
-            WeatherFeature(observation: $0, source: .text)
-        }
+    /// A search that has entered the stream (it is the latest input, loading, its lookup counted in
+    /// `pending`); ``complete(_:)`` runs its lookup and settles it. Every entered search must be
+    /// completed, once: a client's request enters the stream in the order it was sent, and its
+    /// lookup then runs beside the client's later requests.
+    public struct EnteredSearch: Sendable {
+        let ticket: Ticket
+        let query: LookupQuery
+        let source: FeatureSource
+        let fix: FixSummary?
     }
 
-    /// Looks up `place` as given (a place a client picked from `places`) as an interactive text
-    /// input, without geocoding, and returns its feature to the requester.
+    /// Enters `city` into the stream as an interactive text input: it supersedes every older input at once.
+    public func enter(search city: String) -> EnteredSearch {
+        EnteredSearch(ticket: begin(.text(city: city), lookups: 1), query: .city(city), source: .text, fix: nil)
+    }
+
+    /// Enters `place` as given (a place a client picked from `places`), without geocoding, as
+    /// `enter(search:)` does a name.
+    public func enter(search place: Place) -> EnteredSearch {
+        EnteredSearch(ticket: begin(.text(city: place.label), lookups: 1), query: .place(place), source: .text, fix: nil)
+    }
+
+    /// Looks up `city` as an interactive text input and returns its feature to the requester.
     /// - Throws: `WeatherError` from the lookup (also when superseded), or `CancellationError`.
-    public func search(place: Place, admitted: @Sendable () -> Void = {}) async throws -> WeatherFeature {
-        try await lookUpInteractive(.text(city: place.label), query: .place(place), admitted: admitted) {
-            WeatherFeature(observation: $0, source: .text)
-        }
+    public func search(city: String) async throws -> WeatherFeature {
+        try await complete(enter(search: city))
+    }
+
+    /// Looks up `place` as given as an interactive text input and returns its feature to the requester.
+    public func search(place: Place) async throws -> WeatherFeature {
+        try await complete(enter(search: place))
     }
 
     /// The places `name` names, best first, at most `limit` (empty when unknown), through the same
@@ -174,9 +185,9 @@ public actor SearchEngine {
 
     /// Looks up the weather at an accepted gpsd fix as an interactive location input.
     public func locate(_ fix: GPSFix) async throws -> WeatherFeature {
-        try await lookUpInteractive(.location(fix.coordinate), query: .coordinate(fix.coordinate), admitted: {}) {
-            WeatherFeature(observation: $0, source: .location, fix: FixSummary(fix))
-        }
+        let ticket = begin(.location(fix.coordinate), lookups: 1)
+        return try await complete(
+            EnteredSearch(ticket: ticket, query: .coordinate(fix.coordinate), source: .location, fix: FixSummary(fix)))
     }
 
     /// A region search that has entered the stream: its lookups are counted in `pending` until
@@ -223,15 +234,11 @@ public actor SearchEngine {
             await refreshBudget()
         }
         let rest = results.indices.filter { results[$0] == nil }
-        let stillPending: Int
-        if rest.isEmpty {
-            lookupsSettled(results.count - 1)
-            stillPending = 1
-        } else {
-            lookupsSettled(results.count - rest.count)
-            let run = await runLookups(rest.map { .coordinate(coordinates[$0]) }, concurrency: concurrency, for: search.ticket)
-            for (index, result) in zip(rest, run.results) { results[index] = result }
-            stillPending = run.stillPending
+        settleLookups(search.ticket.run, results.count - rest.count)
+        if !rest.isEmpty {
+            let answers = await runLookups(
+                rest.map { .coordinate(coordinates[$0]) }, concurrency: concurrency, run: search.ticket.run, supersededBy: search.ticket)
+            for (index, result) in zip(rest, answers) { results[index] = result }
         }
         var features: [WeatherFeature] = []
         var failures: [WeatherError] = []
@@ -243,31 +250,28 @@ public actor SearchEngine {
             }
         }
         let failure = features.isEmpty ? failures.first(where: { $0.code != .notFound }) ?? failures.first : nil
-        return settle(search.ticket, features: features, focus: nil, failure: failure, stillPending: stillPending)
+        return settle(search.ticket, features: features, focus: nil, failure: failure)
     }
 
-    /// One lookup as an interactive input: the requester always gets its answer; the overlays
-    /// only if no newer input arrived meanwhile. The map focuses on the result.
-    private func lookUpInteractive(
-        _ input: SearchInput, query: LookupQuery, admitted: @Sendable () -> Void,
-        feature makeFeature: (WeatherObservation) -> WeatherFeature
-    ) async throws -> WeatherFeature {
-        let ticket = begin(input, lookups: 1)
-        admitted()
+    /// Runs the lookup of an entered search and settles it: the requester always gets its answer;
+    /// the overlays only if no newer input arrived meanwhile. The map focuses on the result.
+    /// - Throws: `WeatherError` from the lookup (also when superseded), or `CancellationError`
+    ///   when the requester went away.
+    public func complete(_ search: EnteredSearch) async throws -> WeatherFeature {
+        let ticket = search.ticket
         // Not stopped when superseded: the requester always gets its answer.
-        let run = await runLookups([query], concurrency: 1, for: nil)
-        switch run.results[0] {
+        switch await runLookups([search.query], concurrency: 1, run: ticket.run, supersededBy: nil)[0] {
         case .success(let observation)?:
-            let feature = makeFeature(observation)
-            settle(ticket, features: [feature], focus: feature.coordinate, failure: nil, stillPending: run.stillPending)
+            let feature = WeatherFeature(observation: observation, source: search.source, fix: search.fix)
+            settle(ticket, features: [feature], focus: feature.coordinate, failure: nil)
             return feature
         case .failure(let error)?:
-            settle(ticket, features: [], focus: nil, failure: error, stillPending: run.stillPending)
+            settle(ticket, features: [], focus: nil, failure: error)
             throw error
         case nil:
             // The requester went away.
+            pending.close(ticket.run)
             var next = state
-            next.pending -= run.stillPending
             transition(&next, from: .interactive(generation: ticket.generation), .abandoned(hasFeatures: !interactiveFeatures.isEmpty))
             commit(next)
             throw CancellationError()
@@ -282,12 +286,12 @@ public actor SearchEngine {
         regionSuperseded = nil
         if case .region = input {} else { textAndLocationInputs += 1 }
         phaseSource = .interactive(generation: latestGeneration)
+        let run = pending.open(count)
         var next = state
         next.input = input
-        next.pending += count
         transition(&next, from: phaseSource, .began)
         commit(next)
-        return Ticket(generation: latestGeneration, input: input)
+        return Ticket(generation: latestGeneration, input: input, run: run)
     }
 
     /// Whether `ticket` is still the latest interactive input.
@@ -296,11 +300,9 @@ public actor SearchEngine {
     /// The outcome of an interactive input, with the last of its lookups. It lands in the overlays
     /// only if the input is still the latest. Returns whether it landed.
     @discardableResult
-    private func settle(
-        _ ticket: Ticket, features: [WeatherFeature], focus: Coordinate?, failure: WeatherError?, stillPending: Int
-    ) -> Bool {
+    private func settle(_ ticket: Ticket, features: [WeatherFeature], focus: Coordinate?, failure: WeatherError?) -> Bool {
+        pending.close(ticket.run)
         var next = state
-        next.pending -= stillPending
         guard isCurrent(ticket) else {
             logger.debug("dropping the result of superseded input \(ticket.input)")
             commit(next)
@@ -322,13 +324,13 @@ public actor SearchEngine {
     /// stored durably, then shown. Returns the effective list. Adding a watched city changes nothing.
     public func addCity(_ city: String) async throws -> [String] {
         guard !watched.contains(city) else { return cities }
-        var next = state
-        next.pending += 1
-        commit(next)
-        let run = await runLookups([.city(city)], concurrency: 1, for: nil)
-        lookupsSettled(run.stillPending)
+        let run = pending.open(1)
+        commit(state)
+        let result = await runLookups([.city(city)], concurrency: 1, run: run, supersededBy: nil)[0]
+        pending.close(run)
+        commit(state)
         var feature: WeatherFeature?
-        switch run.results[0] {
+        switch result {
         case .success(let observation)?:
             feature = WeatherFeature(observation: observation, source: .city)
         case .failure(let error)? where error.code != .notFound:
@@ -371,25 +373,31 @@ public actor SearchEngine {
             changed = true
         }
         if changed { publishOverlays(focus: nil, onlyIfChanged: true) }
-        if state.pending == 0 { settleCityRound(failure: nil, stillPending: 0) }
+        if pending.total == 0 { settleCityRound(failure: nil, run: nil) }
     }
 
     /// One round of lookups of every watched city. Failed cities keep their last good feature;
     /// the overlays change once, when the whole round has settled.
     public func refreshCities() async {
         let round = cities
+        let run: PendingLookups.Run
+        if let first = firstRound {
+            pending.resize(first, to: round.count)
+            run = first
+            firstRound = nil
+        } else {
+            run = pending.open(round.count)
+        }
         var next = state
-        next.pending += round.count - reservedForFirstRound
-        reservedForFirstRound = 0
         if !round.isEmpty {
             next.input = phaseSource == .cities ? .cities : next.input
             transition(&next, from: .cities, .began)
         }
         commit(next)
 
-        let run = await runLookups(round.map { .city($0) }, concurrency: Self.cityRoundConcurrency, for: nil)
+        let results = await runLookups(round.map { .city($0) }, concurrency: Self.cityRoundConcurrency, run: run, supersededBy: nil)
         var failures: [WeatherError] = []
-        for (city, result) in zip(round, run.results) {
+        for (city, result) in zip(round, results) {
             switch result {
             case .success(let observation)?:
                 if cities.contains(city) {
@@ -406,21 +414,22 @@ public actor SearchEngine {
         }
         if Task.isCancelled {
             // Shutting down mid-round: the round is abandoned, and the phase leaves loading with it.
+            pending.close(run)
             var next = state
-            next.pending -= run.stillPending
             transition(
                 &next, from: .cities, .abandoned(hasFeatures: cities.contains { cityFeatures[LookupKey.normalize(city: $0)] != nil }))
             commit(next)
             return
         }
         publishOverlays(focus: nil, onlyIfChanged: true)
-        settleCityRound(failure: failures.first { $0.code != .notFound }, stillPending: run.stillPending)
+        settleCityRound(failure: failures.first { $0.code != .notFound }, run: run)
     }
 
-    /// The outcome of the watched cities, with the last of their lookups: the phase while it follows them.
-    private func settleCityRound(failure: WeatherError?, stillPending: Int) {
+    /// The outcome of the watched cities, with the last of their lookups (`run`, if a round ran):
+    /// the phase while it follows them.
+    private func settleCityRound(failure: WeatherError?, run: PendingLookups.Run?) {
+        if let run { pending.close(run) }
         var next = state
-        next.pending -= stillPending
         let hasFeatures = cities.contains { cityFeatures[LookupKey.normalize(city: $0)] != nil }
         if phaseSource == .cities { next.input = cities.isEmpty ? nil : .cities }
         transition(&next, from: .cities, .settled(hasFeatures: hasFeatures, failure: failure))
@@ -429,53 +438,49 @@ public actor SearchEngine {
 
     // MARK: Lookups and the phase
 
-    /// Runs the lookups of one input (already counted in `pending`), at most `concurrency` at once.
+    /// Runs the lookups of one input (counted in `pending` as `run`), at most `concurrency` at
+    /// once: their answers in the order of `queries` (nil: cancelled).
     ///
-    /// Each answer leaves `pending` as it arrives, except the last one: the caller settles it with
-    /// the input's outcome (``LookupRun/stillPending``). Once `ticket` is superseded (or the task is
-    /// cancelled), queued lookups are never sent and leave `pending` at once.
-    private func runLookups(_ queries: [LookupQuery], concurrency: Int, for ticket: Ticket?) async -> LookupRun {
-        var run = LookupRun(results: Array(repeating: nil, count: queries.count), stillPending: 0)
+    /// Each answer settles one lookup of `run` as it arrives (its last stays counted until the caller
+    /// closes the run with the input's outcome). Once `ticket` is superseded (or the task is
+    /// cancelled), queued lookups are never sent and are settled at once.
+    private func runLookups(
+        _ queries: [LookupQuery], concurrency: Int, run: PendingLookups.Run, supersededBy ticket: Ticket?
+    ) async -> [Result<WeatherObservation, WeatherError>?] {
+        var results = [Result<WeatherObservation, WeatherError>?](repeating: nil, count: queries.count)
+        /// Whether lookups not sent yet should still be.
+        func wanted() -> Bool { !Task.isCancelled && ticket.map(isCurrent) != false }
         if queries.count == 1 {
-            // One lookup (a search, a locate): the same, in this task. A task group and a child
-            // task for it were 2% of a cached search (measured).
-            if Task.isCancelled || ticket.map({ !isCurrent($0) }) == true {
-                lookupsSettled(1)
-                return run
+            // One lookup (a search, a locate): in this task. A task group and a child task for it
+            // were 2% of a cached search (measured).
+            if wanted() {
+                results[0] = await Self.lookUp(queries[0], with: lookups)
+                await answered(results[0], run: run)
             }
-            let result = await Self.lookUp(queries[0], with: lookups)
-            run.results[0] = result
-            if case .failure(let error)? = result, error.code == .rateLimited { await refreshBudget() }
-            run.stillPending = 1
-            return run
+            return results
         }
-        var unsettled = queries.count
         await withTaskGroup(of: (Int, Result<WeatherObservation, WeatherError>?).self) { group in
             var queue = Array(queries.indices)[...]
             var inFlight = 0
             while true {
-                while inFlight < max(1, concurrency), let index = queue.first {
-                    if Task.isCancelled || ticket.map({ !isCurrent($0) }) == true {
+                while inFlight < max(1, concurrency), let index = queue.popFirst() {
+                    guard wanted() else {
                         // Superseded: the queued lookups are never sent.
-                        unsettled -= queue.count
-                        lookupsSettled(queue.count)
+                        settleLookups(run, queue.count + 1)
                         queue.removeAll()
                         break
                     }
-                    queue.removeFirst()
                     inFlight += 1
                     let query = queries[index]
                     group.addTask { [lookups] in (index, await Self.lookUp(query, with: lookups)) }
                 }
                 guard let (index, result) = await group.next() else { break }
                 inFlight -= 1
-                run.results[index] = result
-                if case .failure(let error)? = result, error.code == .rateLimited { await refreshBudget() }
-                unsettled -= 1
-                if unsettled == 0 { run.stillPending = 1 } else { lookupsSettled(1) }
+                results[index] = result
+                await answered(result, run: run)
             }
         }
-        return run
+        return results
     }
 
     /// One lookup's result; nil when the task was cancelled (its requester went away). Runs where
@@ -492,12 +497,17 @@ public actor SearchEngine {
         }
     }
 
-    /// `count` lookups finished, or were dropped before they were sent.
-    private func lookupsSettled(_ count: Int) {
+    /// One lookup of `run` was answered (nil: cancelled).
+    private func answered(_ result: Result<WeatherObservation, WeatherError>?, run: PendingLookups.Run) async {
+        if case .failure(let error)? = result, error.code == .rateLimited { await refreshBudget() }
+        settleLookups(run, 1)
+    }
+
+    /// `count` lookups of `run` were answered, or dropped before they were sent.
+    private func settleLookups(_ run: PendingLookups.Run, _ count: Int) {
         guard count > 0 else { return }
-        var next = state
-        next.pending -= count
-        commit(next)
+        pending.settle(run, count)
+        commit(state)
     }
 
     /// The one transition of the phase: `event` of an input of `source` changes the phase only while
@@ -538,7 +548,8 @@ public actor SearchEngine {
     /// Takes in a new state and publishes it if it is news: not for `budget.used` alone, and for
     /// `gps.last_fix` alone at most once a second (a later one waits for its second, the latest wins).
     private func commit(_ next: DaemonState) {
-        assert(next.pending >= 0, "pending went below zero")
+        var next = next
+        next.pending = pending.total
         guard !next.sameFields(as: state) else { return }
         // While a fix is held, the state differs from the last one sent by that fix only.
         let fixOnly = next.changesOnlyLastFix(from: state)

@@ -317,19 +317,19 @@ public final class MQTTPublisher: Service, CustomStringConvertible {
                     await group.next()
                     inFlight -= 1
                 }
-                let admitted = Wakeup()
-                group.addTask { await self.handle(request, admitted: admitted.wake) }
+                let admission = Admission()
+                group.addTask { await self.handle(request, admission: admission) }
                 inFlight += 1
-                guard await admitted.wait() else { return }  // cancelled: stopping
+                guard await admission.entered() else { return }  // cancelled: stopping
             }
         }
     }
 
     /// One request, through the same `RequestHandler` as the socket's, with an outbox of its own;
-    /// `admitted` is called once it has entered the search stream.
-    private func handle(_ request: MQTTRequest, admitted: @escaping @Sendable () -> Void) async {
+    /// `admission` opens once it has entered the search stream.
+    private func handle(_ request: MQTTRequest, admission: Admission) async {
         let outbox = Outbox()
-        await handler.handle(line: request.payload, outbox: outbox, access: .broker, admitted: admitted)
+        await handler.handle(line: request.payload, outbox: outbox, access: .broker, admission: admission)
         handler.disconnected(outbox)
         outbox.finish()
         var written: [String] = []  // all queued by now: a request's reply is queued before it returns
