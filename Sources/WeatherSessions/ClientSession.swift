@@ -160,62 +160,6 @@ public final class ClientSession: Sendable {
     }
 }
 
-/// At most `limit` requests of one client run at once: the reader takes a slot before it starts
-/// one (waiting while all are taken), and the request gives it back when it is done.
-/// A hang-up (`close`) ends every wait on them.
-private final class RequestSlots: Sendable {
-    private struct State {
-        var taken = 0
-        var closed = false
-    }
-
-    private let limit: Int
-    private let state = Mutex(State())
-    private let freed = Wakeup()
-
-    init(limit: Int) {
-        self.limit = limit
-    }
-
-    /// Takes a slot, waiting while all `limit` are taken; false when the client has hung up or
-    /// the task is cancelled.
-    func take() async -> Bool {
-        await until { state in
-            guard state.taken < limit else { return false }
-            state.taken += 1
-            return true
-        }
-    }
-
-    /// Waits until every slot is free (true), or the client has hung up or the task is cancelled.
-    func allFree() async -> Bool {
-        await until { $0.taken == 0 }
-    }
-
-    func give() {
-        state.withLock { $0.taken -= 1 }
-        freed.wake()
-    }
-
-    func close() {
-        state.withLock { $0.closed = true }
-        freed.wake()
-    }
-
-    /// Waits until `ready` holds (true), or until closed or cancelled (false). One task waits at
-    /// a time: the reader.
-    private func until(_ ready: (inout State) -> Bool) async -> Bool {
-        while true {
-            let outcome = state.withLock { state -> Bool? in
-                if state.closed { return false }
-                return ready(&state) ? true : nil
-            }
-            if let outcome { return outcome }
-            guard await freed.wait() else { return false }
-        }
-    }
-}
-
 /// A transport that writes a session's lines itself, from its own thread, as they come (the
 /// Unix socket writes from its event loop; `ClientSession.run(_:writer:)`).
 public protocol LineWriter: Sendable {

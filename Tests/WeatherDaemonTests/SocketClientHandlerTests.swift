@@ -119,3 +119,21 @@ struct SocketClientHandlerTests {
         #expect(await other.next() == nil)
     }
 }
+
+@Suite("PumpState: a pump asked for while it runs goes round again instead of running inside itself")
+struct PumpStateTests {
+    @Test("start, a call meanwhile, one more round, then stop")
+    func reentry() {
+        var pump = PumpState()
+        var steps: [Bool] = []
+        steps.append(pump.start())
+        steps.append(pump.start())  // a call while it runs does not run it again
+        steps.append(pump.goAgain())
+        steps.append(pump.goAgain())
+        pump.stop()
+        steps.append(pump.start())
+        steps.append(pump.goAgain())
+        pump.stop()
+        #expect(steps == [true, false, true, false, true, false])
+    }
+}

@@ -27,9 +27,8 @@ final class SocketClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
     let inputs: SocketInputs
     private var context: ChannelHandlerContext?
     private var outbox: Outbox?
-    /// `pump` is running; a call meanwhile (a writability change during a flush) makes it go round again.
-    private var pumping = false
-    private var again = false
+    /// Whether `pump` is running, and must go round again.
+    private var pumpState = PumpState()
 
     init(eventLoop: any EventLoop) {
         inputs = SocketInputs(eventLoop: eventLoop)
@@ -91,14 +90,9 @@ final class SocketClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
     func pump(_ outbox: Outbox) {
         guard let context else { return }
         self.outbox = outbox
-        guard !pumping else {
-            again = true
-            return
-        }
-        pumping = true
-        defer { pumping = false }
+        guard pumpState.start() else { return }
+        defer { pumpState.stop() }
         repeat {
-            again = false
             var wrote = false
             taking: while context.channel.isWritable {
                 switch outbox.take() {
@@ -119,7 +113,35 @@ final class SocketClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 }
             }
             if wrote { context.flush() }
-        } while again
+        } while pumpState.goAgain()
+    }
+}
+
+/// Whether `SocketClientHandler.pump` runs: a call while it runs (a writability change during its
+/// flush, on the same event loop) makes it go round again instead of running inside itself.
+struct PumpState {
+    private var pumping = false
+    private var again = false
+
+    /// A pump is asked for: true to run it now; false when one runs (it goes round again).
+    mutating func start() -> Bool {
+        guard !pumping else {
+            again = true
+            return false
+        }
+        pumping = true
+        again = false
+        return true
+    }
+
+    /// A round is done: whether to go round again (asked for meanwhile).
+    mutating func goAgain() -> Bool {
+        defer { again = false }
+        return again
+    }
+
+    mutating func stop() {
+        pumping = false
     }
 }
 
@@ -129,34 +151,10 @@ final class SocketClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
 final class SocketInputs: AsyncSequence, Sendable {
     typealias Element = ClientInput
 
-    private struct State {
-        /// Messages from `head` on wait to be read. One read of the socket may bring many (NIO
-        /// reads up to 4 × 64 KB at a time, before it asks whether to read again).
-        var buffered: [ClientInput] = []
-        var head = 0
-        var waiter: CheckedContinuation<ClientInput?, Never>?
-        var ended = false
-        /// Why the inputs ended early, if they did: a read failed.
-        var failure: (any Error)?
-        /// NIO's read request, held back while `maxBuffered` messages wait.
-        var readHeld = false
-
-        var count: Int { buffered.count - head }
-
-        mutating func popFirst() -> ClientInput? {
-            guard head < buffered.count else { return nil }
-            let input = buffered[head]
-            head += 1
-            if head == buffered.count {
-                buffered.removeAll(keepingCapacity: buffered.count <= 64)
-                head = 0
-            }
-            return input
-        }
-    }
-
     private let eventLoop: any EventLoop
-    private let state = Mutex(State())
+    private let state = Mutex(
+        InputQueueState<ClientInput, CheckedContinuation<ClientInput?, Never>>(
+            maxBuffered: SocketClientHandler.maxBuffered, resumeBelow: SocketClientHandler.resumeBelow))
     private let handler = Mutex<NIOLoopBound<SocketClientHandler>?>(nil)
 
     init(eventLoop: any EventLoop) {
@@ -169,16 +167,7 @@ final class SocketInputs: AsyncSequence, Sendable {
 
     /// A message from the client (on the event loop).
     fileprivate func yield(_ input: ClientInput) {
-        let waiter = state.withLock { state -> CheckedContinuation<ClientInput?, Never>? in
-            guard !state.ended else { return nil }
-            guard let waiter = state.waiter else {
-                state.buffered.append(input)
-                return nil
-            }
-            state.waiter = nil
-            return waiter
-        }
-        waiter?.resume(returning: input)
+        state.withLock { $0.yield(input) }?.resume(returning: input)
     }
 
     /// Why the inputs ended early: a read failed (nil when the client closed, or has not).
@@ -186,53 +175,34 @@ final class SocketInputs: AsyncSequence, Sendable {
 
     /// The client sends no more: once what was buffered is read, the inputs end.
     fileprivate func end(failure: (any Error)? = nil) {
-        let waiter = state.withLock { state -> CheckedContinuation<ClientInput?, Never>? in
-            if !state.ended { state.failure = failure }
-            state.ended = true
-            state.readHeld = false
-            defer { state.waiter = nil }
-            return state.waiter
-        }
-        waiter?.resume(returning: nil)
+        state.withLock { $0.end(failure: failure) }?.resume(returning: nil)
         handler.withLock { $0 = nil }  // the handler holds these inputs: no cycle once they end
     }
 
     /// Whether NIO's next read is held back (the session has enough waiting); it goes ahead once
     /// the session has taken most of them.
     fileprivate func holdRead() -> Bool {
-        state.withLock { state in
-            state.readHeld = state.count >= SocketClientHandler.maxBuffered
-            return state.readHeld
-        }
+        state.withLock { $0.holdRead() }
     }
 
     private func next() async -> ClientInput? {
-        let (input, resume) = state.withLock { state -> (ClientInput??, Bool) in
-            guard let input = state.popFirst() else {
-                return (state.ended ? .some(nil) : nil, false)
-            }
-            let resume = state.readHeld && state.count < SocketClientHandler.resumeBelow
-            if resume { state.readHeld = false }
-            return (input, resume)
+        let step = state.withLock { $0.next() }
+        if step.resumeReading { resumeReading() }
+        switch step.next {
+        case .input(let input): return input
+        case .end: return nil
+        case .none: break
         }
-        if resume { resumeReading() }
-        if let input { return input }
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<ClientInput?, Never>) in
-                let now = state.withLock { state -> ClientInput?? in
-                    if let input = state.popFirst() { return input }
-                    if state.ended || Task.isCancelled { return .some(nil) }
-                    state.waiter = continuation
-                    return nil
+                switch state.withLock({ $0.wait(continuation, cancelled: Task.isCancelled) }) {
+                case .input(let input): continuation.resume(returning: input)
+                case .end: continuation.resume(returning: nil)
+                case .none: break
                 }
-                if let now { continuation.resume(returning: now) }
             }
         } onCancel: {
-            let waiter = state.withLock { state -> CheckedContinuation<ClientInput?, Never>? in
-                defer { state.waiter = nil }
-                return state.waiter
-            }
-            waiter?.resume(returning: nil)
+            state.withLock { $0.cancel() }?.resume(returning: nil)
         }
     }
 
