@@ -552,3 +552,34 @@ struct LastFixNoticeTests {
         h.engine.checkInvariants()
     }
 }
+
+@Suite("LocationService: a locate entered before its requester waits", .timeLimit(.minutes(1)))
+struct LocationServiceEnteredTests {
+    @Test("a fix that comes between enterLocate and complete is the locate's; one before enterLocate is not")
+    func fixBeforeComplete() async throws {
+        let h = try LocationHarness()
+        h.scriptWeather(at: Place.zocca, name: "Zocca", id: 3_163_858)
+        h.scriptWeather(at: Place.london, name: "London", id: 2_643_743)
+        await h.service.receive(report(Place.zocca))
+        let locate = try await h.service.enterLocate(timeout: .seconds(30))
+        #expect(await h.service.waitingLocates == 1)
+        await h.service.receive(report(Place.london))
+        #expect(await h.service.waitingLocates == 0, "it has its fix, though nobody waits for it yet")
+        let feature = try await h.service.complete(locate)
+        #expect(feature.id == "owm:2643743")
+        #expect(h.upstream.fetches == [.coordinate(Place.london)])
+        #expect(h.clock.sleeperCount == 0, "no deadline is kept once it has its fix")
+    }
+
+    @Test("an entered locate whose requester went away before it waited ends with it, and leaves nothing waiting")
+    func cancelledBeforeComplete() async throws {
+        let h = try LocationHarness()
+        let locate = try await h.service.enterLocate(timeout: .seconds(3600))
+        let completion = Task { [service = h.service] in
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await service.complete(locate)
+        }
+        await #expect(throws: CancellationError.self) { try await completion.value }
+        #expect(await h.service.waitingLocates == 0)
+    }
+}

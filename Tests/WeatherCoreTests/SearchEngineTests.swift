@@ -268,6 +268,43 @@ struct SearchEngineSearchTests {
         h.checkInvariants()
     }
 
+    @Test("entered searches take the stream in the order they entered, whatever order their lookups complete in")
+    func enteredOrder() async throws {
+        let h = try EngineHarness(cities: [])
+        try h.scriptFixtures()
+        let london = await h.engine.enter(search: "London")
+        let zocca = await h.engine.enter(search: "Zocca")
+        let entered = await h.engine.currentState
+        #expect(entered.pending == 2 && entered.phase == .loading)
+        #expect(entered.input == .text(city: "Zocca"))
+        // Zocca, the later, completes first; London's answer still reaches its requester but not the map.
+        _ = try await h.engine.complete(zocca)
+        #expect(await h.engine.currentState.pending == 1)
+        let londonFeature = try await h.engine.complete(london)
+        #expect(londonFeature.id == "owm:2643743")
+        let final = await h.engine.currentState
+        #expect(final.pending == 0 && final.phase == .populated)
+        #expect(await h.engine.currentOverlays.ids == ["owm:3163858"])
+        h.checkInvariants()
+    }
+
+    @Test("an entered search whose requester went away before its lookup settles once: pending back to 0")
+    func enteredThenCancelled() async throws {
+        let h = try EngineHarness(cities: [])
+        try h.scriptFixtures()
+        let search = await h.engine.enter(search: "London")
+        let completion = Task { [engine = h.engine] in
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await engine.complete(search)
+        }
+        await #expect(throws: CancellationError.self) { try await completion.value }
+        let state = await h.engine.currentState
+        #expect(state.pending == 0)
+        #expect(state.phase == .empty)
+        #expect(h.upstream.fetchCount == 0, "nothing is sent for a requester that went away")
+        h.checkInvariants()
+    }
+
     @Test("latest wins: a superseded failure does not turn the phase to error")
     func supersededFailure() async throws {
         let h = try EngineHarness(cities: [])
