@@ -99,7 +99,8 @@ public struct Daemon: Sendable {
                     MetricsExporter.Snapshot(
                         budgetUsed: await lookups.requestsInLastMinute, unixClients: server.clientCount,
                         watchers: hub.watcherCount, searchRunning: await engine.currentState.running,
-                        overlaysSeq: await engine.currentOverlays.seq, gpsdConnected: await location.gpsStatus.connected)
+                        overlaysSeq: await engine.currentOverlays.seq, gpsdConnected: await location.gpsStatus.connected,
+                        weather: WeatherSeries.samples(of: await engine.watchedCityFeatures))
                 }
             }
             web = WebServer(

@@ -1,0 +1,29 @@
+/// The weather series shown on `/metrics`, from one scrape to the next: which to set, and which to
+/// drop because their city left the list (or its labels changed: another provider, another name).
+/// Pure: the exporter applies the update to its registry.
+public struct WeatherSeriesSet: Sendable {
+    /// What a scrape changes.
+    public struct Update: Sendable, Equatable {
+        /// The series to set (new or not), with their values now.
+        public var set: [WeatherSeries]
+        /// The series shown until now that are gone.
+        public var drop: [WeatherSeries.Key]
+    }
+
+    private var shown: Set<WeatherSeries.Key> = []
+
+    public init() {}
+
+    /// The series shown now.
+    public var keys: Set<WeatherSeries.Key> { shown }
+
+    /// The samples now: all of them are set; those shown before and not among them are dropped.
+    public mutating func update(_ samples: [WeatherSeries]) -> Update {
+        var now: Set<WeatherSeries.Key> = []
+        var set: [WeatherSeries] = []
+        for sample in samples where now.insert(sample.key).inserted { set.append(sample) }
+        let drop = shown.subtracting(now).sorted { ($0.measure.name, $0.labels.id) < ($1.measure.name, $1.labels.id) }
+        shown = now
+        return Update(set: set, drop: drop)
+    }
+}
