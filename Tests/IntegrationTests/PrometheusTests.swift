@@ -152,8 +152,28 @@ struct PrometheusMetricsTests {
     }
 }
 
+/// The queries of the `promql` block of docs/prometheus.md: each one follows its comment line.
+private func exampleQueries() throws -> [String] {
+    let text = try String(contentsOfFile: TestEnvironment.packageRoot + "/docs/prometheus.md", encoding: .utf8)
+    guard let start = text.range(of: "```promql\n"), let end = text.range(of: "```", range: start.upperBound..<text.endIndex) else {
+        return []
+    }
+    var queries: [String] = []
+    for line in text[start.upperBound..<end.lowerBound].split(separator: "\n") {
+        if line.hasPrefix("#") {
+            queries.append("")
+        } else if !queries.isEmpty {
+            queries[queries.count - 1] += " " + line.trimmingCharacters(in: .whitespaces)
+        }
+    }
+    return queries.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+}
+
+/// The alert rules shipped in the repository.
+private let alertRules = TestEnvironment.packageRoot + "/docs/prometheus-rules.yml"
+
 /// A real Prometheus (Debian's `prometheus`) with a config and data directory of its own, on a free
-/// loopback port, scraping `targets` every second.
+/// loopback port, scraping `targets` and evaluating the shipped alert rules every second.
 private final class PrometheusServer: Sendable {
     let port: Int
     let process: ChildProcess
@@ -166,6 +186,8 @@ private final class PrometheusServer: Sendable {
             global:
               scrape_interval: 1s
               scrape_timeout: 1s
+              evaluation_interval: 1s
+            rule_files: ["\(alertRules)"]
             scrape_configs:
               - job_name: weatherd
                 static_configs:
@@ -224,6 +246,20 @@ private final class PrometheusServer: Sendable {
     }
 }
 
+@Suite("Prometheus: the shipped alert rules")
+struct PrometheusRulesTests {
+    @Test("promtool check rules accepts docs/prometheus-rules.yml; promtool test rules: each alert fires when it should, and not before")
+    func promtool() async throws {
+        let check = try await runCommand(
+            "/usr/bin/promtool", ["check", "rules", alertRules], environment: TestEnvironment.childEnvironment())
+        #expect(check.status == 0 && check.stdout.contains("SUCCESS: 3 rules found"), "\(check)")
+        let test = try await runCommand(
+            "/usr/bin/promtool", ["test", "rules", TestEnvironment.packageRoot + "/Tests/Fixtures/prometheus-rules-test.yml"],
+            environment: TestEnvironment.childEnvironment())
+        #expect(test.status == 0 && test.stdout.contains("SUCCESS"), "\(test)")
+    }
+}
+
 @Suite("Prometheus: a real Prometheus scrapes the weather series", .serialized)
 struct PrometheusScrapeTests {
     @Test("a real Prometheus scrapes weatherd; its HTTP API gives the weather series, values equal to the features'")
@@ -252,6 +288,20 @@ struct PrometheusScrapeTests {
         }
         // The target is up.
         _ = try await prometheus.await(#"up{job="weatherd"}"#) { $0.first?["value"]?.arrayValue?.last == "1" ? true : nil }
+        // The shipped rules run on these series: the recorded observations are years old, so each
+        // city's "observation older than 1 h" alert is pending (its `for` is 5 minutes); nothing else.
+        let alerts = try await prometheus.await("ALERTS") { result -> [JSONValue]? in result.count == 2 ? result : nil }
+        #expect(alerts.allSatisfy { $0["metric"]?["alertname"] == "WeatherdObservationOld" && $0["metric"]?["alertstate"] == "pending" })
+        #expect(Set(alerts.compactMap { $0["metric"]?["city"]?.stringValue }) == ["London", "Paris"])
+        // The example queries of docs/prometheus.md are PromQL Prometheus accepts; the first two find
+        // both cities.
+        let examples = try exampleQueries()
+        #expect(examples.count == 3)
+        for (index, example) in examples.enumerated() {
+            let result = try await prometheus.query(example)
+            #expect(result != nil, "\(example)")
+            if index < 2 { #expect(result?.count == 2, "\(example): \(result.map(describe) ?? "")") }
+        }
         try await prometheus.stop()
         _ = try await fixture.daemon.expectPromptShutdown()
     }
