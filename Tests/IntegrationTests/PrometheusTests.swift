@@ -56,12 +56,13 @@ private struct MetricsDaemon {
     let port: Int
     let watcher: Watcher
 
-    init(cities: [String], ids: Set<String>, weatherLines: [String] = []) async throws {
+    init(cities: [String], ids: Set<String>, weatherLines: [String] = [], refresh: String? = nil) async throws {
         replay = try await ReplayServer.start()
         directory = try TemporaryDirectory()
         setup = DaemonSetup(directory: directory, replay: replay, cities: cities)
         setup.webLines = ["listen = \"127.0.0.1:0\""]
         setup.weatherLines = weatherLines
+        setup.refresh = refresh
         daemon = try await DaemonProcess.start(setup)
         port = try await daemon.webPort()
         watcher = try await Watcher.start(socketPath: daemon.socketPath)
@@ -132,6 +133,21 @@ struct PrometheusMetricsTests {
         try await fixture.waitForOverlays([Self.tokyo])
         let afterReload = weatherSeries(try await fixture.metrics())
         #expect(afterReload.count == 7 && afterReload.values.allSatisfy { Set($0.keys) == [Self.tokyo] }, "\(afterReload)")
+        _ = try await fixture.daemon.expectPromptShutdown()
+    }
+
+    @Test("a failed refresh keeps the city's series at their last values, not zeroed (the feature is stale)")
+    func staleKeepsValues() async throws {
+        let fixture = try await MetricsDaemon(
+            cities: ["London"], ids: [Self.london], weatherLines: [#"cache_ttl = "0s""#], refresh: "1s")
+        let before = weatherSeries(try await fixture.metrics())
+        #expect(before.count == 7)
+        try await fixture.replay.setFault(city: "London", "503")
+        try await fixture.watcher.next("London's feature turned stale", timeout: .seconds(20)) {
+            $0.isOverlaysNotification && $0.params?["features"]?.arrayValue?.first?["properties"]?["stale"] == .bool(true)
+        }
+        #expect(weatherSeries(try await fixture.metrics()) == before)
+        try await fixture.replay.clearFaults()
         _ = try await fixture.daemon.expectPromptShutdown()
     }
 
