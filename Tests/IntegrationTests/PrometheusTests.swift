@@ -218,7 +218,8 @@ private final class PrometheusServer: Sendable {
                 "--config.file=\(config)", "--storage.tsdb.path=\(data)", "--web.listen-address=127.0.0.1:\(port)",
                 "--log.level=warn",
             ],
-            environment: TestEnvironment.childEnvironment(), name: "prometheus:\(port)")
+            // One thread for Go's scheduler: the other tests run beside it on a small machine.
+            environment: TestEnvironment.childEnvironment(["GOMAXPROCS": "1"]), name: "prometheus:\(port)")
     }
 
     deinit {
