@@ -103,7 +103,7 @@ public struct Daemon: Sendable {
                         budgetUsed: await lookups.requestsInLastMinute, unixClients: server.clientCount,
                         watchers: hub.watcherCount, searchRunning: await engine.currentState.running,
                         overlaysSeq: await engine.currentOverlays.seq, gpsdConnected: await location.gpsStatus.connected,
-                        weather: WeatherSeries.samples(of: await engine.watchedCityFeatures))
+                        weather: await engine.weatherSeries)
                 }
             }
             web = WebServer(

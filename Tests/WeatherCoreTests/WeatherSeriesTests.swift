@@ -83,16 +83,26 @@ struct WeatherSeriesTests {
     @Test("the set: a city gone, or its labels changed, drops its series; the others are set again")
     func set() {
         var set = WeatherSeriesSet()
-        let first = set.update(WeatherSeries.samples(of: [("London", london(units: .metric))]))
+        let first = set.update(WeatherSeries.samples(of: [("London", london(units: .metric))]), version: 1)
         #expect(first.set.count == 7 && first.drop.isEmpty)
         // Failover: another provider answers; the old labels go.
         var other = london(units: .metric, temperature: 9)
         other.observation.provider = "open-meteo"
-        let second = set.update(WeatherSeries.samples(of: [("London", other)]))
+        let second = set.update(WeatherSeries.samples(of: [("London", other)]), version: 2)
         #expect(second.set.count == 7 && second.drop.count == 7)
         #expect(second.drop.allSatisfy { $0.labels.provider == "openweathermap" })
         #expect(set.keys.allSatisfy { $0.labels.provider == "open-meteo" })
-        let gone = set.update([])
+        let gone = set.update([], version: 3)
         #expect(gone.set.isEmpty && gone.drop.count == 7 && set.keys.isEmpty)
+    }
+
+    @Test("samples read before those applied (two scrapes at once) change nothing; those of the same version apply")
+    func olderSamples() {
+        var set = WeatherSeriesSet()
+        _ = set.update([], version: 5)
+        let older = set.update(WeatherSeries.samples(of: [("London", london(units: .metric))]), version: 4)
+        #expect(older.set.isEmpty && older.drop.isEmpty && set.keys.isEmpty)
+        let same = set.update(WeatherSeries.samples(of: [("London", london(units: .metric))]), version: 5)
+        #expect(same.set.count == 7 && set.keys.count == 7)
     }
 }

@@ -115,3 +115,11 @@ public struct WeatherSeries: Sendable, Hashable {
         }
     }
 }
+
+extension SearchEngine {
+    /// The watched cities' weather series now, with the overlays' `seq` they go with (read together,
+    /// in one turn of the engine: the series change only with the overlays).
+    public var weatherSeries: (version: Int, samples: [WeatherSeries]) {
+        (currentOverlays.seq, WeatherSeries.samples(of: watchedCityFeatures))
+    }
+}

@@ -17,12 +17,12 @@ public final class MetricsExporter: Sendable {
         public var searchRunning: Bool
         public var overlaysSeq: Int
         public var gpsdConnected: Bool
-        /// The weather series of the watched cities.
-        public var weather: [WeatherSeries]
+        /// The weather series of the watched cities, and the overlays' `seq` they were read with.
+        public var weather: (version: Int, samples: [WeatherSeries])
 
         public init(
             budgetUsed: Int, unixClients: Int, watchers: Int, searchRunning: Bool, overlaysSeq: Int, gpsdConnected: Bool,
-            weather: [WeatherSeries] = []
+            weather: (version: Int, samples: [WeatherSeries]) = (0, [])
         ) {
             self.budgetUsed = budgetUsed
             self.unixClients = unixClients
@@ -80,7 +80,7 @@ public final class MetricsExporter: Sendable {
         gpsdConnected.set(Int64(now.gpsdConnected ? 1 : 0))
         var buffer: [UInt8] = []
         weather.withLock { weather in
-            let update = weather.shown.update(now.weather)
+            let update = weather.shown.update(now.weather.samples, version: now.weather.version)
             for key in update.drop {
                 if let gauge = weather.gauges.removeValue(forKey: key) { registry.unregisterGauge(gauge) }
             }
