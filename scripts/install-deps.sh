@@ -5,7 +5,8 @@ set -euo pipefail
 
 packages=(libcurl4-openssl-dev libgps-dev libmosquitto-dev pkg-config gpsd gpsd-clients libjs-leaflet)
 case "${1:-build}" in
-    test) packages+=(socat gdal-bin mosquitto mosquitto-clients) ;;  # mosquitto: the MQTT tests' broker
+    # mosquitto: the MQTT tests' broker; prometheus (and promtool): scrapes and lints /metrics in the tests
+    test) packages+=(socat gdal-bin mosquitto mosquitto-clients prometheus) ;;
     # scripts/bench-daemon.py: socat is the floor of weatherctl; cc builds the C floor of the socket.
     bench) packages+=(socat gcc) ;;
     order) packages+=(valgrind binutils) ;;  # scripts/order-files.py: callgrind, strip

@@ -69,7 +69,10 @@ public struct Daemon: Sendable {
         let mqttLatest = config.mqtt.brokerAddress.map { _ in
             MQTTLatest(topics: MQTTTopics(prefix: config.mqtt.topicPrefix, device: mqttClientID))
         }
-        let publisher: any ChangePublisher = mqttLatest.map { ChangePublishers([hub, $0]) } ?? hub
+        // Home Assistant: the watched cities' forecasts, refreshed after each change of the overlays.
+        let forecasts = config.mqtt.homeAssistant ? mqttLatest.map { HomeAssistantForecastRefresher(latest: $0, logger: logger) } : nil
+        let publisher: any ChangePublisher =
+            mqttLatest.map { ChangePublishers([hub, $0] + (forecasts.map { [$0.publisher] } ?? [])) } ?? hub
         let engine = SearchEngine(
             cities: watched, gps: GPSStatus(enabled: config.gpsd.enabled), lookups: lookups, publisher: publisher,
             budget: await lookups.budget, providers: await lookups.providerStatuses, clock: clock, logger: logger)
@@ -100,7 +103,8 @@ public struct Daemon: Sendable {
                     MetricsExporter.Snapshot(
                         budgetUsed: await lookups.requestsInLastMinute, unixClients: server.clientCount,
                         watchers: hub.watcherCount, searchRunning: await engine.currentState.running,
-                        overlaysSeq: await engine.currentOverlays.seq, gpsdConnected: await location.gpsStatus.connected)
+                        overlaysSeq: await engine.currentOverlays.seq, gpsdConnected: await location.gpsStatus.connected,
+                        weather: await engine.weatherSeries)
                 }
             }
             web = WebServer(
@@ -131,6 +135,7 @@ public struct Daemon: Sendable {
         logger.notice(
             "weatherd \(WeatherdVersion.current) starting: \(watched.effective.count) watched cities, weather from \(providers.joined(separator: ", then "))"
         )
+        let forecastServices: [any Service] = forecasts.map { [HomeAssistantForecastService(refresher: $0, engine: engine)] } ?? []
         let services: [any Service] =
             [server] + (web.map { [$0] } ?? []) + [
                 CityRefresherService(refresher: refresher),
@@ -144,7 +149,7 @@ public struct Daemon: Sendable {
                         clock: clock, clocks: ResumeDetectorService.clocks, lookups: lookups, refresher: refresher,
                         location: location, logger: logger), logger: logger),
                 reloader,
-            ] + (mqtt.map { [$0] } ?? []) + [
+            ] + (mqtt.map { [$0] } ?? []) + forecastServices + [
                 SystemdService(
                     notifier: notifier, watchdog: SystemdNotifier.watchdogInterval(environment: environment), clock: clock, logger: logger)
             ]

@@ -130,13 +130,13 @@ struct HomeAssistantDiscoveryTests {
         messages.map(\.topic).filter { $0.hasPrefix("homeassistant/") }
     }
 
-    @Test("the latest place and each watched city get four sensors on one device, with availability from P/D/status")
+    @Test("the latest place gets four sensors, a watched city five (its forecast too), on one device, with availability from P/D/status")
     func sensors() throws {
         var discovery = HomeAssistantDiscovery(topics: Self.topics, discoveryPrefix: "homeassistant", units: .metric, version: "1.2.3")
         let london = WeatherFeature(observation: try Fixture.londonObservation(), source: .city)
         let messages = discovery.update(Self.overlays([london]))
         let configs = messages.filter { $0.topic.hasPrefix("homeassistant/") }
-        #expect(configs.count == 8)
+        #expect(configs.count == 9)
         #expect(configs.allSatisfy { $0.topic.hasPrefix("homeassistant/sensor/van_1/") && $0.topic.hasSuffix("/config") && $0.retained })
         let temperature = try #require(configs.first { $0.topic == "homeassistant/sensor/van_1/city_owm_2643743_temperature/config" })
         let config = try JSONValue.parse(Array(temperature.payload.utf8))
@@ -145,6 +145,14 @@ struct HomeAssistantDiscoveryTests {
         #expect(config["device_class"] == "temperature" && config["unit_of_measurement"] == "°C")
         #expect(config["device"]?["identifiers"] == .array(["weatherd_van_1"]))
         #expect(config["name"] == "London temperature")
+        // The forecast sensor: state and attributes from the city's forecast topic.
+        let forecast = try #require(configs.first { $0.topic == "homeassistant/sensor/van_1/city_owm_2643743_forecast/config" })
+        let forecastConfig = try JSONValue.parse(Array(forecast.payload.utf8))
+        #expect(forecastConfig["json_attributes_topic"] == "weatherd/van 1/forecast/city_owm_2643743")
+        #expect(forecastConfig["state_topic"] == "weatherd/van 1/forecast/city_owm_2643743")
+        #expect(forecastConfig["value_template"] == "{{ value_json.condition }}")
+        #expect(forecastConfig["name"] == "London forecast")
+        #expect(!configs.contains { $0.topic.contains("latest_forecast") })
         // Only the city has weather yet; the latest place waits for an interactive search.
         let places = messages.filter { $0.topic.hasPrefix("weatherd/") }
         #expect(places.map(\.topic) == ["weatherd/van 1/place/city_owm_2643743"])
@@ -171,8 +179,9 @@ struct HomeAssistantDiscoveryTests {
         #expect(searched.map(\.topic).contains("weatherd/van 1/place/latest"))
         let removed = discovery.update(Self.overlays([]))
         let emptied = removed.filter { $0.payload.isEmpty }.map(\.topic)
-        #expect(emptied.count == 5)
+        #expect(emptied.count == 6)
         #expect(emptied.contains("homeassistant/sensor/van_1/city_owm_2643743_condition/config"))
+        #expect(emptied.contains("homeassistant/sensor/van_1/city_owm_2643743_forecast/config"))
         #expect(emptied.contains("weatherd/van 1/place/city_owm_2643743"))
         #expect(!emptied.contains { $0.contains("latest") })
     }

@@ -1,6 +1,8 @@
 /// Home Assistant MQTT discovery for one weatherd: one device, and four sensors (temperature,
 /// humidity, wind speed, condition) for each place: the latest interactive place (`latest`: the
 /// result of the latest text, location or region search) and each watched city (`city_<id>`).
+/// A watched city has a fifth, its forecast: its state is the city's condition in Home Assistant's
+/// names, its JSON attributes (`P/D/forecast/KEY`, see ``HomeAssistantForecast``) the forecast.
 ///
 /// Each place's weather is published retained on `P/D/place/KEY` (the feature's properties as a
 /// JSON object); its sensors read it with a value template and take `P/D/status` as their
@@ -15,11 +17,17 @@ public struct HomeAssistantDiscovery: Sendable {
         let deviceClass: String?
         let unit: String?
         let icon: String?
+        /// Reads the city's forecast topic, not its place topic.
+        var forecast = false
     }
 
     private let topics: MQTTTopics
     private let discoveryPrefix: String
     private let sensors: [Sensor]
+    /// The forecast sensor of a watched city.
+    private let forecastSensor = Sensor(
+        measure: "forecast", label: "forecast", property: "condition", deviceClass: nil, unit: nil, icon: "mdi:weather-partly-cloudy",
+        forecast: true)
     private let version: String
     /// The device name as a discovery node id: letters, digits, `_` and `-`.
     let nodeID: String
@@ -66,6 +74,14 @@ public struct HomeAssistantDiscovery: Sendable {
             })
     }
 
+    /// The place key of a watched city whose feature has `featureID`.
+    public static func cityKey(_ featureID: String) -> String { "city_" + slug(featureID) }
+
+    /// The sensors of the place `key`: a watched city's have its forecast, too.
+    private func sensors(of key: String) -> [Sensor] {
+        key == "latest" ? sensors : sensors + [forecastSensor]
+    }
+
     /// The discovery topic of one sensor of a place.
     func configTopic(place: String, measure: String) -> String {
         "\(discoveryPrefix)/sensor/\(nodeID)/\(place)_\(measure)/config"
@@ -81,12 +97,12 @@ public struct HomeAssistantDiscovery: Sendable {
         cityIDs = cityIDs.intersection(present).union(overlays.features.filter { $0.source == .city }.map(\.id))
         for feature in overlays.features where cityIDs.contains(feature.id) {
             let name = feature.observation.name ?? feature.id
-            places.append(("city_" + Self.slug(feature.id), name, feature))
+            places.append((Self.cityKey(feature.id), name, feature))
         }
         var messages: [MQTTMessage] = []
         for place in places where configured[place.key] != place.name {
             configured[place.key] = place.name
-            messages += sensors.map {
+            messages += sensors(of: place.key).map {
                 MQTTMessage(
                     topic: configTopic(place: place.key, measure: $0.measure), payload: config(of: $0, place: place.key, name: place.name))
             }
@@ -103,7 +119,7 @@ public struct HomeAssistantDiscovery: Sendable {
         for key in configured.keys.sorted() where !wanted.contains(key) {
             configured[key] = nil
             lastState[key] = nil
-            messages += sensors.map { MQTTMessage(topic: configTopic(place: key, measure: $0.measure), payload: "") }
+            messages += sensors(of: key).map { MQTTMessage(topic: configTopic(place: key, measure: $0.measure), payload: "") }
             messages.append(MQTTMessage(topic: topics.place(key), payload: ""))
         }
         return messages
@@ -111,12 +127,13 @@ public struct HomeAssistantDiscovery: Sendable {
 
     /// The discovery payload of one sensor.
     func config(of sensor: Sensor, place: String, name: String) -> String {
+        let topic = sensor.forecast ? topics.forecast(place) : topics.place(place)
         var object: JSONObject = [
             "name": .string(place == "latest" ? "Latest \(sensor.label)" : "\(name) \(sensor.label)"),
             "unique_id": .string("weatherd_\(nodeID)_\(place)_\(sensor.measure)"),
-            "state_topic": .string(topics.place(place)),
+            "state_topic": .string(topic),
             "value_template": .string("{{ value_json.\(sensor.property) }}"),
-            "json_attributes_topic": .string(topics.place(place)),
+            "json_attributes_topic": .string(topic),
             "availability_topic": .string(topics.status),
             "payload_available": .string(MQTTTopics.online),
             "payload_not_available": .string(MQTTTopics.offline),

@@ -21,6 +21,8 @@ public struct MQTTTopics: Sendable, Equatable {
     public var reply: String { "\(prefix)/\(device)/reply" }
     /// A place's weather for Home Assistant's sensors (`key` from ``HomeAssistantDiscovery``), retained.
     public func place(_ key: String) -> String { "\(prefix)/\(device)/place/\(key)" }
+    /// A watched city's forecast for Home Assistant (``HomeAssistantForecast``), retained.
+    public func forecast(_ key: String) -> String { "\(prefix)/\(device)/forecast/\(key)" }
 
     /// The payloads of `status`.
     public static let online = "online"

@@ -126,6 +126,11 @@ public actor SearchEngine {
     }
     public var currentOverlays: Overlays { overlays }
     public var watchedCities: [String] { cities }
+    /// Each watched city with the feature of its latest good lookup (stale while its refresh
+    /// fails), in list order; a city not looked up yet is left out.
+    public var watchedCityFeatures: [(city: String, feature: WeatherFeature)] {
+        zip(cities, cityKeys).compactMap { city, key in cityFeatures[key].map { (city, $0) } }
+    }
 
     /// The generation of the latest interactive input; it grows with each new one.
     public var currentGeneration: Int { latestGeneration }

@@ -1,10 +1,13 @@
 import CoreMetrics
 import Prometheus
+import Synchronization
+import WeatherCore
 
 /// `GET /metrics`: the Prometheus text exposition (format 0.0.4) of the daemon's registry. Counters
 /// and histograms come from the core through swift-metrics as events happen (upstream requests and
 /// their durations, lookups by where the answer came from, gpsd fixes); the gauges are read from the
-/// daemon's parts at each scrape, so they cost nothing between scrapes.
+/// daemon's parts at each scrape, so they cost nothing between scrapes. So are the weather series
+/// of the watched cities: a city gone since the last scrape has its series unregistered.
 public final class MetricsExporter: Sendable {
     /// What the gauges show, read at a scrape.
     public struct Snapshot: Sendable {
@@ -14,20 +17,29 @@ public final class MetricsExporter: Sendable {
         public var searchRunning: Bool
         public var overlaysSeq: Int
         public var gpsdConnected: Bool
+        /// The weather series of the watched cities, and the overlays' `seq` they were read with.
+        public var weather: (version: Int, samples: [WeatherSeries])
 
-        public init(budgetUsed: Int, unixClients: Int, watchers: Int, searchRunning: Bool, overlaysSeq: Int, gpsdConnected: Bool) {
+        public init(
+            budgetUsed: Int, unixClients: Int, watchers: Int, searchRunning: Bool, overlaysSeq: Int, gpsdConnected: Bool,
+            weather: (version: Int, samples: [WeatherSeries]) = (0, [])
+        ) {
             self.budgetUsed = budgetUsed
             self.unixClients = unixClients
             self.watchers = watchers
             self.searchRunning = searchRunning
             self.overlaysSeq = overlaysSeq
             self.gpsdConnected = gpsdConnected
+            self.weather = weather
         }
     }
 
     public let registry: PrometheusCollectorRegistry
     private let snapshot: @Sendable () async -> Snapshot
     private let budgetUsed, unixClients, webClients, watchers, searchRunning, overlaysSeq, gpsdConnected: Prometheus.Gauge
+    /// The weather series shown, and their gauges; the lock also keeps two scrapes from emitting
+    /// while the other changes the series.
+    private let weather = Mutex<(shown: WeatherSeriesSet, gauges: [WeatherSeries.Key: Prometheus.Gauge])>((WeatherSeriesSet(), [:]))
 
     /// - Parameters:
     ///   - registry: the registry the process bootstrapped swift-metrics with.
@@ -46,18 +58,13 @@ public final class MetricsExporter: Sendable {
         searchRunning = gauge("search", "running", "1 while a search runs (state.running)")
         overlaysSeq = gauge("overlays", "seq", "The seq of the current overlays")
         gpsdConnected = gauge("gpsd", "connected", "1 while gpsd answers")
-        // The event series exist from the start, at zero, so every scrape shows them. No help text:
-        // the core's counters come through the metrics factory, which gives none, and the registry
-        // wants one help text per name.
-        for result in ["cache", "shared", "upstream"] {
-            _ = registry.makeCounter(
-                descriptor: MetricNameDescriptor(namespace: "weatherd", metricName: "lookups", unitName: "total", helpText: ""),
-                labels: [("result", result)])
+        // The event series exist from the start, at zero, so every scrape shows them, with the help
+        // text the core's counters get through the metrics factory (one help text per name).
+        if let lookups = DescribedMetricsFactory.descriptor("weatherd_lookups_total") {
+            for result in ["cache", "shared", "upstream"] { _ = registry.makeCounter(descriptor: lookups, labels: [("result", result)]) }
         }
-        for accepted in ["true", "false"] {
-            _ = registry.makeCounter(
-                descriptor: MetricNameDescriptor(namespace: "weatherd", metricName: "gps_fixes", unitName: "total", helpText: ""),
-                labels: [("accepted", accepted)])
+        if let fixes = DescribedMetricsFactory.descriptor("weatherd_gps_fixes_total") {
+            for accepted in ["true", "false"] { _ = registry.makeCounter(descriptor: fixes, labels: [("accepted", accepted)]) }
         }
     }
 
@@ -72,7 +79,22 @@ public final class MetricsExporter: Sendable {
         overlaysSeq.set(Int64(now.overlaysSeq))
         gpsdConnected.set(Int64(now.gpsdConnected ? 1 : 0))
         var buffer: [UInt8] = []
-        registry.emit(into: &buffer)
+        weather.withLock { weather in
+            let update = weather.shown.update(now.weather.samples, version: now.weather.version)
+            for key in update.drop {
+                if let gauge = weather.gauges.removeValue(forKey: key) { registry.unregisterGauge(gauge) }
+            }
+            for sample in update.set {
+                let gauge =
+                    weather.gauges[sample.key]
+                    ?? registry.makeGauge(
+                        descriptor: MetricNameDescriptor(metricName: sample.measure.name, unitName: "", helpText: sample.measure.help),
+                        labels: sample.labels.pairs)
+                weather.gauges[sample.key] = gauge
+                gauge.set(sample.value)
+            }
+            registry.emit(into: &buffer)
+        }
         return String(decoding: buffer, as: UTF8.self)
     }
 }
@@ -82,7 +104,7 @@ extension MetricsExporter {
     /// process (weatherd's main), before anything records a metric.
     public static func bootstrapProcessMetrics() -> PrometheusCollectorRegistry {
         let registry = PrometheusCollectorRegistry()
-        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
+        MetricsSystem.bootstrap(DescribedMetricsFactory(prometheus: PrometheusMetricsFactory(registry: registry)))
         return registry
     }
 }
