@@ -24,7 +24,7 @@ final class DemoRun: Sendable {
         self.gpsdPort = gpsdPort
     }
 
-    /// Starts the demo and waits until the map is served and weatherd is connected to gpsfake's gpsd.
+    /// Starts the demo and waits until weatherd serves its socket and the map and is connected to gpsfake's gpsd.
     /// `previous`: start it again in that demo's directory, on its gpsd port (as a second `make run`).
     static func start(after previous: DemoRun? = nil) async throws -> DemoRun {
         let directory = try previous?.directory ?? TemporaryDirectory()
@@ -44,6 +44,7 @@ final class DemoRun: Sendable {
         do {
             _ = try await process.waitForLine(containing: "map page at", on: \.stderr, timeout: .seconds(60))
             _ = try await process.waitForLine(containing: "connected to gpsd at", on: \.stderr, timeout: .seconds(30))
+            _ = try await process.waitForLine(containing: "weatherd: listening on", on: \.stderr, timeout: .seconds(30))
         } catch {
             demo.killAll()
             throw error
