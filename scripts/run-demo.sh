@@ -7,8 +7,8 @@
 # OpenWeatherMap is set to fail for Enschede (after a second, once the other cities have their
 # weather), so Open-Meteo answers that one: the demo shows both providers and the failover.
 #
-# However it is stopped (Ctrl-C, SIGTERM or SIGHUP to its process group, the terminal closed) it ends
-# weatherd, owm-replay, gpsfake and gpsfake's gpsd, and removes their sockets. A gpsfake that a
+# However it is stopped (Ctrl-C, SIGTERM or SIGHUP to its process group, the terminal closed, its
+# parent gone) it ends weatherd, owm-replay, gpsfake and gpsfake's gpsd, and removes their sockets. A gpsfake that a
 # demo killed with SIGKILL left behind is ended at the next start rather than used.
 #
 # The tests (Tests/IntegrationTests/DemoTests.swift) run it with WEATHERD_BIN_DIR (the binaries;
@@ -27,6 +27,7 @@ pids="$rundir/demo.pids"  # what this demo started, for the next start to end if
 replay_pid=
 weatherd_pid=
 helper_pid=
+watcher_pid=
 gpsfake_pgid=
 gpsfake_tmp=
 
@@ -52,8 +53,16 @@ end_child() {
     wait "$pid" 2>/dev/null || true
 }
 
+stopping=
 cleanup() {
-    trap - EXIT INT TERM HUP
+    [[ -z $stopping ]] || return 0
+    stopping=1
+    # Further signals (a second Ctrl-C, the hang-up that follows a SIGHUP when the terminal's session
+    # ends) must not cut the clean-up short.
+    trap '' INT TERM HUP
+    # Not waited for (its zombie goes with this shell): it may have ended by itself, reaped by the wait
+    # the signal interrupted, and bash's wait would then block until another child ends.
+    if [[ -n $watcher_pid ]]; then kill -KILL -- "-$watcher_pid" 2>/dev/null || true; fi
     if [[ -n $helper_pid ]]; then kill -KILL "$helper_pid" 2>/dev/null || true; fi
     if [[ -n $weatherd_pid ]]; then end_child "$weatherd_pid"; fi
     if [[ -n $replay_pid ]]; then end_child "$replay_pid"; fi
@@ -68,6 +77,23 @@ for signal in INT TERM HUP; do
     trap "cleanup; exit $((128 + $(kill -l $signal)))" "$signal"
 done
 
+# Whoever started it (make) or the session's leader (the terminal's shell) gone, or its terminal hung
+# up, without a signal passed on (when a terminal closes, the kernel signals the session's leader only,
+# and make waits for its children): it ends too. The watcher is a process group of its own (setsid),
+# ended as a whole; it ends itself when this shell is gone.
+# shellcheck disable=SC2016
+watcher='while kill -0 "$1" 2>/dev/null && kill -0 "$2" 2>/dev/null && kill -0 "$3" 2>/dev/null; do
+    if [ "$4" = 1 ] && ! [ -t 2 ]; then break; fi
+    sleep 1
+done
+kill -TERM "$3" 2>/dev/null'
+session_leader=$(ps -o sid= -p $$ | tr -d ' ')
+if [[ $session_leader == "$$" || $session_leader -le 1 ]]; then session_leader=$PPID; fi
+terminal=0
+if [[ -t 2 ]]; then terminal=1; fi
+setsid bash -c "$watcher" watcher "$PPID" "$session_leader" "$$" "$terminal" </dev/null &
+watcher_pid=$!
+
 # What a previous demo left (killed with SIGKILL, its traps never ran): a gpsfake recorded in
 # $pids, and any gpsfake replaying this log whose demo (its parent) is gone.
 if [[ -f $pids ]]; then
@@ -81,7 +107,9 @@ fi
 while read -r pid ppid args; do
     if [[ $args == *gpsfake*"$log"* && $(ps -o args= -p "$ppid" 2>/dev/null) != *run-demo.sh* ]]; then
         echo "weatherd: ending a gpsfake (pid $pid) that an earlier demo left behind" >&2
-        end_gpsfake "$pid" ""
+        tmp=$(tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | sed -n 's/^TMPDIR=//p')
+        [[ $tmp == */weatherd-demo.* ]] || tmp=
+        end_gpsfake "$pid" "$tmp"
         rm -f "${TMPDIR:-/tmp}/gpsfake-$pid.sock"
     fi
 done < <(ps -e -o pid=,ppid=,args=)
