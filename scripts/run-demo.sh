@@ -77,22 +77,22 @@ for signal in INT TERM HUP; do
     trap "cleanup; exit $((128 + $(kill -l $signal)))" "$signal"
 done
 
-# Whoever started it (make) or the session's leader (the terminal's shell) gone, or its terminal hung
-# up, without a signal passed on (when a terminal closes, the kernel signals the session's leader only,
-# and make waits for its children): it ends too. The watcher is a process group of its own (setsid),
-# ended as a whole; it ends itself when this shell is gone.
-# shellcheck disable=SC2016
-watcher='while kill -0 "$1" 2>/dev/null && kill -0 "$2" 2>/dev/null && kill -0 "$3" 2>/dev/null; do
-    if [ "$4" = 1 ] && ! [ -t 2 ]; then break; fi
-    sleep 1
-done
-kill -TERM "$3" 2>/dev/null'
-session_leader=$(ps -o sid= -p $$ | tr -d ' ')
-if [[ $session_leader == "$$" || $session_leader -le 1 ]]; then session_leader=$PPID; fi
-terminal=0
-if [[ -t 2 ]]; then terminal=1; fi
-setsid bash -c "$watcher" watcher "$PPID" "$session_leader" "$$" "$terminal" </dev/null &
-watcher_pid=$!
+# On a terminal: whoever started it (make) or the session's leader (the terminal's shell) gone, or
+# the terminal hung up, without a signal passed on (when a terminal closes, the kernel signals the
+# session's leader only, and make waits for its children), it ends too. (Off a terminal, as under
+# nohup or in the tests, it runs until signalled.) The watcher is a process group of its own
+# (setsid), ended as a whole; it ends itself when this shell is gone.
+if [[ -t 2 ]]; then
+    # shellcheck disable=SC2016
+    watcher='while kill -0 "$1" 2>/dev/null && kill -0 "$2" 2>/dev/null && kill -0 "$3" 2>/dev/null && [ -t 2 ]; do
+        sleep 1
+    done
+    kill -TERM "$3" 2>/dev/null'
+    session_leader=$(ps -o sid= -p $$ | tr -d ' ')
+    if [[ $session_leader == "$$" || $session_leader -le 1 ]]; then session_leader=$PPID; fi
+    setsid bash -c "$watcher" watcher "$PPID" "$session_leader" "$$" </dev/null &
+    watcher_pid=$!
+fi
 
 # What a previous demo left (killed with SIGKILL, its traps never ran): a gpsfake recorded in
 # $pids, and any gpsfake replaying this log whose demo (its parent) is gone.

@@ -67,8 +67,8 @@ final class DemoRun: Sendable {
         process.killProcessGroup()
     }
 
-    /// The processes (pids) of process group `group` still there (zombies too, unless `running`).
-    static func members(ofGroup group: Int32, running: Bool = false) -> [Int32] {
+    /// The processes (pids) of process group `group` still there (zombies too).
+    static func members(ofGroup group: Int32) -> [Int32] {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
         return entries.compactMap { Int32($0) }.filter { pid in
             guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
@@ -76,7 +76,7 @@ final class DemoRun: Sendable {
             else { return false }
             // After "pid (comm) ": state, ppid, pgrp.
             let fields = stat[stat.index(after: close)...].split(separator: " ")
-            return fields.count > 2 && Int32(fields[2]) == group && !(running && fields[0] == "Z")
+            return fields.count > 2 && Int32(fields[2]) == group
         }
     }
 
