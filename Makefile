@@ -17,7 +17,7 @@ run: deps build
 ## test: install what is missing, build everything and run every test (the browser tests last)
 test: test-deps
 	$(SWIFT) build $(SWIFT_FLAGS) --build-tests
-	$(SWIFT) test $(SWIFT_FLAGS) --skip-build
+	$(SWIFT) test $(SWIFT_FLAGS) --skip-build --disable-xctest
 	BROWSER_TEST_NO_BUILD=1 WEATHERD_BIN_DIR="$$($(SWIFT) build $(SWIFT_FLAGS) --show-bin-path)" scripts/browser-test.sh
 
 ## lint: the Swift sources formatted as .swift-format says (the toolchain's `swift format`; `make format`

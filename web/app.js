@@ -147,6 +147,7 @@
       box.appendChild(document.createTextNode(
         config.tile_url ? (config.tile_attribution || 'Map tiles') : 'Natural Earth (public domain)'));
       box.appendChild(weatherCredits);
+      box.appendChild(sampleCredit);
       box.dataset.testid = 'attribution';
       L.DomEvent.disableClickPropagation(box);
       return box;
@@ -179,6 +180,17 @@
       weatherCredits.appendChild(link);
       if (provider.licence) weatherCredits.appendChild(document.createTextNode(' (' + provider.licence + ')'));
     }
+  }
+
+  // A provider whose latest answer a stand-in marked as sample data (state.providers[].sample_data:
+  // the offline demo's owm-replay): said in the credits line, so no one takes it for real weather.
+  const sampleCredit = el('strong', 'sample-credit');
+  sampleCredit.dataset.sample = 'false';
+  function creditSample(providers) {
+    const sample = providers.some((p) => p && p.sample_data === true);
+    if (sampleCredit.dataset.sample === String(sample)) return;
+    sampleCredit.dataset.sample = String(sample);
+    sampleCredit.textContent = sample ? ' · Sample data (offline demo), not real weather' : '';
   }
 
   // How close a fly-to goes: the bundled 1:110m outlines get coarse beyond 5.
@@ -668,6 +680,7 @@
     if (name === 'error' && state.error && state.error.message) phase.title = state.error.message;
     else phase.removeAttribute('title');
     lastProviders = Array.isArray(state.providers) ? state.providers : [];
+    creditSample(lastProviders);
     showBudget(state.budget);
     lastState = state;
   }

@@ -86,6 +86,18 @@ struct OWMReplay: AsyncParsableCommand {
     @Option(name: .customLong("retry-after"), help: "Retry-After seconds sent with --fail 429 answers.")
     var retryAfter: Int?
 
+    @Flag(
+        name: .customLong("shift-times"),
+        help: ArgumentHelp(
+            "Serve recorded answers with their times moved to now, and recorded forecasts followed by synthesized steps "
+                + "to their whole range (the offline demo's sample data)."))
+    var shiftTimes = false
+
+    @Flag(
+        name: .customLong("mark-sample"),
+        help: "Send a Sample-Data: owm-replay header with every answer of the services' paths (not real weather).")
+    var markSample = false
+
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be in 0...65535") }
         if let retryAfter, retryAfter < 0 { throw ValidationError("--retry-after must not be negative") }
@@ -98,7 +110,7 @@ struct OWMReplay: AsyncParsableCommand {
         } catch {
             throw ValidationError("cannot read --data \(data): \(error)")
         }
-        let endpoint = WeatherEndpoint(
+        var endpoint = WeatherEndpoint(
             catalog: catalog,
             apiKey: apiKey,
             delays: delay,
@@ -107,6 +119,8 @@ struct OWMReplay: AsyncParsableCommand {
             stats: ReplayStats(),
             openMeteoAPIKey: openMeteoAPIKey
         )
+        endpoint.shiftTimes = shiftTimes
+        endpoint.markSample = markSample
         let server = try await ReplayServer.bind(host: host, port: port, endpoint: endpoint)
         let boundPort = server.localAddress?.port ?? port
         let hostText = host.contains(":") ? "[\(host)]" : host
@@ -115,6 +129,11 @@ struct OWMReplay: AsyncParsableCommand {
             "serving \(catalog.entries.count) recorded cities and \(catalog.places.count) places from \(data); "
                 + "for Open-Meteo \(catalog.openMeteoForecasts.count) recorded forecasts and "
                 + "\(catalog.openMeteoPlaces.count) places")
+        if shiftTimes {
+            logLine(
+                "sample data: recorded answers are served with their times moved to now, recorded forecasts "
+                    + "followed by synthesized steps (--shift-times)")
+        }
 
         // SIGTERM and SIGINT end the server gracefully: open keep-alive connections are closed.
         var logger = Logger(label: "owm-replay") { StreamLogHandler.standardError(label: $0) }  // stdout has the port line

@@ -30,7 +30,7 @@ extension WeatherEndpoint {
                 let now = self.now()
                 var bodies: [JSONValue] = []
                 for (index, asked) in request.points.enumerated() {
-                    let point = catalog.openMeteoPoint(asked.latitude, asked.longitude, now: now)
+                    let point = catalog.openMeteoPoint(asked.latitude, asked.longitude, now: now, shiftTimes: shiftTimes)
                     let zone = try openMeteoZone(request.timezones[request.timezones.count == 1 ? 0 : index], for: point)
                     bodies.append(.object(OpenMeteoForecast.body(point, request, zone: zone)))
                 }

@@ -8,7 +8,9 @@ import WeatherCore
 /// where one can be had: what a recording lacks is made from what it has (`complete`).
 struct OpenMeteoPoint: Sendable {
     enum Source: Sendable {
-        case recorded(OpenMeteoRecording)
+        /// A recording, and with `--shift-times` the forecast model of its place for the hours it
+        /// has no step of.
+        case recorded(OpenMeteoRecording, fill: SynthesizedForecast.Model?)
         /// The point's current weather (metric, OpenWeatherMap's shape) and its forecast model.
         case synthesized(weather: JSONObject, model: SynthesizedForecast.Model)
     }
@@ -25,8 +27,8 @@ struct OpenMeteoPoint: Sendable {
 
     static let grid = 0.025
 
-    init(recording: OpenMeteoRecording) {
-        source = .recorded(recording)
+    init(recording: OpenMeteoRecording, fill: SynthesizedForecast.Model? = nil) {
+        source = .recorded(recording, fill: fill)
         placeTimezone = nil
         latitude = recording.latitude
         longitude = recording.longitude
@@ -55,7 +57,7 @@ struct OpenMeteoPoint: Sendable {
     /// Its timezone for `timezone=auto`: the zone it was recorded in, else the timezone of the
     /// nearest known place within 25 km (at the point's present), else GMT.
     var autoZone: OpenMeteoZone {
-        if case .recorded(let recording) = source { return recording.zone }
+        if case .recorded(let recording, _) = source { return recording.zone }
         return placeTimezone.flatMap { OpenMeteoZone(named: $0, at: now) } ?? .gmt
     }
 
@@ -64,7 +66,7 @@ struct OpenMeteoPoint: Sendable {
     /// quarter hour.
     var current: OpenMeteoStep {
         switch source {
-        case .recorded(let recording):
+        case .recorded(let recording, _):
             var step = recording.current ?? OpenMeteoStep(time: now, values: [:])
             let nearest = recording.hourly.min { abs($0.time - step.time) < abs($1.time - step.time) }
             if let nearest, abs(nearest.time - step.time) < 3600 {
@@ -90,34 +92,42 @@ struct OpenMeteoPoint: Sendable {
     }
 
     /// The hourly steps at `times`: a recording's steps among them (none for a time it has no step
-    /// of), else the forecast model's at each.
+    /// of, unless it has a model to fill them from), else the forecast model's at each.
     func hours(_ times: [Int]) -> [OpenMeteoStep] {
         switch source {
-        case .recorded(let recording):
+        case .recorded(let recording, nil):
             let wanted = Set(times)
             return recording.hourly.filter { wanted.contains($0.time) }.map(complete)
+        case .recorded(let recording, let model?):
+            let recorded = Dictionary(recording.hourly.map { ($0.time, $0) }) { first, _ in first }
+            return times.map { recorded[$0].map(complete) ?? Self.modelled(model, at: $0, complete: complete) }
         case .synthesized(_, let model):
-            return times.map { time in
-                let step = model.step(at: time)
-                let precipitation = step.precipitation / 3  // the model's amounts are for 3 hours
-                return complete(
-                    OpenMeteoStep(
-                        time: time,
-                        values: [
-                            .temperature: step.temperature,
-                            .apparentTemperature: step.feelsLike,
-                            .relativeHumidity: step.humidity.rounded(),
-                            .pressure: step.pressure,
-                            .windSpeed: step.wind * 3.6,
-                            .windDirection: Double(step.windDegrees),
-                            .windGusts: step.wind * 1.6 * 3.6,
-                            .cloudCover: Double(step.clouds),
-                            .weatherCode: Double(OWMCondition.wmoCode(step.condition.id)),
-                            .precipitation: precipitation,
-                            .precipitationProbability: (step.precipitationProbability * 100).rounded(),
-                        ]))
-            }
+            return times.map { Self.modelled(model, at: $0, complete: complete) }
         }
+    }
+
+    /// The forecast model's step at `time`, in Open-Meteo's variables.
+    private static func modelled(
+        _ model: SynthesizedForecast.Model, at time: Int, complete: (OpenMeteoStep) -> OpenMeteoStep
+    ) -> OpenMeteoStep {
+        let step = model.step(at: time)
+        let precipitation = step.precipitation / 3  // the model's amounts are for 3 hours
+        return complete(
+            OpenMeteoStep(
+                time: time,
+                values: [
+                    .temperature: step.temperature,
+                    .apparentTemperature: step.feelsLike,
+                    .relativeHumidity: step.humidity.rounded(),
+                    .pressure: step.pressure,
+                    .windSpeed: step.wind * 3.6,
+                    .windDirection: Double(step.windDegrees),
+                    .windGusts: step.wind * 1.6 * 3.6,
+                    .cloudCover: Double(step.clouds),
+                    .weatherCode: Double(OWMCondition.wmoCode(step.condition.id)),
+                    .precipitation: precipitation,
+                    .precipitationProbability: (step.precipitationProbability * 100).rounded(),
+                ]))
     }
 
     /// `step` with what it lacks made from what it has, consistently: `is_day` from the sun;

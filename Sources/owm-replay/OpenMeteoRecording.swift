@@ -13,8 +13,8 @@ struct OpenMeteoRecording: Sendable {
     /// The timezone it was recorded in (`timezone=auto` answers in it).
     let zone: OpenMeteoZone
     /// Its `current` block, if any.
-    let current: OpenMeteoStep?
-    let hourly: [OpenMeteoStep]
+    private(set) var current: OpenMeteoStep?
+    private(set) var hourly: [OpenMeteoStep]
 
     /// How far (in degrees of latitude and of longitude) a point may be from the recording's point
     /// to be answered with it.
@@ -75,6 +75,20 @@ struct OpenMeteoRecording: Sendable {
             }
         }
         self.hourly = hourly
+    }
+
+    /// Its present: the time of its `current` block, else of its first hourly step.
+    var present: Int? { current?.time ?? hourly.first?.time }
+
+    /// The recording with every time moved by the same whole hours, so that its present is the
+    /// hour of `now` (Unix seconds) (`--shift-times`).
+    func moved(toHourOf now: Int) -> OpenMeteoRecording {
+        guard let present else { return self }
+        let shift = (now / 3600 - present / 3600) * 3600
+        var moved = self
+        moved.current = current.map { OpenMeteoStep(time: $0.time + shift, values: $0.values) }
+        moved.hourly = hourly.map { OpenMeteoStep(time: $0.time + shift, values: $0.values) }
+        return moved
     }
 
     /// Whether a request for the point is answered with this recording.

@@ -166,7 +166,7 @@ enum SynthesizedForecast {
     }
 
     /// `2018-12-01 00:00:00` (UTC), as `dt_txt`.
-    private static func dateText(_ dt: Int) -> String {
+    static func dateText(_ dt: Int) -> String {
         var time = time_t(dt)
         var parts = tm()
         gmtime_r(&time, &parts)

@@ -276,12 +276,19 @@ struct WeatherCatalog: Sendable {
     /// The weather of a point as Open-Meteo's stand-in answers it (`OpenMeteoPoint`): the nearest
     /// recording that covers it, else made up from the point's weather (`weather(near:)`) and the
     /// nearest known place.
-    func openMeteoPoint(_ latitude: Double, _ longitude: Double, now: Date = Date()) -> OpenMeteoPoint {
+    func openMeteoPoint(_ latitude: Double, _ longitude: Double, now: Date = Date(), shiftTimes: Bool = false)
+        -> OpenMeteoPoint
+    {
         let recording = openMeteoForecasts.filter { $0.covers(latitude: latitude, longitude: longitude) }.min {
             distanceKilometres(latitude, longitude, $0.latitude, $0.longitude)
                 < distanceKilometres(latitude, longitude, $1.latitude, $1.longitude)
         }
-        if let recording { return OpenMeteoPoint(recording: recording) }
+        if let recording {
+            guard shiftTimes else { return OpenMeteoPoint(recording: recording) }
+            // Moved to now, the hours it has no step of made up by the model of the point's weather.
+            let model = SynthesizedForecast.Model(weather: weather(near: recording.latitude, recording.longitude, now: now))
+            return OpenMeteoPoint(recording: recording.moved(toHourOf: Int(now.timeIntervalSince1970)), fill: model)
+        }
         return OpenMeteoPoint(
             latitude: latitude, longitude: longitude, weather: weather(near: latitude, longitude, now: now),
             place: openMeteoPlace(near: latitude, longitude), now: now)

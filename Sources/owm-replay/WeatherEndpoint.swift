@@ -18,6 +18,15 @@ struct WeatherEndpoint: Sendable {
     var openMeteoAPIKey: String?
     /// The present, for the times of synthesized answers.
     var now: @Sendable () -> Date = { Date() }
+    /// `--shift-times`: recorded answers with their times moved to `now`, recorded forecasts completed
+    /// with synthesized steps (`TimeShift`).
+    var shiftTimes = false
+    /// `--mark-sample`: every answer of the two services' paths carries `Sample-Data: owm-replay`, so
+    /// a client can tell that this is not real weather.
+    var markSample = false
+
+    /// The header `--mark-sample` adds.
+    static let sampleHeader = (name: "Sample-Data", value: "owm-replay")
 
     /// What a weather request asked for, resolved against the recorded data.
     private enum Lookup {
@@ -41,6 +50,14 @@ struct WeatherEndpoint: Sendable {
     /// The answer to one request. `clientGone` opens when the client closed its connection: a
     /// request hanging on a fault is abandoned then.
     func respond(method: String, target: RequestTarget, clientGone: Gate? = nil) async -> ReplayResponse {
+        var response = await answer(method: method, target: target, clientGone: clientGone)
+        if markSample, target.path.hasPrefix("/data/") || target.path.hasPrefix("/geo/") || target.path.hasPrefix("/v1/") {
+            response.extraHeaders.append(Self.sampleHeader)
+        }
+        return response
+    }
+
+    private func answer(method: String, target: RequestTarget, clientGone: Gate?) async -> ReplayResponse {
         switch target.path {
         case "/data/2.5/weather", "/data/2.5/weather/":
             guard method == "GET" || method == "HEAD" else { return .methodNotAllowed }
@@ -202,9 +219,12 @@ struct WeatherEndpoint: Sendable {
         case .city(_, let found?), .point(let found):
             switch resource {
             case .weather:
-                return .weather(found.body(in: units))
+                return .weather(shiftTimes ? TimeShift.weather(found.body(in: units), now: now()) : found.body(in: units))
             case .forecast:
-                let forecast = catalog.forecast(for: found, preferring: units) ?? SynthesizedForecast.forecast(from: found)
+                guard let recorded = catalog.forecast(for: found, preferring: units) else {
+                    return .weather(SynthesizedForecast.forecast(from: found).body(in: units))
+                }
+                let forecast = shiftTimes ? TimeShift.forecast(recorded, weather: found, now: now()) : recorded
                 return .weather(forecast.body(in: units))
             }
         case .city(_, nil):

@@ -191,11 +191,13 @@ enum HumanFormat {
         if let providers = json["providers"]?.arrayValue, !providers.isEmpty {
             let each = providers.map { provider in
                 let name = provider["name"]?.stringValue ?? "?"
-                if provider["usable"]?.boolValue == true { return "\(name) ok" }
+                // A stand-in's answers (the offline demo): not real weather.
+                let sample = provider["sample_data"]?.boolValue == true ? " (sample data)" : ""
+                if provider["usable"]?.boolValue == true { return "\(name) ok\(sample)" }
                 let why =
                     provider["blocked_until"]?.stringValue.map { "blocked until \($0)" }
                     ?? provider["error"]?.stringValue ?? "not usable"
-                return "\(name) (\(why))"
+                return "\(name) (\(why))\(sample)"
             }
             parts.append("providers " + each.joined(separator: ", "))
         }

@@ -21,6 +21,21 @@ struct WeatherctlTests {
         }
     }
 
+    @Test("a stand-in that marks its answers as sample data (owm-replay --mark-sample) is said so in state; real data is not")
+    func sampleData() async throws {
+        for marked in [true, false] {
+            let replay = try await ReplayServer.start(marked ? ["--mark-sample"] : [])
+            let directory = try TemporaryDirectory()
+            let daemon = try await DaemonProcess.start(DaemonSetup(directory: directory, replay: replay))
+            #expect(try await daemon.weatherctl(["search", "London"]).status == 0)
+            let state = try await daemon.call("state")
+            let first = try #require(state["providers"]?.arrayValue?.first, "\(state.serialized)")
+            #expect(first["sample_data"] == (marked ? .bool(true) : nil), "\(state.serialized)")
+            let line = try await daemon.weatherctl(["state"])
+            #expect(line.stdout.contains("providers openweathermap ok (sample data)") == marked, "\(line)")
+        }
+    }
+
     @Test("usage errors exit 2", arguments: [["search"], ["bogus"], ["cities", "add"], ["region", "x", "y"]])
     func usage(arguments: [String]) async throws {
         let directory = try TemporaryDirectory()

@@ -136,4 +136,24 @@ struct HumanFormatProviderTests {
             name: .openMeteo, usable: false, blockedUntil: Date(timeIntervalSince1970: 1_795_000_060), error: "x")
         #expect(HumanFormat.state(state.json).hasSuffix("open-meteo (blocked until 2026-11-18T11:07:40Z)"))
     }
+
+    @Test("the state line says which provider's answers are sample data (the offline demo's stand-in)")
+    func sampleData() {
+        var state = DaemonState(
+            pending: 0, phase: .populated, input: nil, gps: GPSStatus(enabled: false), updatedAt: Date(timeIntervalSince1970: 1_795_000_000)
+        )
+        var failing = ProviderStatus(name: .openWeatherMap, usable: false, error: "OpenWeatherMap answered HTTP 503")
+        failing.sampleData = true
+        var answering = ProviderStatus(name: .openMeteo, usable: true, usedMinute: 3, usedDay: 40)
+        answering.sampleData = true
+        state.providers = [failing, answering]
+        #expect(state.json["providers"]?.arrayValue?.allSatisfy { $0["sample_data"] == .bool(true) } == true)
+        #expect(
+            HumanFormat.state(state.json).hasSuffix(
+                "providers openweathermap (OpenWeatherMap answered HTTP 503) (sample data), open-meteo ok (sample data)"),
+            "\(HumanFormat.state(state.json))")
+        state.providers[1].sampleData = false
+        #expect(state.json["providers"]?.arrayValue?.last?["sample_data"] == nil, "only when true")
+        #expect(HumanFormat.state(state.json).hasSuffix(", open-meteo ok"))
+    }
 }

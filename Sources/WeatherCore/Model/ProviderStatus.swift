@@ -13,6 +13,9 @@ public struct ProviderStatus: Sendable, Hashable, JSONRepresentable {
     public var blockedUntil: Date?
     /// Why it is not usable (its last failure, or the missing key); nil while it is usable.
     public var error: String?
+    /// Its latest answer was marked as sample data by a stand-in (the offline demo's owm-replay), not
+    /// real weather. In the JSON only when true.
+    public var sampleData = false
 
     public init(
         name: WeatherProviderName, usable: Bool, usedMinute: Int = 0, usedDay: Int = 0, blockedUntil: Date? = nil,
@@ -27,11 +30,13 @@ public struct ProviderStatus: Sendable, Hashable, JSONRepresentable {
     }
 
     public var json: JSONValue {
-        .object([
+        var object: JSONObject = [
             "name": .string(name.rawValue), "usable": .bool(usable),
             "used_minute": .integer(Int64(usedMinute)), "used_day": .integer(Int64(usedDay)),
             "blocked_until": .string(blockedUntil.map(Timestamp.iso8601)), "error": .string(error),
-        ])
+        ]
+        if sampleData { object["sample_data"] = .bool(true) }
+        return .object(object)
     }
 
     /// This status without its request counts, which change with every request and are no news alone.

@@ -236,7 +236,9 @@ public actor LookupService {
             guard upstreams[name] != nil, let health = health[name] else {
                 return ProviderStatus(name: name, usable: false, error: "not available in this build")
             }
-            return health.status(name, now: now, wallNow: wallNow)
+            var status = health.status(name, now: now, wallNow: wallNow)
+            status.sampleData = upstreams[name]?.servesSampleData ?? false
+            return status
         }
     }
 
@@ -244,7 +246,11 @@ public actor LookupService {
     private var statusesWithoutCounts: [ProviderStatus] {
         let now = clock.now
         let wallNow = wallClock()
-        return WeatherProviderName.allCases.compactMap { name in health[name]?.status(name, now: now, wallNow: wallNow).withoutCounts }
+        return WeatherProviderName.allCases.compactMap { name in
+            guard var status = health[name]?.status(name, now: now, wallNow: wallNow).withoutCounts else { return nil }
+            status.sampleData = upstreams[name]?.servesSampleData ?? false
+            return status
+        }
     }
 
     /// When a provider's status next changes by itself (a 429 block, a spent budget or a backoff

@@ -5,6 +5,7 @@ import Logging
 /// (`/data/2.5/forecast`): the same query style, key, units and language.
 public struct OpenWeatherMapClient: WeatherUpstream {
     public var provider: WeatherProviderName { .openWeatherMap }
+    public var servesSampleData: Bool { sample.current }
 
     /// Where and how to ask; replaced as a whole on a configuration reload.
     public struct Endpoint: Sendable, Equatable {
@@ -33,6 +34,8 @@ public struct OpenWeatherMapClient: WeatherUpstream {
 
     private let transport: any HTTPTransport
     private let box: LockedValue<Endpoint>
+    /// Whether its latest answer was marked as sample data (``ProviderRequest/sampleHeader``).
+    private let sample = LockedValue(false)
     private let logger: Logger?
     private let wallClock: @Sendable () -> Date
 
@@ -144,7 +147,9 @@ public struct OpenWeatherMapClient: WeatherUpstream {
             provider: .openWeatherMap, resource: request.resource.rawValue,
             url: Self.url(for: request, endpoint: endpoint, key: endpoint.apiKey.revealed),
             loggedURL: Self.url(for: request, endpoint: endpoint, key: "<redacted>"), key: endpoint.apiKey, timeout: endpoint.timeout
-        ).send(through: transport, logger: logger) { response throws(UpstreamError) in try interpret(response, endpoint.units) }
+        ).send(through: transport, logger: logger, sample: sample) { response throws(UpstreamError) in
+            try interpret(response, endpoint.units)
+        }
     }
 
     /// Maps a Geocoding API response to its places (empty for an unknown name) or to the error the

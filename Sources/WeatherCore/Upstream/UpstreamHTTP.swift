@@ -42,8 +42,14 @@ struct ProviderRequest {
     let key: Secret?
     let timeout: Duration
 
+    /// The response header a stand-in marks its answers with (owm-replay `--mark-sample`): what it
+    /// serves is sample data, not real weather. The real services never send it.
+    static let sampleHeader = "sample-data"
+
+    /// - Parameter sample: set at each response to whether it carried ``sampleHeader``.
     func send<Answer>(
-        through transport: any HTTPTransport, logger: Logger?, interpret: (HTTPResponse) throws(UpstreamError) -> Answer
+        through transport: any HTTPTransport, logger: Logger?, sample: LockedValue<Bool>? = nil,
+        interpret: (HTTPResponse) throws(UpstreamError) -> Answer
     ) async throws -> Answer {
         let started = ContinuousClock.now
         func count(_ outcome: String) {
@@ -52,6 +58,7 @@ struct ProviderRequest {
         let response: HTTPResponse
         do {
             response = try await transport.get(url, timeout: timeout)
+            sample?.replace(with: response.headers[Self.sampleHeader] != nil)
             logger?.debug(
                 "GET \(loggedURL) -> \(response.status) in \(started.duration(to: .now).formatted(.units(allowed: [.milliseconds])))")
         } catch let error as HTTPTransportError {

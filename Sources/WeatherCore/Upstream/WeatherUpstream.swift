@@ -11,6 +11,10 @@ public protocol WeatherUpstream: Sendable {
     /// The most points whose current weather one request can ask (1: one request per point).
     var maxPointsPerRequest: Int { get }
 
+    /// Whether its latest answer came from a stand-in that marked it as sample data (not real
+    /// weather): `state.providers[].sample_data`.
+    var servesSampleData: Bool { get }
+
     /// The places `query` names, best first, at most `limit`; empty when the name is unknown.
     /// - Throws: `UpstreamError`, or `CancellationError` when the task was cancelled.
     func places(_ query: PlaceQuery, limit: Int) async throws -> [Place]
@@ -32,6 +36,9 @@ public protocol WeatherUpstream: Sendable {
 extension WeatherUpstream {
     /// One point per request.
     public var maxPointsPerRequest: Int { 1 }
+
+    /// Real weather.
+    public var servesSampleData: Bool { false }
 
     /// One request per point, one after the other (a provider with a list form overrides this).
     public func fetch(at coordinates: [Coordinate]) async throws -> [WeatherObservation] {

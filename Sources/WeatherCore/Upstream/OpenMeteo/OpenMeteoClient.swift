@@ -10,6 +10,7 @@ import Logging
 /// The key never appears in a log line or an error: logged URLs carry `apikey=<redacted>`.
 public struct OpenMeteoClient: WeatherUpstream {
     public var provider: WeatherProviderName { .openMeteo }
+    public var servesSampleData: Bool { sample.current }
 
     /// The most points one weather request asks for: a region grid's 7 × 7 points (`region.around` 3)
     /// fit in one request, and the URL stays near 1 KB. More points asked at once are asked 50 at a
@@ -90,6 +91,8 @@ public struct OpenMeteoClient: WeatherUpstream {
 
     private let transport: any HTTPTransport
     private let box: LockedValue<Endpoint>
+    /// Whether its latest answer was marked as sample data (``ProviderRequest/sampleHeader``).
+    private let sample = LockedValue(false)
     private let logger: Logger?
     private let wallClock: @Sendable () -> Date
 
@@ -280,7 +283,9 @@ public struct OpenMeteoClient: WeatherUpstream {
             url: Self.url(for: request, endpoint: endpoint, key: endpoint.apiKey?.revealed),
             loggedURL: Self.url(for: request, endpoint: endpoint, key: endpoint.apiKey.map { _ in "<redacted>" }),
             key: endpoint.apiKey, timeout: endpoint.timeout
-        ).send(through: transport, logger: logger) { response throws(UpstreamError) in try interpret(response, endpoint.units) }
+        ).send(through: transport, logger: logger, sample: sample) { response throws(UpstreamError) in
+            try interpret(response, endpoint.units)
+        }
     }
 
     // MARK: Interpreting responses

@@ -1,0 +1,91 @@
+"""The page `make run` shows: scripts/run-demo.sh itself (owm-replay with the recorded answers moved to
+now, gpsfake, weatherd), opened as a newcomer opens it. The page says the weather is sample data, the
+popups' observations are current and their charts full, and its screenshot is the README's picture
+(Tests/browser/artifacts/demo-map.png, copied to docs/map.png)."""
+
+import json
+import os
+import re
+import signal
+import subprocess
+import tempfile
+import urllib.request
+from pathlib import Path
+
+import pytest
+from selenium.webdriver.common.by import By
+
+from conftest import BIN_DIR, ROOT, Page, free_port, wait_until
+
+
+class Demo:
+    """scripts/run-demo.sh in a session of its own, its run directory in a temporary one."""
+
+    def __init__(self, workdir):
+        self.web_port = free_port()
+        self.log_path = Path(workdir) / "demo.log"
+        self.log = open(self.log_path, "w")
+        environment = dict(os.environ, WEATHERD_BIN_DIR=str(BIN_DIR), WEATHERD_DEMO_DIR=str(Path(workdir) / "run"),
+                           WEATHERD_DEMO_GPSD_PORT=str(free_port()), WEATHERD_DEMO_WEB_PORT=str(self.web_port))
+        environment.pop("OWM_API_KEY", None)
+        self.process = subprocess.Popen(["bash", str(ROOT / "scripts" / "run-demo.sh")], cwd=ROOT, env=environment,
+                                        stdin=subprocess.DEVNULL, stdout=self.log, stderr=subprocess.STDOUT,
+                                        start_new_session=True)
+        self.url = f"http://127.0.0.1:{self.web_port}/"
+        wait_until(lambda: self.process.poll() is None and "map page at" in self.log_path.read_text(),
+                   timeout=60, what="the demo to serve the map")
+
+    def get(self, path):
+        with urllib.request.urlopen(self.url + path.lstrip("/"), timeout=5) as response:
+            return json.load(response)
+
+    def stop(self):
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGTERM)
+            try:
+                self.process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.wait()
+        self.log.close()
+
+
+@pytest.fixture
+def demo():
+    with tempfile.TemporaryDirectory(prefix="wd-demo-") as workdir:
+        running = Demo(workdir)
+        yield running
+        running.stop()
+
+
+@pytest.fixture
+def demo_page(browser, demo):
+    page = Page(browser, demo)
+    yield page
+    browser.get("about:blank")
+
+
+def test_the_demo_page_says_sample_data_and_its_popups_are_current(demo_page, demo):
+    page = demo_page.open()
+    cities = ("Seoul", "London", "Enschede")
+    page.wait(lambda d: len(page.features()) == len(cities), "the three watched cities on the map")
+    credits = page.find("attribution")
+    page.wait(lambda d: credits.find_element(By.CSS_SELECTOR, ".sample-credit").get_attribute("data-sample") == "true",
+              "the sample data credit")
+    assert "Sample data (offline demo), not real weather" in credits.text
+    # Both providers: OpenWeatherMap's stand-in fails for Enschede, so Open-Meteo answers it.
+    page.wait(lambda d: "open-meteo" in credits.find_element(By.CSS_SELECTOR, ".weather-credits")
+              .get_attribute("data-providers"), "the Open-Meteo credit")
+
+    features = demo.get("overlays.geojson")["features"]
+    london = next(f for f in features if f["properties"]["name"] == "London")
+    page.driver.find_element(By.CSS_SELECTOR, f'[data-testid="feature"][data-feature-id="{london["id"]}"]').click()
+    chart = page.wait(lambda d: [e for e in d.find_elements(By.CSS_SELECTOR, ".leaflet-popup-content [data-testid='forecast-chart']")
+                                 if e.is_displayed()], "the forecast chart in London's popup")[0]
+    # The chart holds the whole 48 hours (3-hour or hourly steps), not one old step.
+    steps, step = int(chart.get_attribute("data-steps")), int(chart.get_attribute("data-step"))
+    assert steps * step >= 45 * 3600, (steps, step)
+    popup = page.driver.find_element(By.CSS_SELECTOR, ".leaflet-popup-content").text
+    observed = re.search(r"Observed\s+(.+)", popup).group(1)
+    assert "day" not in observed and ("minute" in observed or "second" in observed or "now" in observed), observed
+    page.screenshot("demo-map.png")
