@@ -29,9 +29,14 @@ def near(a, b, tolerance):
     return abs(a[0] - b[0]) <= tolerance and abs(a[1] - b[1]) <= tolerance
 
 
-def at(page, target, pixels=160):
-    """The map is centred near target: a popup's auto-pan may nudge it, by up to the popup's height
-    beyond the map's top half (more since the popup has room for the forecast)."""
+def at(page, target, pixels=None):
+    """The map is centred near target (within `pixels`): by default within 160 pixels or the open
+    popup's height, whichever is more, since the popup's auto-pan may nudge the map by up to its
+    height beyond the map's top half (it grows once its forecast chart is drawn)."""
+    if pixels is None:
+        popup = page.driver.execute_script(
+            "const p = document.querySelector('.leaflet-popup'); return p ? p.offsetHeight : 0")
+        pixels = max(160, popup)
     degrees = 360 / (256 * 2 ** float(page.map_data("zoom"))) * pixels
     return near(page.center(), target, degrees)
 
