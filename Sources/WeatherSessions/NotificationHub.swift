@@ -44,8 +44,15 @@ public final class NotificationHub: ChangePublisher {
     /// Clients watching now.
     public var watcherCount: Int { state.withLock { $0.watcherCount } }
 
+    /// Offers `delivery` to each of its watchers, then signals their writers: a writer may write
+    /// at once, on this thread (the Unix socket's event loop), so the others are offered the change first.
     private func deliver(_ delivery: HubState<Outbox>.Delivery?) {
         guard let delivery else { return }
-        for outbox in delivery.subscribers { outbox.offer(delivery.topic, delivery.notice, version: delivery.version) }
+        var writers: [Outbox.Writer] = []
+        writers.reserveCapacity(delivery.subscribers.count)
+        for outbox in delivery.subscribers {
+            if let writer = outbox.offer(delivery.topic, delivery.notice, version: delivery.version) { writers.append(writer) }
+        }
+        for writer in writers { writer.ready() }
     }
 }

@@ -54,8 +54,10 @@ public final class Outbox: Sendable {
 
     /// Offers the `version`th notification of `topic` the hub published: it replaces the one
     /// waiting, unless the client does not watch, sends no more, or has a newer one already.
-    func offer(_ topic: Topic, _ notice: Notice, version: Int) {
-        state.withLock { $0.offer(topic, notice, version: version) }?.ready()
+    /// - Returns: the writer to signal, when it was taken in (the hub signals the writers of all
+    ///   its watchers once it has offered the change to every one).
+    func offer(_ topic: Topic, _ notice: Notice, version: Int) -> Writer? {
+        state.withLock { $0.offer(topic, notice, version: version) }
     }
 
     /// A new subscription (`watch`): see ``OutboxState/watch(diff:)``.

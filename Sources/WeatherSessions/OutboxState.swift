@@ -50,7 +50,7 @@ struct OutboxState<Waiter, Writer> {
     private var order = 0
     /// The version of the newest notification offered for each topic since the last `watch`: an
     /// older one offered later (a publish and a replay crossing) is no news.
-    private var newest: [Outbox.Topic: Int] = [:]
+    private var newest = TopicVersions()
     /// The client watches (between `watch` and `unwatch`): notifications are taken in.
     private var watching = false
     /// Overlays changes go out as diffs (`watch` with `diff: true`).
@@ -94,7 +94,7 @@ struct OutboxState<Waiter, Writer> {
     /// more, is gone, or already has a newer one.
     mutating func offer(_ topic: Outbox.Topic, _ notice: Notice, version: Int) -> Writer? {
         guard phase == .open, watching else { return nil }
-        if let newest = newest[topic], newest >= version { return nil }
+        guard newest[topic] < version else { return nil }
         newest[topic] = version
         order += 1
         latest[topic] = (order, notice)
@@ -107,7 +107,7 @@ struct OutboxState<Waiter, Writer> {
     mutating func watch(diff: Bool) {
         watching = true
         latest.removeAll()
-        newest.removeAll()
+        newest = TopicVersions()
         diffOverlays = diff
         delivered = nil
         subscription += 1
@@ -193,5 +193,27 @@ struct OutboxState<Waiter, Writer> {
     /// diff, unless a `watch` came since.
     mutating func delivered(_ edition: OverlaysEdition, subscription: Int) {
         if self.subscription == subscription, phase != .closed { delivered = edition }
+    }
+}
+
+/// The newest version offered of each topic (0: none): two numbers, not a dictionary, since every
+/// publish sets one for each watcher.
+private struct TopicVersions {
+    private var state = 0
+    private var overlays = 0
+
+    subscript(topic: Outbox.Topic) -> Int {
+        get {
+            switch topic {
+            case .state: state
+            case .overlays: overlays
+            }
+        }
+        set {
+            switch topic {
+            case .state: state = newValue
+            case .overlays: overlays = newValue
+            }
+        }
     }
 }

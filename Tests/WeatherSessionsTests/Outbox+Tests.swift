@@ -22,6 +22,6 @@ extension Outbox {
 
     /// A notification handed over as the hub hands one over: newer than any before.
     func offer(_ topic: Topic, line: String) {
-        offer(topic, .line(line), version: published.add(1, ordering: .relaxed).newValue)
+        offer(topic, .line(line), version: published.add(1, ordering: .relaxed).newValue)?.ready()
     }
 }
