@@ -462,30 +462,33 @@
     container.appendChild(el('div', 'popup-forecast-row'));
     container.hidden = false;
   }
+  // The container's data-forecast says how far it got (a hook for the tests): "off" (not asked
+  // for: read-only, unsupported, offline, no position), "loading", "shown", "none" (no step), "failed".
   function loadForecast(feature, container, popup) {
-    if (config.read_only || !forecastSupported || !connection.open) {
-      container.hidden = true;
-      return;
-    }
     const c = feature.geometry && feature.geometry.coordinates;
-    if (!Array.isArray(c) || !isNum(c[0]) || !isNum(c[1])) {
+    if (config.read_only || !forecastSupported || !connection.open || !Array.isArray(c) || !isNum(c[0]) || !isNum(c[1])) {
       container.hidden = true;
+      container.dataset.forecast = 'off';
       return;
     }
+    container.dataset.forecast = 'loading';
     request('forecast', { lat: c[1], lon: c[0], hours: FORECAST_HOURS }).then((result) => {
       // The chart (web/forecast-chart.js), or nothing when the forecast has no step.
       const chart = ForecastChart.element(result, { hours: FORECAST_HOURS });
       if (!chart) {
         container.hidden = true;
+        container.dataset.forecast = 'none';
         return;
       }
       container.textContent = '';
       container.appendChild(el('div', 'popup-forecast-title', 'Next ' + FORECAST_HOURS + ' hours'));
       container.appendChild(chart);
       container.hidden = false;
+      container.dataset.forecast = 'shown';
       if (popup) whenStill(() => { if (popup.isOpen()) popup.update(); });  // laid out and panned into view again, should it have grown
     }).catch((err) => {
       container.hidden = true;
+      container.dataset.forecast = 'failed';
       if (err.code === -32601) forecastSupported = false;
     });
   }

@@ -416,7 +416,9 @@ def test_read_only_hides_the_controls_and_sends_no_region(make_daemon, make_page
     # A popup has the details but no forecast (read-only clients may not ask for one).
     page.find_all("feature")[0].click()
     popup = page.wait(lambda d: d.find_elements(By.CSS_SELECTOR, ".leaflet-popup-content"), "a popup")[0]
-    time.sleep(0.5)
+    # The page decides when the popup opens: no forecast is asked for.
+    page.wait(lambda d: popup.find_element(By.CSS_SELECTOR, ".popup-forecast").get_attribute("data-forecast") == "off",
+              "the popup to ask for no forecast")
     assert "Humidity" in popup.text
     assert [e for e in popup.find_elements(By.CSS_SELECTOR, ".popup-forecast") if e.is_displayed()] == []
     page.driver.find_element(By.CSS_SELECTOR, ".leaflet-popup-close-button").click()
