@@ -174,6 +174,32 @@ struct FailoverTests {
         #expect(p.owm.callCount + p.om.callCount == 2)
     }
 
+    @Test("with every provider refusing, the requester is told the soonest retry_after, whichever provider it is")
+    func soonestRetry() async throws {
+        let p = Providers(owmPerMinute: 1, omPerMinute: 1)
+        _ = try await p.weather(1)  // OpenWeatherMap's minute is spent now, and frees in 60 s
+        p.clock.advance(by: .seconds(40))
+        _ = try await p.weather(2)  // OpenWeatherMap frees in 20 s; Open-Meteo answers, and frees in 60 s
+        let error = await lookupError { try await p.weather(3) }
+        #expect(error?.code == .rateLimited)
+        #expect(error?.details["provider"] == "openweathermap")
+        #expect(error?.details["retry_after"]?.intValue == 20)
+    }
+
+    @Test("of two refusals a wait beats a missing key, a shorter wait a longer one; else the preferred provider's")
+    func soonerRefusal() {
+        func wait(_ seconds: Int, _ provider: String) -> WeatherError {
+            WeatherError(.rateLimited, "wait", details: ["retry_after": .integer(Int64(seconds)), "provider": .string(provider)])
+        }
+        let noKey = WeatherError(.unauthorized, "no key")
+        #expect(LookupService.sooner(nil, noKey) == noKey)
+        #expect(LookupService.sooner(noKey, wait(30, "b")) == wait(30, "b"))
+        #expect(LookupService.sooner(wait(30, "a"), noKey) == wait(30, "a"))
+        #expect(LookupService.sooner(wait(30, "a"), wait(10, "b")) == wait(10, "b"))
+        #expect(LookupService.sooner(wait(10, "a"), wait(10, "b")) == wait(10, "a"))
+        #expect(LookupService.sooner(noKey, WeatherError(.unauthorized, "other")) == noKey)
+    }
+
     @Test("places, weather and forecasts fail over alike; cached answers serve whoever gave them")
     func everyKind() async throws {
         let p = Providers()

@@ -293,6 +293,21 @@ public actor LookupService {
         return result
     }
 
+    /// Of two providers' refusals, the one a requester should see: a wait (rate_limited) rather than
+    /// a missing key, and of two waits the shorter (`retry_after`); else the first, the preferred
+    /// provider's.
+    static func sooner(_ first: WeatherError?, _ second: WeatherError) -> WeatherError {
+        guard let first else { return second }
+        func wait(_ error: WeatherError) -> Int64? {
+            error.code == .rateLimited ? error.details["retry_after"]?.intValue.map(Int64.init) : nil
+        }
+        switch (wait(first), wait(second)) {
+        case (nil, .some): return second
+        case (let a?, let b?) where b < a: return second
+        default: return first
+        }
+    }
+
     /// Counts `count` requests against `name`'s budget; the error a requester sees when it refuses.
     private func admit(_ count: Int, to name: WeatherProviderName, now: DaemonClock.Instant) -> WeatherError? {
         guard let refusal = changeHealth(of: name, { $0.admit(count, now: now) }) else { return nil }
@@ -494,7 +509,11 @@ public actor LookupService {
         var admitted: WeatherProviderName?
         var untried = providers[...]
         while admitted == nil, let provider = untried.popFirst() {
-            if let refusal = admit(1, to: provider, now: clock.now) { lastError = refusal } else { admitted = provider }
+            if let refusal = admit(1, to: provider, now: clock.now) {
+                lastError = Self.sooner(lastError, refusal)
+            } else {
+                admitted = provider
+            }
         }
         guard var provider = admitted else {
             throw lastError ?? WeatherError(.upstreamUnavailable, "no weather provider is configured")
