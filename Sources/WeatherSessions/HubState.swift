@@ -5,7 +5,8 @@ import WeatherCore
 ///
 /// Each publish is numbered; a watcher's outbox keeps the newest of each topic by that number, so
 /// the hub hands notifications over after letting go of its lock, and a publish and a `watch`'s
-/// replay that cross leave the newer one waiting.
+/// replay that cross leave the newer one waiting. (A `watch` without replay that crosses a publish
+/// may still be handed that publish: a change made while it subscribed.)
 struct HubState<Subscriber: AnyObject> {
     /// One notification for some watchers.
     struct Delivery {
