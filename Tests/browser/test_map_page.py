@@ -10,7 +10,11 @@ import time
 import zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from selenium.common.exceptions import ElementClickInterceptedException
+from selenium.common.exceptions import (
+    ElementClickInterceptedException,
+    ElementNotInteractableException,
+    StaleElementReferenceException,
+)
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.actions.wheel_input import ScrollOrigin
 from selenium.webdriver.common.by import By
@@ -39,6 +43,21 @@ def at(page, target, pixels=None):
         pixels = max(160, popup)
     degrees = 360 / (256 * 2 ** float(page.map_data("zoom"))) * pixels
     return near(page.center(), target, degrees)
+
+
+def close_popup(page):
+    """Closes the open popup with its close button, once the button takes a click: the popup may
+    still be opening, or be laid out again as its forecast arrives."""
+    def clicked(d):
+        buttons = [b for b in d.find_elements(By.CSS_SELECTOR, ".leaflet-popup-close-button") if b.is_displayed()]
+        if not buttons:
+            return False
+        try:
+            buttons[0].click()
+        except (ElementNotInteractableException, ElementClickInterceptedException, StaleElementReferenceException):
+            return False
+        return True
+    page.wait(clicked, "the popup's close button to take a click")
 
 
 def overlay_ids(daemon):
@@ -162,7 +181,7 @@ def test_a_drag_searches_one_grid_without_moving_the_map(page):
     page.wait(lambda d: owm_id("Zocca") in page.features(), "the Zocca marker")
     page.wait(lambda d: page.settled() and at(page, target), "the map at Zocca")
     seq_before = int(page.map_data("seq"))
-    page.driver.find_element(By.CSS_SELECTOR, ".leaflet-popup-close-button").click()
+    close_popup(page)
 
     drag_map(page, -180, 90)
     page.wait(lambda d: page.settled() and page.map_data("region-count") == "1", "one region sent for the drag")
@@ -421,7 +440,7 @@ def test_read_only_hides_the_controls_and_sends_no_region(make_daemon, make_page
               "the popup to ask for no forecast")
     assert "Humidity" in popup.text
     assert [e for e in popup.find_elements(By.CSS_SELECTOR, ".popup-forecast") if e.is_displayed()] == []
-    page.driver.find_element(By.CSS_SELECTOR, ".leaflet-popup-close-button").click()
+    close_popup(page)
     drag_map(page, -150, 60)
     page.wait(lambda d: page.settled(), "the drag to end")
     assert page.map_data("region-count") == "0"
