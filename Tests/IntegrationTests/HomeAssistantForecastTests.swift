@@ -9,43 +9,20 @@ import WeatherCore
     import Glibc
 #endif
 
-/// A real Mosquitto, the stand-in for OpenWeatherMap, and weatherd publishing Home Assistant
-/// discovery as `dev1`.
-private struct ForecastDaemon {
-    static let prefix = "weatherd/dev1"
+/// The topics of the watched cities' forecasts, on an `MQTTDaemon` publishing Home Assistant
+/// discovery (`homeassistant = true`).
+private enum ForecastDaemon {
+    static let prefix = MQTTDaemon.prefix
     static let london = "city_owm_2643743"
     static let paris = "city_owm_2988507"
 
-    let directory: TemporaryDirectory
-    let replay: ReplayServer
-    let broker: MosquittoBroker
-    let daemon: DaemonProcess
-
-    init(cities: [String], brokerConfig: [String] = []) async throws {
-        directory = try TemporaryDirectory()
-        replay = try await ReplayServer.start()
-        broker = try await MosquittoBroker.start(in: directory, config: brokerConfig)
-        var setup = DaemonSetup(directory: directory, replay: replay, cities: cities)
-        setup.useBroker(broker, device: "dev1", ["homeassistant = true"])
-        daemon = try await DaemonProcess.start(setup)
-        _ = try await daemon.process.waitForLine(containing: "MQTT: connected to the broker", on: \.stderr)
+    /// Starts weatherd with Home Assistant discovery, connected to a real Mosquitto.
+    static func start(cities: [String]) async throws -> MQTTDaemon {
+        try await MQTTDaemon(cities: cities, mqttLines: ["homeassistant = true"])
     }
 
     static func forecastTopic(_ key: String) -> String { "\(prefix)/forecast/\(key)" }
-    static func configTopic(_ key: String) -> String { "homeassistant/sensor/dev1/\(key)_forecast/config" }
-}
-
-extension ReplayServer {
-    /// Polls the stand-in's request counts until `check` accepts them (20 s at most).
-    func waitForStats(_ what: String, _ check: (ReplayStats) -> Bool) async throws {
-        let deadline = ContinuousClock.now.advanced(by: .seconds(20))
-        while true {
-            let stats = try await stats()
-            if check(stats) { return }
-            guard ContinuousClock.now < deadline else { throw ChildProcessError(message: "\(what): not within 20 s; \(stats)") }
-            try await Task.sleep(for: .milliseconds(50))  // the next poll
-        }
-    }
+    static func configTopic(_ key: String) -> String { "homeassistant/sensor/\(MQTTDaemon.device)/\(key)_forecast/config" }
 }
 
 /// Home Assistant's weather conditions.
@@ -59,7 +36,7 @@ struct HomeAssistantForecastMQTTTests {
     @Test(
         "each watched city's forecast is retained in Home Assistant's shape, named by its discovery config; removing the city empties both")
     func retainedForecasts() async throws {
-        let fixture = try await ForecastDaemon(cities: ["London", "Paris"])
+        let fixture = try await ForecastDaemon.start(cities: ["London", "Paris"])
         let subscriber = try await fixture.broker.subscriber(
             ["homeassistant/sensor/dev1/+/config", "\(ForecastDaemon.prefix)/forecast/#"], format: "%t %l %p")
         defer { subscriber.send(SIGKILL) }
@@ -117,7 +94,7 @@ struct HomeAssistantForecastMQTTTests {
 
     @Test("the broker restarted: each forecast goes out once, the latest, never the changes made while it was away")
     func noBacklogAfterReconnect() async throws {
-        let fixture = try await ForecastDaemon(cities: ["London"])
+        let fixture = try await ForecastDaemon.start(cities: ["London"])
         let london = ForecastDaemon.forecastTopic(ForecastDaemon.london)
         let first = try await fixture.broker.subscriber([london])
         _ = try await first.waitForLine(containing: london + " ", on: \.stdout, timeout: .seconds(20))

@@ -10,7 +10,7 @@ import WeatherCore
 #endif
 
 /// A real Mosquitto, the stand-in for OpenWeatherMap, and weatherd publishing to the broker as `dev1`.
-private struct MQTTDaemon {
+struct MQTTDaemon {
     static let device = "dev1"
     static let prefix = "weatherd/dev1"
     static let london = "owm:2643743"

@@ -52,6 +52,17 @@ extension ReplayServer {
         }
     }
 
+    /// Waits (polling `/_stats`) until `check` accepts the stand-in's request counts.
+    func waitForStats(_ what: String, timeout: Duration = .seconds(20), _ check: (ReplayStats) -> Bool) async throws {
+        let deadline = ContinuousClock.now.advanced(by: timeout)
+        while true {
+            let stats = try await stats()
+            if check(stats) { return }
+            guard ContinuousClock.now < deadline else { throw TimeoutError(what: "\(what) (now \(stats))", timeout: timeout) }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
     private func faultRequest(_ method: String, _ target: String) async throws -> JSONValue {
         let (status, body) = try await httpRequest(method, port: port, target: target)
         guard status == 200 else { throw ChildProcessError(message: "\(method) \(target): HTTP \(status) \(body)") }
