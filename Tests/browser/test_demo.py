@@ -32,7 +32,8 @@ class Demo:
                                         stdin=subprocess.DEVNULL, stdout=self.log, stderr=subprocess.STDOUT,
                                         start_new_session=True)
         self.url = f"http://127.0.0.1:{self.web_port}/"
-        wait_until(lambda: self.process.poll() is None and "map page at" in self.log_path.read_text(),
+        # The daemon's own log line: the demo's banner names "map page at" too, before the daemon is up.
+        wait_until(lambda: self.process.poll() is None and "weatherd: map page at http" in self.log_path.read_text(),
                    timeout=60, what="the demo to serve the map")
 
     def get(self, path):
