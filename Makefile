@@ -8,16 +8,18 @@ DESTDIR ?=
 SYSCONFDIR ?= /etc
 UNITDIR ?= $(PREFIX)/lib/systemd/system
 
-.PHONY: run test lint format browser-test bench order-files soak build install deb systest deps test-deps deb-deps systest-deps clean
+.PHONY: run test lint format web-test browser-test bench order-files soak build install deb systest deps test-deps deb-deps systest-deps clean
 
 ## run: install what is missing, build, and serve in the foreground (offline demo without OWM_API_KEY)
 run: deps build
 	scripts/run-demo.sh
 
-## test: install what is missing, build everything and run every test (the browser tests last)
+## test: install what is missing, build everything and run every test (the map page's modules under Node,
+##       then the browser tests, last)
 test: test-deps
 	$(SWIFT) build $(SWIFT_FLAGS) --build-tests
 	$(SWIFT) test $(SWIFT_FLAGS) --skip-build --disable-xctest
+	$(MAKE) --no-print-directory web-test
 	BROWSER_TEST_NO_BUILD=1 WEATHERD_BIN_DIR="$$($(SWIFT) build $(SWIFT_FLAGS) --show-bin-path)" scripts/browser-test.sh
 
 ## lint: the Swift sources formatted as .swift-format says (the toolchain's `swift format`; `make format`
@@ -27,6 +29,11 @@ lint:
 
 format:
 	$(SWIFT) format --in-place --recursive --parallel Sources Tests Package.swift
+
+## web-test: the map page's modules that hold no DOM (web/: the overlay store, formatting, the chart's scales,
+##           the connection) under Node's test runner (Tests/web/*.test.mjs)
+web-test:
+	node --test --test-reporter=spec Tests/web/*.test.mjs
 
 ## browser-test: the map page in headless Chromium against the real daemon (see scripts/browser-test.sh)
 browser-test:

@@ -5,8 +5,9 @@ set -euo pipefail
 
 packages=(libcurl4-openssl-dev libgps-dev libmosquitto-dev pkg-config gpsd gpsd-clients libjs-leaflet)
 case "${1:-build}" in
-    # mosquitto: the MQTT tests' broker; prometheus (and promtool): scrapes and lints /metrics in the tests
-    test) packages+=(socat gdal-bin mosquitto mosquitto-clients prometheus) ;;
+    # mosquitto: the MQTT tests' broker; prometheus (and promtool): scrapes and lints /metrics in the tests;
+    # nodejs: the map page's module tests (node --test)
+    test) packages+=(socat gdal-bin mosquitto mosquitto-clients prometheus nodejs) ;;
     # scripts/bench-daemon.py: socat is the floor of weatherctl; cc builds the C floor of the socket.
     bench) packages+=(socat gcc) ;;
     order) packages+=(valgrind binutils) ;;  # scripts/order-files.py: callgrind, strip

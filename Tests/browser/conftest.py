@@ -309,7 +309,7 @@ class Console:
 CONSOLE = Console()
 
 # Whether the basemap is drawn where the map shows: with tiles, a loaded tile in view; with the bundled
-# Natural Earth outlines (drawn on one canvas, see startBasemap in web/app.js), drawn pixels in the part
+# Natural Earth outlines (drawn on one canvas, see start in web/map-view.js), drawn pixels in the part
 # of that canvas inside the map's box, read from a small copy of it. An empty string when it is drawn,
 # else why not; null when the page shows no map.
 BASEMAP_PROBLEM = """

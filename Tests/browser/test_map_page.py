@@ -537,7 +537,7 @@ def click_while_it_moves(page, element, tries=20):
 def test_a_popup_opened_during_a_fly_to_leaves_the_map_drawn(page, owm):
     # The flow that left the basemap blank: a popup the user opened while the map flew to a result was
     # opened again at the end of the flight, whose auto-pan ended in a moveend that opened it again…
-    # until the stack overflowed (web/app.js, afterMove). conftest checks the console and the
+    # until the stack overflowed (web/map-view.js, afterMove). conftest checks the console and the
     # basemap at the end of every test; this one ends where the overflow was.
     page.open()
     wait_cities_settled(page)
