@@ -1,6 +1,7 @@
 """The map page on any screen: on a phone (390×844) the panel folds to a bar and the map keeps most
-of the screen; on a large screen (1920×1080) nothing stretches. Each leaves a screenshot in
-Tests/browser/artifacts (page-390x844.png, page-1920x1080.png; kept out of git)."""
+of the screen; on a large screen (1920×1080) nothing stretches; the search field's placeholder is
+whole on every screen. Each leaves a screenshot in Tests/browser/artifacts (page-390x844.png,
+page-1920x1080.png, placeholder-*.png; kept out of git)."""
 
 import pytest
 from selenium.webdriver.common.by import By
@@ -84,3 +85,24 @@ def test_a_large_screen_keeps_the_panel_and_popups_their_size(page, viewport):
     popup = page.driver.find_element(By.CSS_SELECTOR, ".leaflet-popup-content-wrapper").rect
     assert 220 <= popup["width"] <= 360 and popup["height"] <= 600, popup
     page.screenshot("page-1920x1080.png")
+
+
+# How wide the search field's placeholder is, and the room the field has for text.
+PLACEHOLDER_FIT = """
+  const input = document.querySelector('[data-testid="search-input"]');
+  const style = getComputedStyle(input);
+  const context = document.createElement('canvas').getContext('2d');
+  context.font = style.font;
+  const room = input.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+  return [input.placeholder, context.measureText(input.placeholder).width, room];
+"""
+
+
+@pytest.mark.parametrize("width,height", [(1280, 860), (1920, 1080), (390, 844), (320, 640)])
+def test_the_search_fields_placeholder_is_whole(page, viewport, width, height):
+    viewport(width, height)
+    page.open(size=(width, height))
+    placeholder, text, room = page.driver.execute_script(PLACEHOLDER_FIT)
+    assert "e.g." in placeholder, placeholder
+    assert text <= room, f"at {width}×{height} the placeholder {placeholder!r} needs {text:.0f} px, the field has {room:.0f}"
+    page.screenshot(f"placeholder-{width}x{height}.png")
