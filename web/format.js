@@ -109,10 +109,18 @@ export function placeName(feature) {
   return 'Unnamed place';
 }
 
+// A popup's title, which tells places of the same name apart as weatherctl does: the name, the
+// state or region where the feature has one, the country ("Springfield, Missouri, US"); the
+// position of a point without a name.
+export function featureTitle(feature) {
+  const p = feature.properties || {};
+  return text(p.name) ? placeLabel(p) : placeName(feature);
+}
+
 // What a screen reader says for a marker: "London, GB 8.9 °C overcast clouds".
 export function markerLabel(feature) {
   const p = feature.properties || {};
-  let label = placeName(feature) + (typeof p.country === 'string' && p.country ? ', ' + p.country : '');
+  let label = featureTitle(feature);
   if (isNum(p.temperature)) label += ' ' + formatTempLong(p.temperature, p);
   if (p.description || p.condition) label += ' ' + (p.description || p.condition);
   return label;

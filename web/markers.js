@@ -8,7 +8,7 @@
 //   markers.marker(id)         // the Leaflet marker of a feature id, or null
 
 import { el } from './dom.js';
-import { featureHue, formatTemp, markerLabel, placeName } from './format.js';
+import { featureHue, featureTitle, formatTemp, markerLabel, placeName } from './format.js';
 import * as WeatherSymbols from './symbols.js';
 
 const L = globalThis.L;
@@ -149,7 +149,7 @@ export function createMarkers({ map, popups, popupOptions }) {
     const wrapper = node.querySelector('.leaflet-popup-content-wrapper');
     wrapper.setAttribute('role', 'dialog');
     wrapper.setAttribute('tabindex', '-1');
-    if (entry) wrapper.setAttribute('aria-label', placeName(entry.feature));
+    if (entry) wrapper.setAttribute('aria-label', featureTitle(entry.feature));
     if (entry && enteredMarker && entry.marker.getElement() === enteredMarker) focusWithoutScroll(wrapper);
     enteredMarker = null;
   });

@@ -8,7 +8,7 @@
 import { el } from './dom.js';
 import * as ForecastChart from './forecast-chart.js';
 import {
-  SOURCE_LABEL, compass, formatCoord, formatTempLong, isNum, parseTime, placeName, relativeTime, unitsOf,
+  SOURCE_LABEL, compass, featureTitle, formatCoord, formatTempLong, isNum, parseTime, placeName, relativeTime, unitsOf,
 } from './format.js';
 import * as WeatherSymbols from './symbols.js';
 
@@ -42,9 +42,12 @@ export function createPopups({ config, connection, whenStill }) {
     const p = feature.properties || {};
     const root = el('div', 'popup');
     const head = el('div', 'popup-head');
+    // "Springfield, Missouri, US": the name, then where it is, in a lighter face.
     const title = el('div', 'popup-title');
-    title.appendChild(el('span', 'popup-name', placeName(feature)));
-    if (p.country) title.appendChild(el('span', 'popup-country', p.country));
+    const name = placeName(feature);
+    const full = featureTitle(feature);
+    title.appendChild(el('span', 'popup-name', name));
+    if (full.startsWith(name + ', ')) title.appendChild(el('span', 'popup-where', full.slice(name.length)));
     head.appendChild(title);
     const badges = el('div', 'popup-badges');
     if (SOURCE_LABEL[p.source]) badges.appendChild(el('span', 'badge', SOURCE_LABEL[p.source]));

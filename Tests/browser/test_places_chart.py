@@ -210,6 +210,27 @@ def test_a_click_picks_a_place(page):
     assert abs(lat_found - lat) < 0.05 and abs(lon_found - lon) < 0.05
 
 
+def test_a_popups_title_tells_places_of_the_same_name_apart(page):
+    page.open()
+    wait_cities_settled(page)
+    type_name(page, "Springfield")
+    page.wait(lambda d: len(suggestions(page)) == 5, "the places of Springfield")
+    [o for o in page.find_all("place-suggestion") if o.text == "Springfield, Missouri, US"][0].click()
+    page.wait(lambda d: text_feature(page.daemon), "the result")
+    result = text_feature(page.daemon)
+    # The name, the state, the country: as weatherctl and the suggestions write them.
+    title = page.wait(lambda d: [e for e in d.find_elements(By.CSS_SELECTOR, ".leaflet-popup .popup-title") if e.is_displayed()],
+                      "the result's popup")[0]
+    assert title.text == "Springfield, Missouri, US"
+    assert page.driver.find_element(By.CSS_SELECTOR, ".leaflet-popup-content-wrapper").accessible_name == "Springfield, Missouri, US"
+    marker = page.driver.find_element(By.CSS_SELECTOR, f'.leaflet-marker-icon:has([data-feature-id="{result["id"]}"])')
+    assert marker.accessible_name.startswith("Springfield, Missouri, US ")
+    page.screenshot("popup-title.png")
+    # A place without a state: its name and country.
+    london = page.driver.find_element(By.CSS_SELECTOR, f'.leaflet-marker-icon:has([data-feature-id="{owm_id("London")}"])')
+    assert london.accessible_name.startswith("London, GB ")
+
+
 def test_escape_closes_the_list_and_enter_searches_the_text(page):
     page.open()
     wait_cities_settled(page)

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import {
-  budgetText, compass, describeInput, featureHue, formatCoord, formatTemp, formatTempLong, markerLabel, parseTime,
+  budgetText, compass, describeInput, featureHue, featureTitle, formatCoord, formatTemp, formatTempLong, markerLabel, parseTime,
   phaseText, placeLabel, placeName, relativeTime, tempHue, unitsOf,
 } from '../../web/format.js';
 
@@ -104,4 +104,17 @@ test('the rate-limit line names the blocked provider and the requests of the las
   });
   assert.equal(budgetText({ blocked_until: until }, [], title).shown,
     'The weather provider rate limit: no lookups to it until ' + time);
+});
+
+test('a popup\'s title and a marker\'s name tell places of one name apart by their state', () => {
+  const springfield = {
+    geometry: { coordinates: [-93.2982, 37.2153] },
+    properties: { name: 'Springfield', state: 'Missouri', country: 'US', temperature: 12.1, units: 'metric' },
+  };
+  assert.equal(featureTitle(springfield), 'Springfield, Missouri, US');
+  assert.equal(markerLabel(springfield), 'Springfield, Missouri, US 12.1 °C');
+  assert.equal(featureTitle({ properties: { name: 'London', state: null, country: 'GB' } }), 'London, GB');
+  assert.equal(featureTitle({ properties: { name: 'Zocca' } }), 'Zocca');
+  const point = { geometry: { coordinates: [175.28, -37.78] }, properties: { name: null, state: null, country: null } };
+  assert.equal(featureTitle(point), '37.78° S, 175.28° E');
 });
