@@ -13,7 +13,7 @@
 // data-region-count (the regions sent).
 
 import { isNum } from './format.js';
-import { fitPadding } from './map-room.js';
+import { POPUP_EDGE, POPUP_MIN_HEIGHT, fitPadding, popupRoom } from './map-room.js';
 import { createMarkers } from './markers.js';
 import { createPopups } from './popup.js';
 
@@ -111,6 +111,27 @@ export function createMapView({ element, config, connection, obstacle, onRegion 
     return fitPadding(element.getBoundingClientRect(), obstacle.getBoundingClientRect());
   }
 
+  // The room of a popup laid out where it opens: the map's box less the panel over it, as Leaflet's
+  // auto-pan paddings, so that the popup opens, or is panned, fully where the map is seen. Below the
+  // panel when it is a bar across the top (a phone); beside it when it is a column and the popup
+  // would reach up beside it (a wider screen). A popup taller than the room scrolls.
+  function roomOf(popup) {
+    const node = popup.getElement();
+    const content = node.querySelector('.leaflet-popup-content');
+    const tip = parseInt(getComputedStyle(node).marginBottom, 10) || 0;
+    const box = element.getBoundingClientRect();
+    const panel = obstacle.getBoundingClientRect();
+    const shown = node.getBoundingClientRect();
+    const room = popupRoom(box, panel, shown, tip);
+    // The content's height at the most: the room's, less the popup's frame and tip around the content.
+    const frame = shown.height + tip - content.offsetHeight;
+    return {
+      autoPanPaddingTopLeft: room.topLeft,
+      autoPanPaddingBottomRight: room.bottomRight,
+      maxHeight: Math.max(POPUP_MIN_HEIGHT, room.height - frame),
+    };
+  }
+
   function flyTo(lat, lon, zoom) {
     forgetGesture();
     const target = Math.max(zoom || 0, map.getZoom());
@@ -143,7 +164,7 @@ export function createMapView({ element, config, connection, obstacle, onRegion 
   const markers = createMarkers({
     map: map,
     popups: createPopups({ config: config, connection: connection, whenStill: whenStill }),
-    popupOptions: { maxWidth: 320, minWidth: 220, autoPanPadding: [24, 24] },
+    popupOptions: { maxWidth: 320, minWidth: 220, autoPanPadding: [POPUP_EDGE, POPUP_EDGE], room: roomOf },
   });
 
   // Opens the popup of a feature's marker; one open already (the user opened it during the fly-to)

@@ -28,6 +28,23 @@ const WeatherIcon = L.Icon.extend({
   createShadow: function () { return null; },
 });
 
+// A popup that keeps to the room the map gives it (options.room(popup): Leaflet's auto-pan paddings
+// and maxHeight, from where and how large it is): laid out first where it opens, unpanned, to know
+// that; then laid out again and panned into that room. Every opening and new layout goes through
+// update(): a click on a marker, a fly-to's result, the forecast's arrival.
+const RoomyPopup = L.Popup.extend({
+  update: function () {
+    if (this._map && this.options.room) {
+      const autoPan = this.options.autoPan;
+      this.options.autoPan = false;
+      L.Popup.prototype.update.call(this);
+      this.options.autoPan = autoPan;
+      L.setOptions(this, this.options.room(this));
+    }
+    L.Popup.prototype.update.call(this);
+  },
+});
+
 function markerElement(feature) {
   const p = feature.properties || {};
   const source = typeof p.source === 'string' ? p.source : '';
@@ -65,7 +82,7 @@ function focusWithoutScroll(node) {
 }
 
 // map: the Leaflet map; popups: web/popup.js's (content, loadForecast); popupOptions: the
-// options of each marker's popup.
+// options of each marker's popup, with room(popup) (see RoomyPopup).
 export function createMarkers({ map, popups, popupOptions }) {
   const mapElement = map.getContainer();
   const entries = new Map();  // id -> {marker, signature, feature}
@@ -98,7 +115,7 @@ export function createMarkers({ map, popups, popupOptions }) {
         title: '',
       });
       const record = { marker: marker, signature: signature, feature: feature };
-      marker.bindPopup(popups.content(feature), popupOptions);
+      marker.bindPopup(new RoomyPopup(popupOptions).setContent(popups.content(feature)));
       marker.on('popupopen', (e) => {
         const container = e.popup.getElement() && e.popup.getElement().querySelector('.popup-forecast');
         if (container) popups.loadForecast(record.feature, container, e.popup);

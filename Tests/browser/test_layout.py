@@ -1,13 +1,14 @@
 """The map page on any screen: on a phone (390×844) the panel folds to a bar and the map keeps most
-of the screen; on a large screen (1920×1080) nothing stretches; the search field's placeholder is
-whole on every screen. Each leaves a screenshot in Tests/browser/artifacts (page-390x844.png,
-page-1920x1080.png, placeholder-*.png; kept out of git)."""
+of the screen, and a popup opens where the map is seen, whatever opened it; on a large screen
+(1920×1080) nothing stretches; the search field's placeholder is whole on every screen. Each leaves a
+screenshot in Tests/browser/artifacts (page-390x844.png, page-1920x1080.png, popup-390x844-*.png,
+placeholder-*.png; kept out of git)."""
 
 import pytest
 from selenium.webdriver.common.by import By
 
-from test_map_page import search, wait_cities_settled
-from test_accessibility import assert_no_violations, wait_popup_settled
+from test_map_page import close_popup, owm_id, search, wait_cities_settled
+from test_accessibility import assert_no_violations, open_place_suggestions, wait_popup_settled
 
 
 @pytest.fixture
@@ -85,6 +86,56 @@ def test_a_large_screen_keeps_the_panel_and_popups_their_size(page, viewport):
     popup = page.driver.find_element(By.CSS_SELECTOR, ".leaflet-popup-content-wrapper").rect
     assert 220 <= popup["width"] <= 360 and popup["height"] <= 600, popup
     page.screenshot("page-1920x1080.png")
+
+
+# Where the open popup is, beside the map and the panel; and what a tap on its × reaches.
+POPUP_PLACE = """
+  const rect = (node) => { const r = node.getBoundingClientRect(); return {top: r.top, bottom: r.bottom, left: r.left, right: r.right}; };
+  const popup = document.querySelector('.leaflet-popup');
+  const close = popup.querySelector('.leaflet-popup-close-button').getBoundingClientRect();
+  const hit = document.elementFromPoint(close.left + close.width / 2, close.top + close.height / 2);
+  return {
+    popup: rect(popup.querySelector('.leaflet-popup-content-wrapper')),
+    panel: rect(document.querySelector('.panel')),
+    map: rect(document.querySelector('[data-testid="map"]')),
+    closeReached: !!hit && !!hit.closest('.leaflet-popup-close-button'),
+  };
+"""
+
+
+def assert_popup_in_view(page, how):
+    place = page.driver.execute_script(POPUP_PLACE)
+    popup, panel, box = place["popup"], place["panel"], place["map"]
+    assert popup["top"] >= panel["bottom"], f"{how}: the popup's top {popup['top']} is under the panel (to {panel['bottom']})"
+    assert popup["bottom"] <= box["bottom"] and popup["left"] >= box["left"] and popup["right"] <= box["right"], \
+        f"{how}: the popup {popup} is not inside the map {box}"
+    assert place["closeReached"], f"{how}: a tap on the popup's × does not reach it"
+
+
+def test_on_a_phone_a_popup_opens_below_the_panel_whatever_opened_it(page, viewport):
+    viewport(390, 844)
+    page.open(size=(390, 844))
+    wait_cities_settled(page)
+    # A tap on a marker.
+    page.driver.find_element(By.CSS_SELECTOR, f'[data-testid="feature"][data-feature-id="{owm_id("London")}"]').click()
+    wait_popup_settled(page, "London")
+    assert_popup_in_view(page, "a tap on London's marker")
+    page.screenshot("popup-390x844-marker.png")
+    close_popup(page)
+    # A search, whose result the map flies to.
+    search(page, "Paris")
+    wait_popup_settled(page, "Paris")
+    assert_popup_in_view(page, "a search of Paris")
+    page.screenshot("popup-390x844-search.png")
+    close_popup(page)
+    # A place picked from the suggestions.
+    open_place_suggestions(page, "Springfield")
+    option = page.wait(lambda d: [o for o in page.find_all("place-suggestion") if o.text == "Springfield, Missouri, US"],
+                       "Springfield, Missouri among the places")[0]
+    option.click()
+    wait_popup_settled(page, "Springfield")
+    assert_popup_in_view(page, "a suggestion picked")
+    page.screenshot("popup-390x844-suggestion.png")
 
 
 # How wide the search field's placeholder is, and the room the field has for text.
