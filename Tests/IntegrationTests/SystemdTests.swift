@@ -516,7 +516,7 @@ struct SystemdTests {
         #expect(failing.status != 0 && failing.stderr.contains("weatherd.service"), "\(failing)")
     }
 
-    @Test("make install: binaries, units naming PREFIX, the config (kept when present), completions")
+    @Test("make install: binaries, units naming PREFIX, the config (kept when present), completions, the map page's files")
     func install() async throws {
         let root = TestEnvironment.packageRoot
         let destination = try TemporaryDirectory()
@@ -546,6 +546,11 @@ struct SystemdTests {
                 let text = (try? String(contentsOfFile: "\(dest)/opt/wd/\(completion)", encoding: .utf8)) ?? ""
                 #expect(text.contains(tool), "\(completion): \(text.prefix(200))")
             }
+        }
+        // Every file the map page loads (its modules too), as in the repository.
+        for name in try MapPageFiles.loaded() {
+            let installed = files.contents(atPath: "\(dest)/opt/wd/share/weatherd/web/\(name)")
+            #expect(installed != nil && installed == files.contents(atPath: MapPageFiles.directory + "/" + name), "web/\(name)")
         }
         let service = try String(contentsOfFile: "\(dest)/opt/wd/lib/systemd/system/weatherd.service", encoding: .utf8)
         #expect(

@@ -69,6 +69,33 @@ struct WebHTTPTests {
         try await web.stop()
     }
 
+    @Test("the map page: index.html under a Content-Security-Policy that runs its own modules, and every file it loads, each with its type")
+    func mapPage() async throws {
+        let web = try await WebDaemon()
+        let page = try await httpRequest(port: web.port, "/")
+        #expect(page.status == 200 && page.headers["content-type"] == "text/html; charset=utf-8")
+        #expect(page.text.contains(#"<script type="module" src="assets/app.js"></script>"#))
+        // Scripts fall under script-src, else default-src: this origin's, and nothing inline or evaluated.
+        let policy = page.headers["content-security-policy"] ?? ""
+        let directives = policy.split(separator: ";").map { $0.split(separator: " ").map(String.init) }
+        let scripts = directives.first { $0.first == "script-src" } ?? directives.first { $0.first == "default-src" } ?? []
+        #expect(
+            scripts.dropFirst().contains("'self'") && !scripts.contains("'unsafe-inline'") && !policy.contains("unsafe-eval"), "\(policy)")
+        let files = try MapPageFiles.loaded()
+        #expect(files.contains("app.js") && files.contains("overlay-store.js") && files.contains("countries.geojson"), "\(files)")
+        let types = [
+            "js": "text/javascript; charset=utf-8", "css": "text/css; charset=utf-8", "svg": "image/svg+xml",
+            "geojson": "application/geo+json",
+        ]
+        for name in files {
+            let answer = try await httpRequest(port: web.port, "/assets/" + name)
+            #expect(answer.status == 200, "\(name)")
+            #expect(answer.headers["content-type"] == types[String(name.split(separator: ".").last ?? "")], "\(name)")
+            #expect(answer.headers["x-content-type-options"] == "nosniff", "\(name)")
+        }
+        try await web.stop()
+    }
+
     @Test("/overlays.geojson is GeoJSON that GDAL reads: one point feature per overlay feature")
     func ogrinfo() async throws {
         let web = try await WebDaemon(cities: ["London", "Paris"])
