@@ -221,7 +221,7 @@ struct ConfigFileTests {
         #expect {
             _ = try ConfigLoader.load(path: path)
         } throws: { error in
-            (error as? ConfigError)?.description == "\(path): refresh: expected a duration string like \"10m\", found an integer"
+            (error as? ConfigError)?.description == "\(path):1:1: refresh: expected a duration string like \"10m\", found an integer"
         }
     }
 }
