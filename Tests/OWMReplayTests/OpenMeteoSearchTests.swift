@@ -89,7 +89,9 @@ struct OpenMeteoSearchTests {
         #expect(berlin.count == 1 && berlin[0]["id"] == .integer(2_950_159) && berlin[0]["timezone"] == "Europe/Berlin")
     }
 
-    @Test("as one types, as Open-Meteo: from three letters a name's beginning finds its places (whole names first); two find whole names only; OpenWeatherMap's geocoder whole names only")
+    @Test(
+        "as one types, as Open-Meteo: from three letters a name's beginning finds its places (whole names first); two find whole names only; OpenWeatherMap's geocoder whole names only"
+    )
     func prefix() async throws {
         let endpoint = try M.endpoint()
         let springfields = [
