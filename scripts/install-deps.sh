@@ -34,5 +34,13 @@ else
     exit 1
 fi
 export DEBIAN_FRONTEND=noninteractive
-"${sudo[@]}" apt-get update -qq
-"${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+
+# Another apt or dpkg may hold the package system's locks: wait for them (saying so), and let apt wait
+# too (DPkg::Lock::Timeout) for one taken in between. APT_LOCK_TIMEOUT: at most this many seconds (600).
+here=$(dirname "${BASH_SOURCE[0]}")
+timeout=${APT_LOCK_TIMEOUT:-600}
+apt_get=("${sudo[@]}" apt-get -o DPkg::Lock::Timeout="$timeout")
+"$here/wait-apt-locks.sh"
+"${apt_get[@]}" update -qq
+"$here/wait-apt-locks.sh"
+"${apt_get[@]}" install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

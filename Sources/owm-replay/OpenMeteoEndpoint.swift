@@ -58,9 +58,10 @@ extension WeatherEndpoint {
     /// NAME names, best first, at most `count` (default 10), as `{"results":[…],"generationtime_ms":…}`;
     /// for a name it knows no place of, the answer without `results`. A recorded answer for NAME
     /// (`open-meteo/search/<name>.json`) is served as recorded; else the places of Open-Meteo's
-    /// gazetteer with that name. `countryCode`, and a part of NAME after a comma (its state, region or
-    /// country: `Springfield, Missouri`), narrow them; a name shorter than 2 characters finds nothing,
-    /// as on Open-Meteo. The rules and faults naming NAME (and `countryCode`) apply.
+    /// gazetteer with that name, or from 3 characters on a name that begins so (whole names first), as
+    /// Open-Meteo matches as one types. `countryCode`, and a part of NAME after a comma (its state,
+    /// region or country: `Springfield, Missouri`), narrow them; a name shorter than 2 characters
+    /// finds nothing, as on Open-Meteo. The rules and faults naming NAME (and `countryCode`) apply.
     func openMeteoSearch(_ target: RequestTarget, clientGone: Gate?) async -> ReplayResponse {
         let text = target["name"] ?? ""
         let comma = text.firstIndex(of: ",")
@@ -96,7 +97,15 @@ extension WeatherEndpoint {
             } else if let recorded {
                 places = recorded.places.filter { countryCode == nil || $0.countryCode.uppercased() == countryCode?.uppercased() }
             } else {
-                places = catalog.openMeteoPlaces.filter { $0.matches(name: name, area: area, countryCode: countryCode) }
+                let whole = catalog.openMeteoPlaces.filter { $0.matches(name: name, area: area, countryCode: countryCode) }
+                let begun =
+                    name.count < 3
+                    ? []
+                    : catalog.openMeteoPlaces.filter {
+                        !$0.matches(name: name, area: area, countryCode: countryCode)
+                            && $0.matches(name: name, prefix: true, area: area, countryCode: countryCode)
+                    }
+                places = whole + begun
             }
             guard !places.isEmpty else {
                 let empty =

@@ -72,10 +72,11 @@ struct OpenMeteoPlace: Sendable {
     }
 
     /// Whether it answers a search for `name` (compared as city names are: case, diacritics and
-    /// white space aside), narrowed by `area` (the part of the name after a comma: its `admin1`
-    /// (a US state also by its code), its country or its country code) and by `countryCode`.
-    func matches(name wanted: String, area: String?, countryCode wantedCountry: String?) -> Bool {
-        guard squeezed(name) == squeezed(wanted) else { return false }
+    /// white space aside; its whole name, or with `prefix` a name that begins so), narrowed by `area`
+    /// (the part of the name after a comma: its `admin1` (a US state also by its code), its country
+    /// or its country code) and by `countryCode`.
+    func matches(name wanted: String, prefix: Bool = false, area: String?, countryCode wantedCountry: String?) -> Bool {
+        guard prefix ? squeezed(name).hasPrefix(squeezed(wanted)) : squeezed(name) == squeezed(wanted) else { return false }
         if let wantedCountry, wantedCountry.uppercased() != countryCode.uppercased() { return false }
         guard let area, !area.isEmpty else { return true }
         let folded = normalizeCityName(area)

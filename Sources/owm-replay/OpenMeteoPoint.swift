@@ -41,7 +41,7 @@ struct OpenMeteoPoint: Sendable {
     /// nearest place Open-Meteo's geocoder knows within 25 km, if any: the point has the place's
     /// elevation when within 10 km of it, and its timezone for `timezone=auto`).
     init(latitude: Double, longitude: Double, weather: RecordedWeather, place: OpenMeteoPlace?, now: Date) {
-        source = .synthesized(weather: weather.body(in: .metric), model: SynthesizedForecast.Model(weather: weather))
+        source = .synthesized(weather: weather.body(in: .metric), model: SynthesizedForecast.Model(weather: weather, now: now))
         self.latitude = ((latitude / Self.grid).rounded() * Self.grid * 1e6).rounded() / 1e6
         self.longitude = ((longitude / Self.grid).rounded() * Self.grid * 1e6).rounded() / 1e6
         let near = place.map { distanceKilometres(latitude, longitude, $0.latitude, $0.longitude) <= 10 } ?? false

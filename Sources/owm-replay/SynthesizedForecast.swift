@@ -3,17 +3,20 @@ import WeatherCore
 
 /// A made-up 5 day / 3 hour forecast in OpenWeatherMap's shape (40 steps from the next 3-hour
 /// boundary, UTC) for a place that has no recorded forecast: a recorded city or a point (whose
-/// weather is itself recorded or synthesized). It starts from the place's current weather and adds
-/// a daily cycle, a slow drift and noise. Every step is a pure function of the place (its city id, or
-/// the point to 0.01°), its weather and the step's time: the same slot always gets the same forecast.
+/// weather is itself recorded or synthesized). It starts from the place's current weather, now: the
+/// values served as current hold at the present quarter hour, and from there a daily cycle, a slow
+/// drift, spells of weather and noise take over (the noise, the drift and the spells fully after a
+/// day), so the first step is the current weather a few hours on. Every step is a pure function of
+/// the place (its city id, or the point to 0.01°), its weather, the present quarter hour and the
+/// step's time.
 enum SynthesizedForecast {
     static let steps = 40
     static let stepSeconds = 10800
 
     /// The forecast for the place of `weather`, in metric units (convert it with
     /// `RecordedForecast.body(in:)`).
-    static func forecast(from weather: RecordedWeather, now: Date = Date()) -> RecordedForecast {
-        let model = Model(weather: weather)
+    static func forecast(from weather: RecordedWeather, now: Date) -> RecordedForecast {
+        let model = Model(weather: weather, now: now)
         let first = (Int(now.timeIntervalSince1970) / stepSeconds + 1) * stepSeconds
         var list: [JSONValue] = []
         for index in 0..<steps {
@@ -72,7 +75,9 @@ enum SynthesizedForecast {
         return RecordedForecast(file: "(synthesized)", units: .metric, body: body)
     }
 
-    /// The made-up weather of one place at any time: a pure function of the place and the time.
+    /// The made-up weather of one place at any time from the present quarter hour (its anchor), when
+    /// it is the place's current weather: a pure function of the place, that weather, the anchor and
+    /// the time.
     /// The 3-hour forecast asks it every 3 hours; Open-Meteo's hourly forecast every hour (its steps
     /// at 00, 03, 06… UTC are the 3-hour forecast's steps).
     struct Model: Sendable {
@@ -93,9 +98,20 @@ enum SynthesizedForecast {
         private let baseWind: Double
         private let baseDeg: Double
         private let phase: Double
+        /// The present quarter hour (Unix seconds), when the model's weather is `weather`'s.
+        private let anchor: Int
+        /// Where the spells stand at the anchor: the middle of the current condition's place in
+        /// ``conditions``.
+        private let currentSpell: Double
+        /// The waves at the anchor, which every step's waves are counted from.
+        private let anchorWaves: Waves
 
-        /// The model of the place of `weather`, starting from its current values.
-        init(weather: RecordedWeather) {
+        /// How long until the noise, the drift and the spells have taken over from the current
+        /// weather (they grow from nothing at the anchor).
+        static let takeover = 86_400.0
+
+        /// The model of the place of `weather`, whose values are the place's current ones at `now`.
+        init(weather: RecordedWeather, now: Date) {
             let current = weather.body(in: .metric)
             latitude = weather.latitude ?? 0
             longitude = weather.longitude ?? 0
@@ -110,6 +126,47 @@ enum SynthesizedForecast {
             baseDeg = current["wind"]?["deg"]?.doubleValue ?? 200
             var placeRandom = SplitMix64(seed: stableHash(place))
             phase = placeRandom.double(0, 2 * .pi)
+            anchor = Int(now.timeIntervalSince1970) / 900 * 900
+            let condition = Self.conditionIndex(current["weather"]?.arrayValue?.first?["id"]?.intValue)
+            currentSpell = (Double(condition) + 0.5) / Double(Self.conditions.count)
+            anchorWaves = Waves(time: anchor, longitude: longitude, phase: phase)
+        }
+
+        /// The place in ``conditions`` of an OpenWeatherMap condition id: its own, or the nearest in
+        /// cloud and wetness (mist and fog as overcast; heavy rain, snow and thunderstorms as the
+        /// wettest). Unknown: a few clouds.
+        static func conditionIndex(_ id: Int?) -> Int {
+            guard let id else { return 1 }
+            if let index = conditions.firstIndex(where: { $0.id == id }) { return index }
+            switch id {
+            case 200..<300, 500..<700: return conditions.count - 1
+            case 300..<400: return 5
+            case 700..<800: return 4
+            default: return 1
+            }
+        }
+
+        /// The smooth parts of the weather at a time: the daily cycle and the slow waves.
+        struct Waves {
+            /// The daily cycle of temperature (°C): coldest at 3 h, warmest at 15 h solar time.
+            let daily: Double
+            let drift: Double
+            let wind: Double
+            let windDegrees: Double
+            let pressure: Double
+            let spell: Double
+
+            init(time: Int, longitude: Double, phase: Double) {
+                let x = Double(time) / Double(stepSeconds)
+                let solarSeconds = ((time + Int(longitude / 15 * 3600)) % 86400 + 86400) % 86400
+                let solarHour = Double(solarSeconds) / 3600
+                daily = -3.5 * cos((solarHour - 3) / 24 * 2 * .pi)
+                drift = 2.5 * sin(x / 13 + phase)
+                wind = 1.5 * sin(x / 7 + phase)
+                windDegrees = 40 * sin(x / 11 + phase)
+                pressure = 4 * sin(x / 17 + phase)
+                spell = (sin(x / 5 + 2 * phase) + 1) / 2
+            }
         }
 
         /// The weather at `time` (Unix seconds), metric.
@@ -118,20 +175,23 @@ enum SynthesizedForecast {
             // its own (`…@slot+hours`), so the steps on the grid stay what they always were.
             let slot = Int((Double(time) / Double(stepSeconds)).rounded(.down))
             let offGrid = time - slot * stepSeconds
-            let x = Double(time) / Double(stepSeconds)
             var random = SplitMix64(seed: stableHash(offGrid == 0 ? "\(place)@\(slot)" : "\(place)@\(slot)+\(offGrid)"))
             let solarSeconds = ((time + Int(longitude / 15 * 3600)) % 86400 + 86400) % 86400
-            let solarHour = Double(solarSeconds) / 3600
             let daytime = (6 * 3600..<18 * 3600).contains(solarSeconds)
-            let daily = -3.5 * cos((solarHour - 3) / 24 * 2 * .pi)  // coldest at 3 h, warmest at 15 h solar
-            let drift = 2.5 * sin(x / 13 + phase)
-            let temp = baseTemp + daily + drift + random.double(-0.8, 0.8)
-            let wind = max(0.2, baseWind + 1.5 * sin(x / 7 + phase) + random.double(-0.7, 0.7))
-            let windDeg = (Int(baseDeg + 40 * sin(x / 11 + phase) + random.double(-15, 15)) % 360 + 360) % 360
-            let humidity = min(100, max(20, baseHumidity - daily * 3 + random.double(-6, 6)))
-            let pressure = basePressure + 4 * sin(x / 17 + phase) + random.double(-1, 1)
-            // Conditions come and go in spells: a slow wave through clear, cloudy and wet, with noise.
-            let spell = (sin(x / 5 + 2 * phase) + 1) / 2 + random.double(-0.2, 0.2)
+            // Each value is the current one plus how far the waves moved since the anchor; the daily
+            // cycle counts at once, the rest grows in over `takeover`.
+            let waves = Waves(time: time, longitude: longitude, phase: phase)
+            let from = anchorWaves
+            let grown = min(1, abs(Double(time - anchor)) / Self.takeover)
+            let daily = waves.daily - from.daily
+            let temp = baseTemp + daily + grown * (waves.drift - from.drift + random.double(-0.8, 0.8))
+            let wind = max(0.2, baseWind + grown * (waves.wind - from.wind + random.double(-0.7, 0.7)))
+            let windDeg = (Int(baseDeg + grown * (waves.windDegrees - from.windDegrees + random.double(-15, 15))) % 360 + 360) % 360
+            let humidity = min(100, max(20, baseHumidity - daily * 3 + grown * random.double(-6, 6)))
+            let pressure = basePressure + grown * (waves.pressure - from.pressure + random.double(-1, 1))
+            // Conditions come and go in spells: a slow wave through clear, cloudy and wet, with noise,
+            // from the current condition.
+            let spell = currentSpell + grown * (waves.spell - from.spell + random.double(-0.2, 0.2))
             var condition = Self.conditions[min(Self.conditions.count - 1, max(0, Int(spell * Double(Self.conditions.count))))]
             if temp < 1, condition.wet { condition = .lightSnow }
             let clouds = condition.cloudCover(&random)

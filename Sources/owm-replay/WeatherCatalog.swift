@@ -286,7 +286,7 @@ struct WeatherCatalog: Sendable {
         if let recording {
             guard shiftTimes else { return OpenMeteoPoint(recording: recording) }
             // Moved to now, the hours it has no step of made up by the model of the point's weather.
-            let model = SynthesizedForecast.Model(weather: weather(near: recording.latitude, recording.longitude, now: now))
+            let model = SynthesizedForecast.Model(weather: weather(near: recording.latitude, recording.longitude, now: now), now: now)
             return OpenMeteoPoint(recording: recording.moved(toHourOf: Int(now.timeIntervalSince1970)), fill: model)
         }
         return OpenMeteoPoint(

@@ -222,7 +222,7 @@ struct WeatherEndpoint: Sendable {
                 return .weather(shiftTimes ? TimeShift.weather(found.body(in: units), now: now()) : found.body(in: units))
             case .forecast:
                 guard let recorded = catalog.forecast(for: found, preferring: units) else {
-                    return .weather(SynthesizedForecast.forecast(from: found).body(in: units))
+                    return .weather(SynthesizedForecast.forecast(from: found, now: now()).body(in: units))
                 }
                 let forecast = shiftTimes ? TimeShift.forecast(recorded, weather: found, now: now()) : recorded
                 return .weather(forecast.body(in: units))

@@ -16,7 +16,9 @@ struct CitiesCommand: ParsableCommand, HasGlobalOptions {
     func validate() throws {
         switch action {
         case nil: if !city.isEmpty { throw ValidationError("expected add or remove before the city") }
-        case "add", "remove": if city.isEmpty { throw ValidationError("\(action!) needs a city") }
+        case "add", "remove":
+            if city.isEmpty { throw ValidationError("\(action!) needs a city") }
+            _ = try NameArgument.name(city, what: "the city")
         case let other?: throw ValidationError("unknown action '\(other)': expected add or remove")
         }
     }
@@ -24,8 +26,8 @@ struct CitiesCommand: ParsableCommand, HasGlobalOptions {
     func run() throws {
         let result = try options.withConnection { connection in
             switch action {
-            case "add"?: try connection.call("cities.add", ["city": .string(city.joined(separator: " "))])
-            case "remove"?: try connection.call("cities.remove", ["city": .string(city.joined(separator: " "))])
+            case "add"?: try connection.call("cities.add", ["city": .string(try NameArgument.name(city, what: "the city"))])
+            case "remove"?: try connection.call("cities.remove", ["city": .string(try NameArgument.name(city, what: "the city"))])
             default: try connection.call("cities")
             }
         }

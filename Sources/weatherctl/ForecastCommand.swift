@@ -31,7 +31,7 @@ struct ForecastCommand: ParsableCommand, HasGlobalOptions {
         guard let at = words.firstIndex(of: "--at") else {
             guard !words.isEmpty else { throw ValidationError("Missing expected argument: CITY, or --at LAT LON") }
             if let option = words.first(where: { $0.hasPrefix("--") }) { throw ValidationError("Unknown option '\(option)'") }
-            return ["city": .string(words.joined(separator: " "))]
+            return ["city": .string(try NameArgument.name(words, what: "the city"))]
         }
         var rest = words
         rest.remove(at: at)

@@ -14,13 +14,14 @@ struct PlacesCommand: ParsableCommand, HasGlobalOptions {
 
     func validate() throws {
         if name.isEmpty { throw ValidationError("Missing expected argument '<name>'") }
+        _ = try NameArgument.name(name, what: "the name")
         if let limit, !Place.limitRange.contains(limit) {
             throw ValidationError("--limit must be from \(Place.limitRange.lowerBound) to \(Place.limitRange.upperBound)")
         }
     }
 
     func run() throws {
-        var params: JSONObject = ["name": .string(name.joined(separator: " "))]
+        var params: JSONObject = ["name": .string(try NameArgument.name(name, what: "the name"))]
         if let limit { params["limit"] = .integer(Int64(limit)) }
         let result = try options.withConnection { try $0.call("places", params) }
         if json {

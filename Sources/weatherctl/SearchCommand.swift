@@ -17,10 +17,11 @@ struct SearchCommand: ParsableCommand, HasGlobalOptions {
 
     func validate() throws {
         if city.isEmpty { throw ValidationError("Missing expected argument '<city>'") }
+        _ = try NameArgument.name(city, what: "the city")
     }
 
     func run() throws {
-        let name = city.joined(separator: " ")
+        let name = try NameArgument.name(city, what: "the city")
         let feature = try options.withConnection { try $0.call("search", ["city": .string(name)]) }
         if json {
             output(feature.serialized)

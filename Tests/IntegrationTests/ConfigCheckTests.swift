@@ -8,7 +8,7 @@ import WeatherCore
 /// `weatherd --check-config` and configuration errors (exit 78).
 @Suite("check-config")
 struct ConfigCheckTests {
-    @Test("unknown keys: exit 78 with FILE: key.path: unknown key for each")
+    @Test("unknown keys: exit 78 with FILE:LINE:COLUMN: key.path: unknown key for each, at the key")
     func unknownKeys() async throws {
         let directory = try TemporaryDirectory()
         let file = try directory.write(
@@ -23,8 +23,8 @@ struct ConfigCheckTests {
             """)
         let result = try await runWeatherd(["--check-config", "--config", file])
         #expect(result.status == 78, "\(result)")
-        #expect(result.stderr.contains("\(file): bogus: unknown key"), "\(result)")
-        #expect(result.stderr.contains("\(file): openweathermap.colour: unknown key"), "\(result)")
+        #expect(result.stderr.contains("\(file):2:1: bogus: unknown key\n"), "\(result)")
+        #expect(result.stderr.contains("\(file):6:1: openweathermap.colour: unknown key\n"), "\(result)")
         #expect(!result.stderr.contains("sekrit-config-key") && !result.stdout.contains("sekrit-config-key"))
     }
 
@@ -81,7 +81,7 @@ struct ConfigCheckTests {
         let file = try directory.write("weatherd.toml", "refresh = 5\n[openweathermap]\napi_key = \"k\"\n")
         let result = try await runWeatherd(["--config", file, "--socket", directory.file("s.sock")])
         #expect(result.status == 78, "\(result)")
-        #expect(result.stderr.contains("\(file): refresh:"), "\(result)")
+        #expect(result.stderr.contains("\(file):1:1: refresh:"), "\(result)")
         #expect(!FileManager.default.fileExists(atPath: directory.file("s.sock")))
     }
 
@@ -163,7 +163,7 @@ struct ConfigCheckTests {
         #expect(result.status == 0, "\(result)")
         #expect(
             result.stderr
-                == "\(file): openweathermap.units: deprecated, moved to weather.units; it applies because weather.units is not set\n",
+                == "\(file):8:1: openweathermap.units: deprecated, moved to weather.units; it applies because weather.units is not set\n",
             "\(result)")
         let lines = result.stdout.split(separator: "\n").map(String.init)
         /// The line of `key = value`, which must end with the origin comment `# origin`.
@@ -214,7 +214,7 @@ struct ConfigCheckTests {
         #expect(result.status == 78, "\(result)")
         #expect(
             result.stderr
-                == "\(file): weather.providers: expected one of \"openweathermap\", \"open-meteo\", found \"met-no\" at [1]\n",
+                == "\(file):2:1: weather.providers: expected one of \"openweathermap\", \"open-meteo\", found \"met-no\" at [1]\n",
             "\(result)")
         #expect(result.stdout.isEmpty, "\(result)")
     }
@@ -225,18 +225,19 @@ struct ConfigCheckTests {
         var setup = DaemonSetup(directory: directory, replay: nil)
         setup.openWeatherMapLines = ["lang = \"de\""]
         let daemon = try await DaemonProcess.start(setup)
-        let warning =
-            "\(setup.configPath): openweathermap.lang: deprecated, moved to weather.lang; it applies because weather.lang is not set"
+        let warning = "openweathermap.lang: deprecated, moved to weather.lang; it applies because weather.lang is not set"
         let atStart = try await daemon.process.waitForLine(containing: warning, on: \.stderr)
         #expect(atStart.contains("warning"), "\(atStart)")
+        // FILE:LINE:COLUMN: at the key.
+        let located = atStart.range(of: "\(setup.configPath):").map { atStart[$0.upperBound...] }
+        #expect(located?.prefixMatch(of: #/\d+:\d+: openweathermap\.lang: /#) != nil, "\(atStart)")
 
         setup.weatherLines = ["lang = \"fr\""]
         try setup.writeConfig()
         daemon.process.send(SIGHUP)
         let atReload = try await daemon.process.waitForLine(
-            containing:
-                "reload: \(setup.configPath): openweathermap.lang: deprecated, moved to weather.lang; ignored because weather.lang is set",
-            on: \.stderr)
+            containing: "openweathermap.lang: deprecated, moved to weather.lang; ignored because weather.lang is set", on: \.stderr)
+        #expect(atReload.contains("reload: \(setup.configPath):"), "\(atReload)")
         #expect(atReload.contains("warning"), "\(atReload)")
         _ = try await daemon.process.waitForLine(containing: "configuration reloaded; changed: weather", on: \.stderr)
 

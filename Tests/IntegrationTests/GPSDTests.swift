@@ -76,6 +76,37 @@ struct GPSDTests {
         try await gps.stop()
     }
 
+    @Test(
+        "a receiver that stays (a fix every 0.05 s, all within 88 m): a watcher of state gets gps.last_fix every 10 s, not every second; each held one comes with the latest fix"
+    )
+    func stayingReceiver() async throws {
+        let gps = try await GPSFake.start(NMEALog.staying, cycle: 0.025)
+        defer { gps.kill() }
+        let replay = try await ReplayServer.start()
+        var setup = DaemonSetup(directory: try TemporaryDirectory(), replay: replay)
+        setup.gpsd = GPSDSettings(port: gps.port)
+        let daemon = try await DaemonProcess.start(setup)
+        let watcher = try await Watcher.start(
+            socketPath: daemon.socketPath, params: ["topics": .array([.string("state")]), "replay": .bool(false)])
+        @Sendable func fixNumber(_ message: JSONValue) -> Int? {
+            guard message.isStateNotification, let lon = message.params?["gps"]?["last_fix"]?["lon"]?.doubleValue else { return nil }
+            return NMEALog.stayingFixNumber(longitude: lon)
+        }
+        // gpsfake paces the fixes, one every 0.05 s at most: between two notifications of the fix
+        // alone, 10 s apart, the receiver sent about 200 fixes (at a notice a second, about 20).
+        // Awaited as they come; 40 leaves room for a gpsfake five times slower than its pace.
+        let (first, _) = try await watcher.next("a state notification with a fix", timeout: .seconds(30)) { fixNumber($0) != nil }
+        let (second, skipped) = try await watcher.next("the next one", timeout: .seconds(30)) { fixNumber($0) != nil }
+        #expect(skipped.isEmpty, "\(skipped)")
+        let numbers = [first, second].compactMap(fixNumber)
+        #expect(numbers.count == 2 && numbers[1] - numbers[0] >= 40, "fixes notified: \(numbers)")
+        // Each held one is the latest fix at its time: the state then answers none older.
+        let latest = try await daemon.call("state")["gps"]?["last_fix"]?["lon"]?.doubleValue
+        #expect(latest.map(NMEALog.stayingFixNumber(longitude:)) ?? -1 >= numbers.last ?? 0)
+        await watcher.close()
+        try await gps.stop()
+    }
+
     @Test("no fix: a receiver without a fix makes locate fail with no_fix (-32005) after its timeout")
     func noFix() async throws {
         let gps = try await GPSFake.start(NMEALog.tn200)

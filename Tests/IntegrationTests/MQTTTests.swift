@@ -460,7 +460,9 @@ private func openFIFOForWriting(_ path: String, timeout: Duration) async throws 
 
 @Suite("MQTT: configuration errors")
 struct MQTTConfigCheckTests {
-    @Test("a bad [mqtt] value or an unreadable password_file: exit 78 with FILE: key.path: message, never the password")
+    @Test(
+        "a bad [mqtt] value or an unreadable password_file: exit 78 with FILE:LINE:COLUMN: key.path: message (FILE: key.path: for the file it names), never the password"
+    )
     func badMQTTConfig() async throws {
         let directory = try TemporaryDirectory()
         let file = try directory.write(
@@ -477,8 +479,8 @@ struct MQTTConfigCheckTests {
             """)
         let result = try await runWeatherd(["--check-config", "--config", file])
         #expect(result.status == 78, "\(result)")
-        for key in ["mqtt.broker", "mqtt.client_id", "mqtt.keepalive", "mqtt.colour"] {
-            #expect(result.stderr.contains("\(file): \(key): "), "\(key): \(result)")
+        for (line, key) in [(5, "mqtt.broker"), (6, "mqtt.client_id"), (7, "mqtt.keepalive"), (8, "mqtt.colour")] {
+            #expect(result.stderr.contains("\(file):\(line):1: \(key): "), "\(key): \(result)")
         }
 
         let noUser = try directory.write(

@@ -55,6 +55,38 @@ struct PlacesTests {
         #expect(noneJSON.status == 0 && noneJSON.stdout == "{\"places\":[]}\n", "\(noneJSON)")
     }
 
+    @Test(
+        "as one types: OpenWeatherMap's geocoder knows no \"Spring\", Open-Meteo's (asked next) lists the Springfields; with --limit 10 both merged, no place twice"
+    )
+    func asOneTypes() async throws {
+        let replay = try await ReplayServer.start()
+        let daemon = try await DaemonProcess.start(
+            DaemonSetup(directory: try TemporaryDirectory(), replay: replay, providers: [.openWeatherMap, .openMeteo]))
+        let listed = try await daemon.weatherctl(["places", "Spring"])
+        let lines = listed.stdout.split(separator: "\n")
+        #expect(listed.status == 0 && lines.count >= 2, "\(listed)")
+        #expect(lines.allSatisfy { $0.hasPrefix("Springfield, ") }, "\(listed)")
+        let spring = try #require(try await daemon.call("places", ["name": "Spring"])["places"]?.arrayValue)
+        #expect(spring.allSatisfy { $0["provider"] == "open-meteo" }, "\(spring)")
+
+        // OpenWeatherMap's geocoder gives at most 5; the rest come from Open-Meteo's, the same places once.
+        let ten = try #require(
+            try await daemon.call("places", ["name": "Springfield", "limit": .integer(10)])["places"]?.arrayValue)
+        #expect(ten.count > 5, "\(ten)")
+        #expect(Array(ten.prefix(5)).allSatisfy { $0["provider"] == "openweathermap" }, "the first geocoder's places first: \(ten)")
+        let places = ten.compactMap { Place(json: $0) }
+        #expect(places.count == ten.count)
+        for (index, place) in places.enumerated() {
+            #expect(!places[..<index].contains { $0.isSame(as: place) }, "\(place.label) twice: \(ten)")
+        }
+        #expect(Set(places.map(\.label)).count == places.count, "\(ten)")
+        // Five or more from the first geocoder: it is enough, the next is not asked.
+        let before = try await replay.stats().openMeteoRequests
+        let five = try #require(try await daemon.call("places", ["name": "London"])["places"]?.arrayValue)
+        #expect(five.count == 5 && five.allSatisfy { $0["provider"] == "openweathermap" }, "\(five)")
+        #expect(try await replay.stats().openMeteoRequests == before)
+    }
+
     @Test("Name, ST, CC narrows by state and country; Name, CC by country")
     func narrowing() async throws {
         let (replay, daemon, _) = try await Self.daemon()

@@ -275,6 +275,41 @@ struct PrometheusRulesTests {
             environment: TestEnvironment.childEnvironment())
         #expect(test.status == 0 && test.stdout.contains("SUCCESS"), "\(test)")
     }
+
+    @Test("docs/prometheus.md's failed share, evaluated by promtool: the share where some failed, 0 where none failed or none was asked")
+    func failedShare() async throws {
+        let query = try #require(try exampleQueries().first { $0.contains("unauthorized") })
+        let directory = try TemporaryDirectory()
+        // Over 15 minutes: OpenWeatherMap half failed, Open-Meteo only answered, the third was not asked.
+        let series = [
+            ("openweathermap", "ok", "0+2x20"), ("openweathermap", "unavailable", "0+1x20"),
+            ("openweathermap", "rate_limited", "0+1x20"), ("openweathermap", "not_found", "0+0x20"),
+            ("open-meteo", "ok", "0+6x20"), ("idle", "ok", "7x20"), ("idle", "unavailable", "3x20"),
+        ]
+        let input = series.map { provider, outcome, values in
+            "      - series: 'weatherd_upstream_requests_total{endpoint=\"weather\",outcome=\"\(outcome)\",provider=\"\(provider)\"}'\n"
+                + "        values: \"\(values)\"\n"
+        }
+        let expected = [("openweathermap", "0.5"), ("open-meteo", "0"), ("idle", "0")].map { provider, value in
+            "          - labels: '{provider=\"\(provider)\"}'\n            value: \(value)\n"
+        }
+        let file = try directory.write(
+            "failed-share-test.yml",
+            """
+            rule_files: []
+            evaluation_interval: 1m
+            tests:
+              - interval: 1m
+                input_series:
+            \(input.joined())    promql_expr_test:
+                  - expr: '\(query.replacingOccurrences(of: "'", with: "''"))'
+                    eval_time: 15m
+                    exp_samples:
+            \(expected.joined())
+            """)
+        let test = try await runCommand("/usr/bin/promtool", ["test", "rules", file], environment: TestEnvironment.childEnvironment())
+        #expect(test.status == 0 && test.stdout.contains("SUCCESS"), "\(test)\n\(query)")
+    }
 }
 
 @Suite("Prometheus: a real Prometheus scrapes the weather series", .serialized)

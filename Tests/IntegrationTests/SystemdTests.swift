@@ -352,7 +352,10 @@ struct SystemdTests {
         _ = try directory.write("weatherd.toml", other.toml + "\n[surprise]\nkey = 1\n")
         daemon.process.send(SIGHUP)
         _ = try await waitForLines(daemon, containing: "reload failed; keeping the running configuration", count: 2)
-        #expect(daemon.stderrText.contains("reload: \(setup.configPath): surprise"), "\(daemon.stderrText)")
+        // At the table's header: FILE:LINE:2: surprise: unknown key.
+        let surprise = daemon.stderrText.split(separator: "\n").first { $0.contains(": surprise: unknown key") }
+        #expect(surprise?.contains(#/reload: \S+:\d+:2: surprise: unknown key/#) == true, "\(daemon.stderrText)")
+        #expect(surprise?.contains("reload: \(setup.configPath):") == true, "\(daemon.stderrText)")
         #expect(try await daemon.call("cities")["cities"] == JSONValue.array(["London"]))
 
         // A new socket.path: logged as needing a restart; the other changes apply.
@@ -409,7 +412,8 @@ struct SystemdTests {
         #expect(result.status == 78, "\(result)")
         let lines = result.stderr.split(separator: "\n").map(String.init)
         #expect(lines.count >= 2 && lines.allSatisfy { $0.hasPrefix("<3>") }, "\(result.stderr)")
-        #expect(lines.contains { $0.hasPrefix("<3>\(config): refresh: ") }, "\(result.stderr)")
+        #expect(lines.contains { $0.hasPrefix("<3>\(config):2:1: refresh: ") }, "\(result.stderr)")
+        #expect(lines.contains { $0.hasPrefix("<3>\(config):4:1: gpsd.port: ") }, "\(result.stderr)")
         // A fatal error after start-up (the socket's directory does not exist): <3>fatal: …
         var setup = DaemonSetup(directory: directory, replay: nil)
         setup.maxClients = nil

@@ -36,7 +36,13 @@ struct WeatherctlTests {
         }
     }
 
-    @Test("usage errors exit 2", arguments: [["search"], ["bogus"], ["cities", "add"], ["region", "x", "y"]])
+    @Test(
+        "usage errors exit 2, found before connecting (there is no daemon here): empty or blank names too",
+        arguments: [
+            ["search"], ["bogus"], ["cities", "add"], ["region", "x", "y"], ["search", ""], ["search", " ", "\t"],
+            ["places", ""], ["places", "  "], ["forecast", ""], ["forecast", " "], ["cities", "add", ""],
+            ["cities", "remove", "  "], ["search", "Lon\u{7}don"],
+        ])
     func usage(arguments: [String]) async throws {
         let directory = try TemporaryDirectory()
         let result = try await runWeatherctl(["--socket", directory.file("none.sock")] + arguments)

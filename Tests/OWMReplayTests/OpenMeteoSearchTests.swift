@@ -89,6 +89,25 @@ struct OpenMeteoSearchTests {
         #expect(berlin.count == 1 && berlin[0]["id"] == .integer(2_950_159) && berlin[0]["timezone"] == "Europe/Berlin")
     }
 
+    @Test(
+        "as one types, as Open-Meteo: from three letters a name's beginning finds its places (whole names first); two find whole names only; OpenWeatherMap's geocoder whole names only"
+    )
+    func prefix() async throws {
+        let endpoint = try M.endpoint()
+        let springfields = [
+            "Springfield,Illinois,US", "Springfield,Missouri,US", "Springfield,Massachusetts,US", "Springfield,Ohio,US",
+            "Springfield,Oregon,US", "Springfield,Scotland,GB", "Springfield,Queensland,AU",
+        ]
+        #expect(try await Self.places(endpoint, "name=Spring") == springfields)
+        #expect(try await Self.places(endpoint, "name=spr") == springfields)
+        #expect(try await Self.places(endpoint, "name=Spring&countryCode=GB") == ["Springfield,Scotland,GB"])
+        #expect(try await Self.places(endpoint, "name=Sp").isEmpty)
+        #expect(try await Self.places(endpoint, "name=Lond").first == "London,England,GB")
+        #expect(try await Self.places(endpoint, "name=Paris").first?.hasPrefix("Paris,") == true, "the whole name first")
+        let owm = try E.json(await E.get(endpoint, "/geo/1.0/direct?q=Spring&limit=5"))
+        #expect(owm == .array([]), "OpenWeatherMap's geocoder: whole names only")
+    }
+
     @Test("Springfield: seven places, US states as admin1, stable ids shared with OpenWeatherMap's side")
     func springfield() async throws {
         let endpoint = try M.endpoint()

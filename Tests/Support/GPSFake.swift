@@ -21,6 +21,14 @@ enum NMEALog {
     static var venus634lp: String { shared("venus634lp.log") }
     /// Ours: a 3D fix moving north from -37.79, 175.30 by 0.005° (≈ 556 m) per sentence group.
     static var movingNorth: String { TestEnvironment.packageRoot + "/Tests/Fixtures/nmea/moving-north.log" }
+    /// Ours: a 3D fix staying near -37.7848, 175.3149, fix k 0.0001′ of longitude (≈ 0.15 m) east of
+    /// fix k-1 (``stayingFixNumber(longitude:)``), 600 fixes (88 m).
+    static var staying: String { TestEnvironment.packageRoot + "/Tests/Fixtures/nmea/staying.log" }
+
+    /// The number of a fix of ``staying`` from its longitude.
+    static func stayingFixNumber(longitude: Double) -> Int {
+        Int(((longitude - (175 + 18.894 / 60)) * 60 / 0.0001).rounded())
+    }
 }
 
 /// A real gpsd fed by `gpsfake` from an NMEA log, listening on 127.0.0.1:`port`.

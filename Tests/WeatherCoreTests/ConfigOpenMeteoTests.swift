@@ -66,17 +66,17 @@ struct ConfigOpenMeteoTests {
     func messages() {
         #expect(
             configProblemLines("open-meteo.timeout = 10")
-                == [#"test.toml: open-meteo.timeout: expected a duration string like "10m", found an integer"#])
+                == [#"test.toml:1:1: open-meteo.timeout: expected a duration string like "10m", found an integer"#])
         #expect(
             configProblemLines(#"open-meteo.requests_per_day = "many""#)
-                == [#"test.toml: open-meteo.requests_per_day: expected an integer, found a string"#])
+                == [#"test.toml:1:1: open-meteo.requests_per_day: expected an integer, found a string"#])
         #expect(
             configProblemLines("open-meteo.requests_per_day = 0")
-                == ["test.toml: open-meteo.requests_per_day: must be between 1 and 10000000, found 0"])
+                == ["test.toml:1:1: open-meteo.requests_per_day: must be between 1 and 10000000, found 0"])
         #expect(
             configProblemLines("open-meteo.api_key_file = 1")
-                == ["test.toml: open-meteo.api_key_file: expected a string, found an integer"])
-        #expect(configProblemLines("open-meteo = 1") == ["test.toml: open-meteo: expected a table, found an integer"])
+                == ["test.toml:1:1: open-meteo.api_key_file: expected a string, found an integer"])
+        #expect(configProblemLines("open-meteo = 1") == ["test.toml:1:1: open-meteo: expected a table, found an integer"])
     }
 
     @Test("an unknown key is an error; an inline api_key is pointed at api_key_file, and not echoed")
@@ -90,12 +90,13 @@ struct ConfigOpenMeteoTests {
             """#)
         #expect(
             lines == [
-                "test.toml: open-meteo.api_key: unknown key; did you mean `api_key_file`?",
-                "test.toml: open-meteo.base_ur: unknown key; did you mean `base_url`?",
-                "test.toml: open-meteo.units: unknown key; did you mean `weather.units`?",
+                "test.toml:2:1: open-meteo.api_key: unknown key; did you mean `api_key_file`?",
+                "test.toml:3:1: open-meteo.base_ur: unknown key; did you mean `base_url`?",
+                "test.toml:4:1: open-meteo.units: unknown key; did you mean `weather.units`?",
             ])
         #expect(!lines.joined().contains("om-s3cr3t"))
-        #expect(configProblemLines("[openmeteo]\ntimeout = \"1s\"") == ["test.toml: openmeteo: unknown key; did you mean `open-meteo`?"])
+        #expect(
+            configProblemLines("[openmeteo]\ntimeout = \"1s\"") == ["test.toml:1:2: openmeteo: unknown key; did you mean `open-meteo`?"])
     }
 
     @Test("the table is rendered after [openweathermap], parses back, and holds no key")

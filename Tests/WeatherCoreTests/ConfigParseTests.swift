@@ -50,6 +50,21 @@ struct ConfigParseTests {
         #expect(loaded.warnings.isEmpty, "the example uses no deprecated key")
     }
 
+    @Test("the example file says what a missing key does: weatherd serves from Open-Meteo, it does not refuse to start")
+    func exampleFileOnMissingKey() throws {
+        let root = URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let path = root.appendingPathComponent("config/weatherd.toml").path
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        let comments = text.split(separator: "\n").filter { $0.hasPrefix("#") }.joined(separator: " ")
+        #expect(!comments.contains("does not start"), "no such claim about the key")
+        #expect(comments.contains("Without a key OpenWeatherMap is skipped"))
+        // As the file is, with no key found anywhere: a provider can serve, so weatherd starts.
+        let config = try ConfigLoader.parse(text, file: path).config
+        #expect(ConfigLoader.findAPIKey(config, file: path, environment: [:], readFile: { _ in nil }) == nil)
+        #expect(throws: Never.self) { try ConfigLoader.checkProviders(config, keys: ProviderKeys(), file: path) }
+    }
+
     @Test("the example file names every key of every table, in its table")
     func exampleFileNamesEveryKey() throws {
         let root = URL(fileURLWithPath: #filePath)
@@ -221,7 +236,7 @@ struct ConfigFileTests {
         #expect {
             _ = try ConfigLoader.load(path: path)
         } throws: { error in
-            (error as? ConfigError)?.description == "\(path): refresh: expected a duration string like \"10m\", found an integer"
+            (error as? ConfigError)?.description == "\(path):1:1: refresh: expected a duration string like \"10m\", found an integer"
         }
     }
 }

@@ -85,18 +85,18 @@ struct ConfigRangeTests {
     func rangeMessages() {
         #expect(
             configProblemLines(#"openweathermap.timeout = "6m""#)
-                == [#"test.toml: openweathermap.timeout: must be more than 0s and at most 5m, found "6m""#])
+                == [#"test.toml:1:1: openweathermap.timeout: must be more than 0s and at most 5m, found "6m""#])
         #expect(
             configProblemLines(#"weather.geocode_ttl = "400d""#)
-                == [#"test.toml: weather.geocode_ttl: must be at least 1m and at most 365d, found "400d""#])
+                == [#"test.toml:1:1: weather.geocode_ttl: must be at least 1m and at most 365d, found "400d""#])
         #expect(
             configProblemLines("gpsd.port = 70000")
-                == ["test.toml: gpsd.port: must be between 1 and 65535, found 70000"])
+                == ["test.toml:1:1: gpsd.port: must be between 1 and 65535, found 70000"])
         #expect(
             configProblemLines(#"socket.mode = "1777""#)
-                == [#"test.toml: socket.mode: must be between "0000" and "0777", found "1777""#])
+                == [#"test.toml:1:1: socket.mode: must be between "0000" and "0777", found "1777""#])
         #expect(
             configProblemLines(#"cities = ["Oslo", "oslo"]"#)
-                == [#"test.toml: cities[1]: duplicate of cities[0] ("Oslo"), found "oslo""#])
+                == [#"test.toml:1:19: cities[1]: duplicate of cities[0] ("Oslo"), found "oslo""#])
     }
 }

@@ -19,7 +19,7 @@ struct ConfigWeatherTests {
     func unknownProvider() {
         #expect(
             configProblemLines(#"weather.providers = ["openweathermap", "darksky"]"#) == [
-                #"test.toml: weather.providers: expected one of "openweathermap", "open-meteo", found "darksky" at [1]"#
+                #"test.toml:1:1: weather.providers: expected one of "openweathermap", "open-meteo", found "darksky" at [1]"#
             ])
     }
 
@@ -27,7 +27,7 @@ struct ConfigWeatherTests {
     func misspeltProvider() {
         #expect(
             configProblemLines(#"weather.providers = ["Open_Meteo"]"#) == [
-                #"test.toml: weather.providers: expected one of "openweathermap", "open-meteo", found "Open_Meteo" at [0]; did you mean "open-meteo"?"#
+                #"test.toml:1:1: weather.providers: expected one of "openweathermap", "open-meteo", found "Open_Meteo" at [0]; did you mean "open-meteo"?"#
             ])
     }
 
@@ -35,7 +35,7 @@ struct ConfigWeatherTests {
     func repeatedProvider() {
         #expect(
             configProblemLines(#"weather.providers = ["open-meteo", "openweathermap", "open-meteo"]"#) == [
-                #"test.toml: weather.providers: expected each provider at most once, found "open-meteo" again at [2]"#
+                #"test.toml:1:1: weather.providers: expected each provider at most once, found "open-meteo" again at [2]"#
             ])
     }
 
@@ -43,7 +43,7 @@ struct ConfigWeatherTests {
     func emptyProviders() {
         #expect(
             configProblemLines("weather.providers = []") == [
-                #"test.toml: weather.providers: expected at least one provider ("openweathermap", "open-meteo"), found []"#
+                #"test.toml:1:1: weather.providers: expected at least one provider ("openweathermap", "open-meteo"), found []"#
             ])
     }
 
@@ -51,9 +51,9 @@ struct ConfigWeatherTests {
     func everyBadProvider() {
         #expect(
             configProblemLines(#"weather.providers = [1, "x", "openweathermap", "openweathermap"]"#) == [
-                "test.toml: weather.providers: expected a provider name string, found an integer at [0]",
-                #"test.toml: weather.providers: expected one of "openweathermap", "open-meteo", found "x" at [1]"#,
-                #"test.toml: weather.providers: expected each provider at most once, found "openweathermap" again at [3]"#,
+                "test.toml:1:1: weather.providers: expected a provider name string, found an integer at [0]",
+                #"test.toml:1:1: weather.providers: expected one of "openweathermap", "open-meteo", found "x" at [1]"#,
+                #"test.toml:1:1: weather.providers: expected each provider at most once, found "openweathermap" again at [3]"#,
             ])
     }
 
@@ -61,7 +61,7 @@ struct ConfigWeatherTests {
     func badUnits() {
         #expect(
             configProblemLines(#"weather.units = "kelvin""#) == [
-                #"test.toml: weather.units: expected one of "standard", "metric", "imperial", found "kelvin""#
+                #"test.toml:1:1: weather.units: expected one of "standard", "metric", "imperial", found "kelvin""#
             ])
     }
 
@@ -80,7 +80,7 @@ struct ConfigWeatherTests {
             (#"geocode_ttl = "366d""#, #"weather.geocode_ttl: must be at least 1m and at most 365d, found "366d""#),
         ])
     func badDuration(line: String, expected: String) {
-        #expect(configProblemLines("[weather]\n" + line) == ["test.toml: " + expected])
+        #expect(configProblemLines("[weather]\n" + line) == ["test.toml:2:1: " + expected])
     }
 
     @Test("durations in days are read, and written back in days")
@@ -116,7 +116,7 @@ struct ConfigDeprecatedKeyTests {
         #expect(check(loaded.config))
         #expect(
             loaded.warnings.map(\.description) == [
-                "test.toml: \(old): deprecated, moved to \(new); it applies because \(new) is not set"
+                "test.toml:1:1: \(old): deprecated, moved to \(new); it applies because \(new) is not set"
             ])
         #expect(loaded.warnings.first?.keyPath == old)
         #expect(loaded.origins[new] == .movedKey(old))
@@ -134,7 +134,7 @@ struct ConfigDeprecatedKeyTests {
         #expect(loaded.config == defaults)
         #expect(
             loaded.warnings.map(\.description) == [
-                "test.toml: \(old): deprecated, moved to \(new); ignored because \(new) is set"
+                "test.toml:2:1: \(old): deprecated, moved to \(new); ignored because \(new) is set"
             ])
         #expect(loaded.origins[new] == .file(configTestFile))
     }
@@ -165,9 +165,9 @@ struct ConfigDeprecatedKeyTests {
             """)
         #expect(
             lines == [
-                "test.toml: openweathermap.units: deprecated, moved to weather.units; it applies because weather.units is not set",
-                "test.toml: openweathermap.lang: deprecated, moved to weather.lang; ignored because weather.lang is set",
-                "test.toml: openweathermap.cache_ttl: deprecated, moved to weather.cache_ttl; it applies because weather.cache_ttl is not set",
+                "test.toml:6:1: openweathermap.units: deprecated, moved to weather.units; it applies because weather.units is not set",
+                "test.toml:5:1: openweathermap.lang: deprecated, moved to weather.lang; ignored because weather.lang is set",
+                "test.toml:4:1: openweathermap.cache_ttl: deprecated, moved to weather.cache_ttl; it applies because weather.cache_ttl is not set",
             ])
     }
 
@@ -181,11 +181,11 @@ struct ConfigDeprecatedKeyTests {
     func checkedEvenWhenIgnored() {
         #expect(
             configProblemLines(#"openweathermap.units = "kelvin""#) == [
-                #"test.toml: openweathermap.units: expected one of "standard", "metric", "imperial", found "kelvin""#
+                #"test.toml:1:1: openweathermap.units: expected one of "standard", "metric", "imperial", found "kelvin""#
             ])
         #expect(
             configProblemLines("weather.lang = \"de\"\nopenweathermap.lang = 5") == [
-                "test.toml: openweathermap.lang: expected a string, found an integer"
+                "test.toml:2:1: openweathermap.lang: expected a string, found an integer"
             ])
     }
 

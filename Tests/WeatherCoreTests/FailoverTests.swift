@@ -417,3 +417,47 @@ struct RegionTogetherTests {
         #expect(await engine.currentState.pending == 0)
     }
 }
+
+@Suite("places: the next provider's geocoder when the first gives fewer than asked", .timeLimit(.minutes(1)))
+struct MorePlacesTests {
+    @Test("fewer than asked: the next geocoder is asked too, the same place from both listed once, the first's first")
+    func asksNext() async throws {
+        let p = Providers()
+        let places = try await p.service.places(named: "Spring", limit: 5)
+        #expect(places.map(\.provider) == ["openweathermap"], "\(places)")
+        #expect(p.owm.calls == [.places("Spring")] && p.om.calls == [.places("Spring")])
+        // Both answers are cached: asking again sends nothing.
+        #expect(try await p.service.places(named: " spring ", limit: 5) == places)
+        #expect(p.owm.callCount == 1 && p.om.callCount == 1)
+    }
+
+    @Test("as many as asked: the next geocoder is not asked; search never asks it")
+    func enough() async throws {
+        let p = Providers()
+        #expect(try await p.service.places(named: "Spring", limit: 1).count == 1)
+        _ = try await p.service.lookup(.city("Spring"))
+        #expect(p.om.calls.allSatisfy { if case .places = $0 { false } else { true } }, "\(p.om.calls)")
+    }
+
+    @Test("the first knows none: the next one's places; neither knows it: none")
+    func firstKnowsNone() async throws {
+        let p = Providers()
+        #expect(try await p.service.places(named: "Atlantis", limit: 5).isEmpty)
+        #expect(p.om.calls == [.places("Atlantis")])
+    }
+
+    @Test("the next geocoder failing leaves the first's places")
+    func nextFails() async throws {
+        let p = Providers()
+        p.om.fail(with: .unavailable("HTTP 503"))
+        let places = try await p.service.places(named: "Spring", limit: 5)
+        #expect(places.map(\.provider) == ["openweathermap"])
+    }
+
+    @Test("one provider configured: nothing else is asked")
+    func oneProvider() async throws {
+        let p = Providers(order: [.openWeatherMap])
+        #expect(try await p.service.places(named: "Spring", limit: 5).count == 1)
+        #expect(p.om.calls.isEmpty)
+    }
+}

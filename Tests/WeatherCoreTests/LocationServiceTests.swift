@@ -531,6 +531,37 @@ struct LastFixNoticeTests {
         h.engine.checkInvariants()
     }
 
+    @Test("a fix within 100 m of the last one sent (a receiver that stays): held until 10 s after it, then the latest goes out")
+    func staying() async throws {
+        let h = try LocationHarness()
+        let notices = Task { [engine = h.engine.engine] in await engine.runHeldNotices() }
+        h.publisher.reset()
+        await h.service.receive(report(Place.hamilton))
+        let near = Coordinate(lat: Place.hamilton.lat + 0.0004, lon: Place.hamilton.lon)  // 44 m north
+        let nearer = Coordinate(lat: Place.hamilton.lat + 0.0002, lon: Place.hamilton.lon)
+        await h.service.receive(report(near))
+        await h.clock.waitForSleepers(1)
+        h.clock.advance(by: .seconds(5))
+        await h.service.receive(report(nearer))
+        #expect(lastFixes(h) == [Place.hamilton], "every second would be a notice; these wait")
+        await h.clock.waitForSleepers(1)
+        h.clock.advance(by: .milliseconds(4999))
+        #expect(lastFixes(h) == [Place.hamilton], "not before the 10 s are up")
+        h.clock.advance(by: .milliseconds(1))
+        await untilCancelled { [publisher = h.publisher] in
+            await publisher.waitForState { $0.gps.lastFix?.coordinate == nearer }
+        }
+        #expect(lastFixes(h) == [Place.hamilton, nearer], "one notification with the latest fix")
+        // Moving off (150 m from the one sent) goes out after a second.
+        h.clock.advance(by: .seconds(1))
+        let away = Coordinate(lat: Place.hamilton.lat + 0.0015, lon: Place.hamilton.lon)
+        await h.service.receive(report(away))
+        #expect(lastFixes(h) == [Place.hamilton, nearer, away])
+        notices.cancel()
+        await notices.value
+        h.engine.checkInvariants()
+    }
+
     @Test("a change of another field goes out at once, with the held fix, and nothing is sent twice")
     func otherChangeCarriesHeldFix() async throws {
         let h = try LocationHarness()

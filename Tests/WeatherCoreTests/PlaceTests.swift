@@ -21,6 +21,41 @@ struct PlaceTests {
         #expect(PlaceQuery(text) == expected)
     }
 
+    @Test("two geocoders' places merged: the first's in order, then the other's that are not the same place (name, country, within 0.1°)")
+    func merged() {
+        func place(_ name: String, _ state: String?, _ country: String?, _ lat: Double, _ lon: Double, _ provider: String) -> Place {
+            Place(name: name, state: state, country: country, coordinate: Coordinate(lat: lat, lon: lon), provider: provider)
+        }
+        let owm = [
+            place("Springfield", "Illinois", "US", 39.7990, -89.6440, "openweathermap"),
+            place("Springfield", "Missouri", "US", 37.2082, -93.2923, "openweathermap"),
+        ]
+        let om = [
+            // Illinois again: another geocoder's coordinates and state spelling, the same place.
+            place("Springfield", "IL", "US", 39.80172, -89.64371, "open-meteo"),
+            place("Springfield", "Scotland", "GB", 56.0833, -3.2, "open-meteo"),
+            // Missouri's name in another case, nearly 0.1° off in both: the same.
+            place("SPRINGFIELD", "Missouri", "us", 37.2982, -93.1983, "open-meteo"),
+            // Just over 0.1° off: another place.
+            place("Springfield", "Missouri", "US", 37.0981, -93.2923, "open-meteo"),
+            // The same spot, another country or name: another place.
+            place("Springfield", nil, "CA", 39.7990, -89.6440, "open-meteo"),
+            place("Springfield Lakes", "Queensland", "AU", 39.7990, -89.6440, "open-meteo"),
+        ]
+        let all = Place.merged(owm, om, limit: 10)
+        #expect(
+            all.map { "\($0.label) \($0.provider)" } == [
+                "Springfield, Illinois, US openweathermap", "Springfield, Missouri, US openweathermap",
+                "Springfield, Scotland, GB open-meteo", "Springfield, Missouri, US open-meteo", "Springfield, CA open-meteo",
+                "Springfield Lakes, Queensland, AU open-meteo",
+            ])
+        #expect(Place.merged(owm, om, limit: 3) == Array(all.prefix(3)))
+        #expect(Place.merged(owm, om, limit: 1) == [owm[0]])
+        #expect(Place.merged([], om + om, limit: 10) == om, "a geocoder's own duplicates go too")
+        #expect(Place.merged(owm, [], limit: 10) == owm)
+        #expect(!owm[0].isSame(as: place("Springfield", "Illinois", nil, 39.7990, -89.6440, "open-meteo")))
+    }
+
     @Test("a PlaceQuery writes itself as OpenWeatherMap's q: Name,ST,CC without the absent parts")
     func placeQueryText() {
         #expect(PlaceQuery("Springfield , MO , US").description == "Springfield,MO,US")

@@ -12,9 +12,10 @@ public enum ConfigLoader {
     /// just the first) before throwing.
     ///
     /// A syntax error is one problem, `FILE:LINE:COLUMN: message` with toml++'s message. Otherwise
-    /// every unknown key, wrong type and out-of-range value is a problem `FILE: key.path: message`.
-    /// A configuration without a problem comes with its warnings (`FILE: key.path: message` for each
-    /// deprecated key given) and the origin of each value.
+    /// every unknown key, wrong type and out-of-range value is a problem `FILE:LINE:COLUMN: key.path:
+    /// message`, at the key (an array's element at the element). A configuration without a problem
+    /// comes with its warnings (`FILE:LINE:COLUMN: key.path: message` for each deprecated key given)
+    /// and the origin of each value.
     public static func parse(_ text: String, file: String) throws(ConfigError) -> LoadedConfig {
         if let nul = text.utf8.firstIndex(of: 0) {
             // toml++ would see the text only up to here; say where it stops instead.
@@ -37,6 +38,11 @@ public enum ConfigLoader {
         }
         var checker = ConfigChecker(file: file)
         let config = checker.check(root)
+        if !checker.problems.isEmpty || !checker.warnings.isEmpty {
+            let positions = TOMLKeyPositions(text)
+            checker.problems = checker.problems.map { $0.placed(by: positions) }
+            checker.warnings = checker.warnings.map { $0.placed(by: positions) }
+        }
         guard checker.problems.isEmpty else { throw ConfigError(problems: checker.problems) }
         return LoadedConfig(config: config, warnings: checker.warnings, origins: checker.origins)
     }

@@ -57,8 +57,8 @@ public struct DaemonState: Sendable, Hashable, JSONRepresentable {
         return self == other
     }
 
-    /// A change of `gps.last_fix` alone (besides what `sameFields` leaves out): at most one a second
-    /// is sent.
+    /// A change of `gps.last_fix` alone (besides what `sameFields` leaves out): sent at most once
+    /// every 10 s, or every second while it moves (``LocationNoticeState``).
     func changesOnlyLastFix(from other: DaemonState) -> Bool {
         guard gps.lastFix != other.gps.lastFix else { return false }
         var other = other

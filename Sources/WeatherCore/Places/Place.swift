@@ -67,6 +67,23 @@ public struct Place: Sendable, Hashable {
             geonamesID: object["geonames_id"]?.intValue)
     }
 
+    /// Whether `other` is the same place as found by another geocoder: the same name and country
+    /// (letter case aside) and within 0.1° in latitude and in longitude.
+    public func isSame(as other: Place) -> Bool {
+        name.lowercased() == other.name.lowercased() && country?.uppercased() == other.country?.uppercased()
+            && abs(coordinate.lat - other.coordinate.lat) <= 0.1 && abs(coordinate.lon - other.coordinate.lon) <= 0.1
+    }
+
+    /// The places of `first` (one geocoder's, best first), then those of `more` (another's) that are
+    /// not the same as one before them (``isSame(as:)``), at most `limit`.
+    public static func merged(_ first: [Place], _ more: [Place], limit: Int) -> [Place] {
+        var merged: [Place] = []
+        for place in first + more where merged.count < limit {
+            if !merged.contains(where: { $0.isSame(as: place) }) { merged.append(place) }
+        }
+        return merged
+    }
+
     /// `Springfield, Illinois, US`: the name with its state and country where known.
     public var label: String {
         ([name] + [state, country].compactMap { $0 }).joined(separator: ", ")

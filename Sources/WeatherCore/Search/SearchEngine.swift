@@ -59,16 +59,11 @@ public actor SearchEngine {
     /// Text and location inputs begun so far: what a debounced region event must not override.
     private var textAndLocationInputs = 0
     private var phaseSource = PhaseSource.cities
-    /// When the last notification of a `gps.last_fix` change alone went out.
-    private var lastFixNoticeAt: DaemonClock.Instant?
-    /// A `gps.last_fix` change alone waits for its second to be up (``runHeldNotices()`` sends it).
-    private var heldFixNotice = false
+    /// When a `gps.last_fix` change alone is sent; one held back is sent by ``runHeldNotices()``.
+    private var locationNotices = LocationNoticeState()
     private let heldNotices = Wakeup()
     /// Woken when the region search in progress is superseded (its request is then cancelled).
     private var regionSuperseded: Wakeup?
-
-    /// At most one `state` notification a second for a change of `gps.last_fix` alone.
-    static let lastFixNoticeInterval = Duration.seconds(1)
 
     /// The maximum number of watched-city lookups of one round in flight at once.
     static let cityRoundConcurrency = 4
@@ -551,7 +546,7 @@ public actor SearchEngine {
     // MARK: Publishing
 
     /// Takes in a new state and publishes it if it is news: not for `budget.used` alone, and for
-    /// `gps.last_fix` alone at most once a second (a later one waits for its second, the latest wins).
+    /// `gps.last_fix` alone as ``LocationNoticeState`` says (a later one waits, the latest wins).
     private func commit(_ next: DaemonState) {
         var next = next
         next.pending = pending.total
@@ -560,36 +555,21 @@ public actor SearchEngine {
         let fixOnly = next.changesOnlyLastFix(from: state)
         state = next
         state.updatedAt = wallClock()
-        if fixOnly {
-            let now = clock.now
-            if let last = lastFixNoticeAt, now < last.advanced(by: Self.lastFixNoticeInterval) {
-                if !heldFixNotice {
-                    heldFixNotice = true
-                    heldNotices.wake()
-                }
-                return
-            }
-            lastFixNoticeAt = now
+        switch locationNotices.changed(locationOnly: fixOnly, location: state.gps.lastFix?.coordinate, now: clock.now) {
+        case .send: publisher.publish(state: state)
+        case .hold: heldNotices.wake()  // its due time may have changed
         }
-        heldFixNotice = false
-        publisher.publish(state: state)
     }
 
     /// When the held `gps.last_fix` notification is due, if one is held.
-    private var heldNoticeDue: DaemonClock.Instant? {
-        guard heldFixNotice, let last = lastFixNoticeAt else { return nil }
-        return last.advanced(by: Self.lastFixNoticeInterval)
-    }
+    private var heldNoticeDue: DaemonClock.Instant? { locationNotices.heldUntil }
 
-    /// Sends the held `gps.last_fix` notification if its second is up.
+    /// Sends the held `gps.last_fix` notification if its time has come.
     private func sendHeldNotice() {
-        guard let due = heldNoticeDue, clock.now >= due else { return }
-        heldFixNotice = false
-        lastFixNoticeAt = clock.now
-        publisher.publish(state: state)
+        if locationNotices.due(now: clock.now) == .send { publisher.publish(state: state) }
     }
 
-    /// Sends each held `gps.last_fix` notification when its second is up, until cancelled.
+    /// Sends each held `gps.last_fix` notification when its time has come, until cancelled.
     public nonisolated func runHeldNotices() async {
         while !Task.isCancelled {
             let due = await heldNoticeDue

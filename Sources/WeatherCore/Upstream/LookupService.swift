@@ -126,6 +126,9 @@ public actor LookupService {
     private let forecasts = Table<WeatherForecast>()
     /// The places of each name (by ``LookupKey/normalize(city:)``); an unknown name's empty list too.
     private let places = Table<[Place]>()
+    /// The places of each name from one provider's geocoder when it is asked besides the one that
+    /// answered `places` (``places(named:limit:)``), by provider; in memory only.
+    private var morePlaces: [WeatherProviderName: Table<[Place]>] = [:]
     private let wallClock: @Sendable () -> Date
     /// Woken when a provider's status changes (it fails, recovers, is blocked), besides its request
     /// counts; ``nextStatusChange`` says when one changes by itself.
@@ -202,6 +205,7 @@ public actor LookupService {
         weather.age(by: suspended, now: now)
         forecasts.age(by: suspended, now: now)
         places.age(by: suspended, now: now)
+        for table in morePlaces.values { table.age(by: suspended, now: now) }
     }
 
     /// Forgets every cached weather answer and forecast (after the units or the language changed);
@@ -440,8 +444,35 @@ public actor LookupService {
     /// empty when no geocoder knows it. Cached per normalized name for `geocode_ttl` (an unknown name
     /// for `cache_ttl`), shared in flight, within the request budget.
     /// - Throws: `WeatherError` (unauthorized, rate_limited, upstream_unavailable) or `CancellationError`.
+    ///
+    /// When the geocoder that answered gives fewer than `limit` (OpenWeatherMap's matches whole names
+    /// only; Open-Meteo's matches a prefix from three letters on), the next provider's geocoder is
+    /// asked too, and its places follow those of the first that are not the same place
+    /// (``Place/merged(_:_:limit:)``). That second answer is cached like the first, in memory; its
+    /// failure leaves the first answer as it is.
     public func places(named name: String, limit: Int = placesPerName) async throws -> [Place] {
-        Array(try await geocode(name).prefix(max(limit, 0)))
+        let limit = max(limit, 0)
+        let found = try await geocode(name)
+        guard found.count < limit else { return Array(found.prefix(limit)) }
+        let answered = found.first.flatMap { WeatherProviderName(rawValue: $0.provider) } ?? plan(now: clock.now).first
+        guard let next = order.first(where: { $0 != answered && upstreams[$0] != nil }) else { return found }
+        let table = morePlaces[next] ?? Table<[Place]>()
+        morePlaces[next] = table
+        let more: [Place]
+        do {
+            more = try await answer(
+                .city(LookupKey.normalize(city: name)), table: table,
+                ttl: { [limits] in $0.isEmpty ? limits.notFoundTTL : limits.geocodeTTL }, providers: [next]
+            ) {
+                try await $0.places(PlaceQuery(name), limit: Self.placesPerName)
+            } asked: {
+                "more places named \(name)"
+            }
+        } catch let error as WeatherError {
+            logger.debug("no more places named \(name) from \(next.displayName): \(error.message)")
+            return found
+        }
+        return Place.merged(found, more, limit: limit)
     }
 
     /// Where `query` is looked up, the place it is named after, and how many other places its name
@@ -476,7 +507,7 @@ public actor LookupService {
     /// `asked` names what was asked, for errors and logs.
     private func answer<Answer: Sendable>(
         _ key: LookupKey, table: Table<Answer>, ttl: (Answer) -> Duration, stored: (Answer) -> Void = { _ in },
-        fetch: (any WeatherUpstream) async throws -> Answer, asked: () -> String
+        providers: [WeatherProviderName]? = nil, fetch: (any WeatherUpstream) async throws -> Answer, asked: () -> String
     ) async throws -> Answer {
         while true {
             try Task.checkCancellation()
@@ -493,17 +524,18 @@ public actor LookupService {
                 case .retry: continue
                 }
             }
-            return try await lead(key, table: table, ttl: ttl, stored: stored, fetch: fetch, asked: asked)
+            return try await lead(key, table: table, ttl: ttl, stored: stored, providers: providers, fetch: fetch, asked: asked)
         }
     }
 
-    /// Asks the providers for `key`'s answer, in the order of ``plan(now:)``, each within its budget,
-    /// until one answers or says not_found; identical lookups meanwhile wait for it.
+    /// Asks the providers for `key`'s answer, in the order of ``plan(now:)`` (or only `providers`),
+    /// each within its budget, until one answers or says not_found; identical lookups meanwhile wait
+    /// for it.
     private func lead<Answer: Sendable>(
         _ key: LookupKey, table: Table<Answer>, ttl: (Answer) -> Duration, stored: (Answer) -> Void,
-        fetch: (any WeatherUpstream) async throws -> Answer, asked: () -> String
+        providers only: [WeatherProviderName]?, fetch: (any WeatherUpstream) async throws -> Answer, asked: () -> String
     ) async throws -> Answer {
-        let providers = plan(now: clock.now)
+        let providers = only ?? plan(now: clock.now)
         // Refused at once by every provider (blocked, budget spent): no flight to share.
         var lastError: WeatherError?
         var admitted: WeatherProviderName?

@@ -8,10 +8,13 @@ import WeatherCore
 #endif
 
 /// The examples of the README's "Using weatherctl" section: its ```sh blocks' `export` lines (the
-/// set-up) and their `weatherctl` and `socat` commands, each as written, without its comment.
+/// set-up) and their `weatherctl` and `socat` commands, each as written, without its comment; and
+/// each command's comment, which says what it prints.
 struct ReadmeExamples {
     var setup: [String] = []
     var commands: [String] = []
+    /// The lines of each command's comment (its own and the comment-only lines under it), without `# `.
+    var comments: [String: [String]] = [:]
 
     static func read() throws -> ReadmeExamples {
         let text = try String(contentsOfFile: TestEnvironment.packageRoot + "/README.md", encoding: .utf8)
@@ -32,11 +35,19 @@ struct ReadmeExamples {
                 continue
             }
             // The code is what comes before a comment: " # …" (or a line that is only a comment).
+            let comment = line.range(of: "# ").map { String(line[$0.upperBound...]) }
             let code = String(line.range(of: " # ").map { line[..<$0.lowerBound] } ?? line[...])
                 .trimmingCharacters(in: .whitespaces)
-            if code.isEmpty || code.hasPrefix("#") { continue }
+            if code.isEmpty || code.hasPrefix("#") {
+                // A comment-only line goes on with the comment of the command above it.
+                if let last = examples.commands.last, let comment, examples.comments[last] != nil {
+                    examples.comments[last]?.append(comment)
+                }
+                continue
+            }
             if code.hasPrefix("weatherctl ") || code.contains("socat ") {
                 examples.commands.append(code)
+                if let comment, line.contains(" # ") { examples.comments[code] = [comment] }
             } else {
                 examples.setup.append(code)
             }
@@ -70,12 +81,74 @@ struct ReadmeExamples {
         return CommandResult(status: 0, stdout: child.stdoutText, stderr: child.stderrText)
     }
 
-    /// What an example must do: its exit status and the shape of what it prints (nil: it holds).
+    /// What an example must do: its exit status, the shape of what it prints (nil: it holds), and
+    /// how that compares with what its comment in the README says.
     struct Shape: Sendable {
         var status: Int32 = 0
         /// Runs until stopped (`watch`): only its first line is looked at.
         var untilFirstLine = false
+        var readme = Said.prose
         var check: @Sendable (_ stdout: String, _ stderr: String) -> String?
+
+        init(
+            status: Int32 = 0, untilFirstLine: Bool = false, readme: Said = .prose,
+            check: @escaping @Sendable (_ stdout: String, _ stderr: String) -> String?
+        ) {
+            self.status = status
+            self.untilFirstLine = untilFirstLine
+            self.readme = readme
+            self.check = check
+        }
+
+        /// This shape, and what it prints is what the README says (`said`).
+        func said(_ said: Said) -> Shape {
+            var shape = self
+            shape.readme = said
+            return shape
+        }
+    }
+
+    /// How the README's comment on an example says what it prints. Each comment line is compared up
+    /// to a note after three spaces and a parenthesis (`   (exit status 1)`); `mask` takes out of
+    /// both sides what changes from run to run (the hour of a forecast step, the requests spent).
+    enum Said: Sendable {
+        /// The comment describes what it prints; the shape alone is checked.
+        case prose
+        /// Its first lines on stdout (stderr for `onStderr`) are the comment's lines.
+        case lines(onStderr: Bool = false, mask: @Sendable (String) -> String = { $0 })
+        /// Its one line is the comment's lines, wrapped between two fields (joined by two spaces).
+        case wrapped(mask: @Sendable (String) -> String = { $0 })
+
+        /// What is wrong with what it printed, compared with `comment`; nil when they agree.
+        func problem(comment: [String], stdout: String, stderr: String) -> String? {
+            func cut(_ line: String) -> String {
+                String(line.range(of: "   (").map { line[..<$0.lowerBound] } ?? line[...])
+                    .trimmingCharacters(in: .whitespaces)
+            }
+            switch self {
+            case .prose:
+                return nil
+            case .lines(let onStderr, let mask):
+                let said = comment.map { mask(cut($0)) }
+                let printed = ReadmeExamples.lines(onStderr ? stderr : stdout).prefix(said.count).map(mask)
+                return printed == said ? nil : "the README says it prints \(said), it printed \(printed)"
+            case .wrapped(let mask):
+                let said = mask(comment.map(cut).joined(separator: "  "))
+                let printed = ReadmeExamples.lines(stdout).first.map(mask)
+                return printed == said ? nil : "the README says it prints \(said), it printed \(printed ?? "nothing")"
+            }
+        }
+    }
+
+    /// A forecast step's day and time (`Fri 27 Nov 00:00`), which move with the present, masked.
+    @Sendable static func maskStepTime(_ line: String) -> String {
+        line.replacing(#/^\w{3} \d\d \w{3} \d\d:\d\d/#, with: "DAY HH:MM")
+    }
+
+    /// The requests spent so far (`budget 29/60`) and the latest input (the region asked, or a fix
+    /// that came first), which the examples' timing may change, masked.
+    @Sendable static func maskState(_ line: String) -> String {
+        line.replacing(#/budget \d+\//#, with: "budget N/").replacing(#/input \w+ \S+/#, with: "input INPUT")
     }
 
     /// A weather line: `PLACE  8.9 °C  ☁ overcast clouds  humidity 90%  wind 2.1 m/s`.
@@ -121,31 +194,35 @@ struct ReadmeExamples {
 
     /// Every example of the README, by its command as written.
     static let shapes: [String: Shape] = [
-        "weatherctl search London": weather(startingWith: "London, "),
+        "weatherctl search London": weather(startingWith: "London, ").said(.lines()),
         "weatherctl places Springfield": Shape { stdout, _ in
             let all = lines(stdout)
             guard all.count >= 2, all.allSatisfy({ $0.hasPrefix("Springfield, ") && $0.contains(#/  -?\d+\.\d\d, -?\d+\.\d\d/#) })
             else { return "not one line per Springfield with its coordinates" }
             return all[0].hasPrefix("Springfield, Illinois, US  39.80, -89.64") ? nil : "not Springfield, Illinois first"
+        }.said(.lines()),
+        "weatherctl places Spring": Shape(readme: .lines()) { stdout, _ in
+            let all = lines(stdout)
+            return all.count >= 2 && all.allSatisfy({ $0.hasPrefix("Springfield, ") }) ? nil : "not the Springfields"
         },
-        #"weatherctl search "Springfield, MO, US""#: weather(startingWith: "Springfield, Missouri, US"),
+        #"weatherctl search "Springfield, MO, US""#: weather(startingWith: "Springfield, Missouri, US").said(.lines()),
         #"weatherctl search "New York,US" --json"#: feature { $0["properties"]?["name"]?.stringValue == "New York" ? nil : "not New York" },
-        "weatherctl search Atlantis": Shape(status: 1) { stdout, stderr in
+        "weatherctl search Atlantis": Shape(status: 1, readme: .lines(onStderr: true)) { stdout, stderr in
             stdout.isEmpty && stderr == "weatherctl: city not found: Atlantis\n" ? nil : "not city not found"
         },
         "weatherctl search Enschede": Shape { stdout, stderr in
             if let problem = weather(startingWith: "Enschede, Overijssel, NL").check(stdout, stderr) { return problem }
             return lines(stdout).last == "Weather data by Open-Meteo.com (CC BY 4.0)" ? nil : "no Open-Meteo credit"
-        },
-        "weatherctl locate": weather(startingWith: nil),
+        }.said(.lines()),
+        "weatherctl locate": weather(startingWith: nil).said(.lines()),
         "weatherctl locate --timeout 5 --json": feature { feature in
             let fix = feature["properties"]?["fix"]
             let keys = ["lat", "lon", "horizontal_error", "mode"]
             return keys.allSatisfy({ fix?[$0]?.isNull == false }) ? nil : "no properties.fix {lat, lon, horizontal_error, mode}"
         },
-        "weatherctl region 44.34 10.99": accepted(),
+        "weatherctl region 44.34 10.99": accepted().said(.lines()),
         "weatherctl region -37.7 175.3 --span 2 2": accepted(),
-        "weatherctl state": Shape { stdout, _ in
+        "weatherctl state": Shape(readme: .wrapped(mask: maskState)) { stdout, _ in
             let shape =
                 #/^(idle|running)  phase (loading|populated|empty|error)  .*pending \d+  gps connected  budget \d+/\d+ a minute  providers openweathermap .*\(sample data\), open-meteo .*\(sample data\)\n$/#
             return stdout.wholeMatch(of: shape) != nil
@@ -162,7 +239,7 @@ struct ReadmeExamples {
         "weatherctl watch --no-replay --topics state": Shape(untilFirstLine: true) { stdout, stderr in
             json { $0["method"]?.stringValue == "state" ? nil : "not a state notification" }.check(stdout, stderr)
         },
-        "weatherctl forecast Paris": Shape { stdout, _ in
+        "weatherctl forecast Paris": Shape(readme: .lines(mask: maskStepTime)) { stdout, _ in
             let all = lines(stdout)
             guard all.first?.wholeMatch(of: #/Paris, (.+, )?FR/#) != nil else { return "not Paris first" }
             let steps = all.dropFirst().filter { $0.contains(#/^\w{3} \d\d \w{3} \d\d:\d\d  .+ -?\d+\.\d °C  precip /#) }
