@@ -85,7 +85,9 @@ struct RegionTests {
         #expect(Set(featureCells) == Set(queries.compactMap(cell(ofQuery:))), "features \(ids) vs the cells asked \(queries)")
         #expect(
             overlays.features.allSatisfy { feature in
-                feature["geometry"]?["coordinates"]?.position.map { feature["id"]?.stringValue == "pt:\(decimal4($0[1])),\(decimal4($0[0]))" }
+                feature["geometry"]?["coordinates"]?.position.map {
+                    feature["id"]?.stringValue == "pt:\(decimal4($0[1])),\(decimal4($0[0]))"
+                }
                     ?? false
             }, "each ocean point's id is its own position: \(ids)")
         #expect(ids.count == 9, "nine distinct ocean points: \(ids)")
