@@ -5,10 +5,12 @@ set -euo pipefail
 
 packages=(libcurl4-openssl-dev libgps-dev libmosquitto-dev pkg-config gpsd gpsd-clients libjs-leaflet)
 case "${1:-build}" in
-    # mosquitto: the MQTT tests' broker; prometheus (and promtool): scrapes and lints /metrics in the tests
-    test) packages+=(socat gdal-bin mosquitto mosquitto-clients prometheus) ;;
-    # scripts/bench-daemon.py: socat is the floor of weatherctl; cc builds the C floor of the socket.
-    bench) packages+=(socat gcc) ;;
+    # mosquitto: the MQTT tests' broker; prometheus (and promtool): scrapes and lints /metrics in the tests;
+    # nginx: scripts/fleet-proxy.sh, the fleet's proxy, in the fleet tests
+    test) packages+=(socat gdal-bin mosquitto mosquitto-clients prometheus nginx) ;;
+    # scripts/bench-daemon.py: socat is the floor of weatherctl; cc builds the C floor of the socket;
+    # scripts/bench-fleet.py: nginx (scripts/fleet-proxy.sh).
+    bench) packages+=(socat gcc nginx) ;;
     order) packages+=(valgrind binutils) ;;  # scripts/order-files.py: callgrind, strip
     # scripts/browser-test.sh: Chromium and its driver, Leaflet for the map page, a venv for Selenium,
     # and a colour emoji font so screenshots show the weather symbols.
