@@ -175,8 +175,8 @@ public struct OpenMeteoClient: WeatherUpstream {
     }
 
     /// Points as `latitude=52.52,48.85&longitude=13.41,2.35` (each point's 0.01° cell,
-    /// ``Coordinate/upstreamLatitude``; one point is a plain pair); the units weatherd answers in (Open-Meteo has no Kelvin: `standard` asks Celsius); times
-    /// as Unix seconds.
+    /// ``Coordinate/upstreamLatitude``; one point is a plain pair); the units weatherd answers in
+    /// (Open-Meteo has no Kelvin: `standard` asks Celsius); times as Unix seconds.
     private static func url(for request: Request, endpoint: Endpoint, key: String?) -> String {
         var items: [(String, String)]
         let base: String
