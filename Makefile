@@ -41,8 +41,9 @@ browser-test:
 
 ## bench: on release binaries, the daemon figures beside their floors (scripts/bench-daemon.py: search and
 ##        notification latency, fan-out, idle footprint, weatherctl vs socat), the region-drag benchmark
-##        (scripts/bench-region.py), then the map-event benchmark in headless Chromium (scripts/bench-map.py;
-##        its browser tools from scripts/browser-venv.sh)
+##        (scripts/bench-region.py), the fleet behind its nginx proxy (scripts/bench-fleet.py: upstream
+##        requests against devices, docs/fleet.md), then the map-event benchmark in headless Chromium
+##        (scripts/bench-map.py; its browser tools from scripts/browser-venv.sh)
 bench: deps
 	scripts/install-deps.sh bench
 	$(SWIFT) build $(SWIFT_FLAGS) $(RELEASE_FLAGS) --product weatherd
@@ -50,6 +51,7 @@ bench: deps
 	$(SWIFT) build $(SWIFT_FLAGS) $(RELEASE_FLAGS) --product weatherctl
 	scripts/bench-daemon.py --bin-dir "$$($(SWIFT) build $(SWIFT_FLAGS) $(RELEASE_FLAGS) --show-bin-path)"
 	scripts/bench-region.py --bin-dir "$$($(SWIFT) build $(SWIFT_FLAGS) $(RELEASE_FLAGS) --show-bin-path)"
+	scripts/bench-fleet.py --bin-dir "$$($(SWIFT) build $(SWIFT_FLAGS) $(RELEASE_FLAGS) --show-bin-path)"
 	python="$$(scripts/browser-venv.sh)" && \
 	"$$python" scripts/bench-map.py --bin-dir "$$($(SWIFT) build $(SWIFT_FLAGS) $(RELEASE_FLAGS) --show-bin-path)"
 

@@ -6,10 +6,11 @@ set -euo pipefail
 packages=(libcurl4-openssl-dev libgps-dev libmosquitto-dev pkg-config gpsd gpsd-clients libjs-leaflet)
 case "${1:-build}" in
     # mosquitto: the MQTT tests' broker; prometheus (and promtool): scrapes and lints /metrics in the tests;
-    # nodejs: the map page's module tests (node --test)
-    test) packages+=(socat gdal-bin mosquitto mosquitto-clients prometheus nodejs) ;;
-    # scripts/bench-daemon.py: socat is the floor of weatherctl; cc builds the C floor of the socket.
-    bench) packages+=(socat gcc) ;;
+    # nodejs: the map page's module tests (node --test); nginx: scripts/fleet-proxy.sh, the fleet's proxy
+    test) packages+=(socat gdal-bin mosquitto mosquitto-clients prometheus nodejs nginx) ;;
+    # scripts/bench-daemon.py: socat is the floor of weatherctl; cc builds the C floor of the socket;
+    # scripts/bench-fleet.py: nginx (scripts/fleet-proxy.sh).
+    bench) packages+=(socat gcc nginx) ;;
     order) packages+=(valgrind binutils) ;;  # scripts/order-files.py: callgrind, strip
     # scripts/browser-test.sh: Chromium and its driver, Leaflet for the map page, a venv for Selenium,
     # and a colour emoji font so screenshots show the weather symbols.

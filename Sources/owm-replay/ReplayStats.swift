@@ -8,6 +8,7 @@ final class ReplayStats: Sendable {
         var requests = 0
         var connections = 0
         var deprecatedQ = 0
+        var wrongKey = 0
         var byQuery: [String: Int] = [:]
         var openMeteo = OpenMeteoCounts()
     }
@@ -16,6 +17,7 @@ final class ReplayStats: Sendable {
         var forecastRequests = 0
         var forecastPoints = 0
         var searchRequests = 0
+        var wrongKey = 0
         var byQuery: [String: Int] = [:]
     }
 
@@ -50,13 +52,24 @@ final class ReplayStats: Sendable {
         }
     }
 
+    /// Counts one request refused for its key (`--api-key`, `--open-meteo-api-key`): a client that
+    /// sent another key than the account's (a fleet's proxy that let a device's placeholder through).
+    func recordWrongKey(_ service: WeatherProviderName) {
+        counts.withLock {
+            switch service {
+            case .openWeatherMap: $0.wrongKey += 1
+            case .openMeteo: $0.openMeteo.wrongKey += 1
+            }
+        }
+    }
+
     func recordConnection() {
         counts.withLock { $0.connections += 1 }
     }
 
-    /// `{"requests":N,"connections":M,"deprecated_q":D,"by_query":{...},"open_meteo":{"requests":R,
-    /// "forecast_requests":F,"forecast_points":P,"search_requests":S,"by_query":{...}}}`, keys of
-    /// `by_query` sorted.
+    /// `{"requests":N,"connections":M,"deprecated_q":D,"wrong_key":K,"by_query":{...},"open_meteo":{"requests":R,
+    /// "forecast_requests":F,"forecast_points":P,"search_requests":S,"wrong_key":K,"by_query":{...}}}`,
+    /// keys of `by_query` sorted.
     var json: JSONValue {
         counts.withLock { counts in
             let meteo = counts.openMeteo
@@ -64,12 +77,14 @@ final class ReplayStats: Sendable {
                 "requests": .integer(Int64(counts.requests)),
                 "connections": .integer(Int64(counts.connections)),
                 "deprecated_q": .integer(Int64(counts.deprecatedQ)),
+                "wrong_key": .integer(Int64(counts.wrongKey)),
                 "by_query": Self.sorted(counts.byQuery),
                 "open_meteo": .object([
                     "requests": .integer(Int64(meteo.forecastRequests + meteo.searchRequests)),
                     "forecast_requests": .integer(Int64(meteo.forecastRequests)),
                     "forecast_points": .integer(Int64(meteo.forecastPoints)),
                     "search_requests": .integer(Int64(meteo.searchRequests)),
+                    "wrong_key": .integer(Int64(meteo.wrongKey)),
                     "by_query": Self.sorted(meteo.byQuery),
                 ]),
             ])

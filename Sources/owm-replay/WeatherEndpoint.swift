@@ -180,9 +180,15 @@ struct WeatherEndpoint: Sendable {
         }
         switch service {
         case .openWeatherMap:
-            if let apiKey, target["appid"] != apiKey { return .invalidAPIKey }
+            if let apiKey, target["appid"] != apiKey {
+                stats.recordWrongKey(service)
+                return .invalidAPIKey
+            }
         case .openMeteo:
-            if let openMeteoAPIKey, target["apikey"] != openMeteoAPIKey { return .openMeteoInvalidAPIKey }
+            if let openMeteoAPIKey, target["apikey"] != openMeteoAPIKey {
+                stats.recordWrongKey(service)
+                return .openMeteoInvalidAPIKey
+            }
         }
         var drip: Int?
         while let rule = faults.rule(for: service, matching: cities) {

@@ -78,15 +78,18 @@ struct RegionTests {
         #expect(queries.count == 9, "\(queries)")
         #expect(queries.contains { isQuery($0, lat: searched.lat, lon: searched.lon) }, "the centre was looked up: \(queries)")
 
-        // The features are the upstream answers, one per id: ask owm-replay the same questions.
-        var upstreamIDs: [String] = []
-        for query in queries {
-            let body = try await httpGet(port: replay.port, path: "/data/2.5/weather?\(query)&units=metric&appid=x")
-            upstreamIDs.append(try featureID(ofUpstreamAnswer: JSONValue.parse(Array(body.utf8))))
-        }
+        // The features are the grid's points, each at its own position and pt: id, each asked upstream
+        // as its 0.01° cell: the cells asked are the features' cells.
         let ids = overlays.featureIDs
-        #expect(Set(ids) == Set(upstreamIDs), "features \(ids) vs upstream answers \(upstreamIDs)")
-        #expect(ids.count == Set(upstreamIDs).count, "one feature per id: \(ids)")
+        let featureCells = overlays.features.compactMap { $0["geometry"]?["coordinates"]?.position.map { cell(lat: $0[1], lon: $0[0]) } }
+        #expect(Set(featureCells) == Set(queries.compactMap(cell(ofQuery:))), "features \(ids) vs the cells asked \(queries)")
+        #expect(
+            overlays.features.allSatisfy { feature in
+                feature["geometry"]?["coordinates"]?.position.map {
+                    feature["id"]?.stringValue == "pt:\(decimal4($0[1])),\(decimal4($0[0]))"
+                }
+                    ?? false
+            }, "each ocean point's id is its own position: \(ids)")
         #expect(ids.count == 9, "nine distinct ocean points: \(ids)")
 
         // Nothing else follows: the watcher saw only this grid's changes, and no region event is
@@ -96,7 +99,7 @@ struct RegionTests {
         let settledLine = try #require(try await socket.readLine())
         #expect(try JSONValue.parse(Array(settledLine.utf8))["id"] == "settled", "\(settledLine)")
         let final = try await replay.stats()
-        #expect(final.requests == after.requests + queries.count, "only the test's own questions since the grid: \(final)")
+        #expect(final.requests == after.requests, "nothing asked since the grid: \(final)")
         expectNoIdleLoadingState(watcher.messages)
         await watcher.close()
     }
@@ -419,10 +422,18 @@ private func value(_ name: String, ofQuery query: String) -> Double? {
 
 private func longitude(ofQuery query: String) -> Double? { value("lon", ofQuery: query) }
 
-/// Whether `query` asked for the point lat/lon (to the 4 decimals the daemon sends).
+/// Whether `query` asked for the point lat/lon: for its 0.01° cell, which the daemon sends.
 private func isQuery(_ query: String, lat: Double, lon: Double) -> Bool {
-    guard let queryLat = value("lat", ofQuery: query), let queryLon = value("lon", ofQuery: query) else { return false }
-    return abs(queryLat - lat) < 1e-4 && abs(queryLon - lon) < 1e-4
+    cell(ofQuery: query) == cell(lat: lat, lon: lon)
+}
+
+/// The 0.01° cell of a point, in hundredths of a degree.
+private func cell(lat: Double, lon: Double) -> [Int] { [Int((lat * 100).rounded()), Int((lon * 100).rounded())] }
+
+/// The cell a `lat=…&lon=…` query asked for.
+private func cell(ofQuery query: String) -> [Int]? {
+    guard let lat = value("lat", ofQuery: query), let lon = value("lon", ofQuery: query) else { return nil }
+    return cell(lat: lat, lon: lon)
 }
 
 private func decimal4(_ value: Double) -> String { String(format: "%.4f", value) }
@@ -433,14 +444,6 @@ private func newQueries(_ before: ReplayStats?, _ after: ReplayStats) -> [String
     return keys.filter { $0.hasPrefix("lat=") }.flatMap { key in
         Array(repeating: key, count: after.requests(for: key) - (before?.requests(for: key) ?? 0))
     }
-}
-
-/// The feature id the daemon makes of an OpenWeatherMap answer: `owm:<id>`, or `pt:<lat>,<lon>`.
-private func featureID(ofUpstreamAnswer answer: JSONValue) throws -> String {
-    if let id = answer["id"]?.intValue, id != 0 { return "owm:\(id)" }
-    let lat = try #require(answer["coord"]?["lat"]?.doubleValue)
-    let lon = try #require(answer["coord"]?["lon"]?.doubleValue)
-    return "pt:\(decimal4(lat)),\(decimal4(lon))"
 }
 
 /// The overlays of a region grid over open ocean: the centre's feature (source `region`) at

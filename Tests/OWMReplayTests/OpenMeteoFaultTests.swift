@@ -141,6 +141,8 @@ struct OpenMeteoFaultTests {
         await Self.post(endpoint, "city=*&fault=500")
         #expect(await E.get(endpoint, Self.forecast + "&apikey=wrong").status == 401)
         #expect(await E.get(endpoint, Self.forecast + "&apikey=om-key").status == 500)
+        #expect(endpoint.stats.json["open_meteo"]?["wrong_key"] == .integer(4), "each refused key is counted")
+        #expect(endpoint.stats.json["wrong_key"] == .integer(0), "OpenWeatherMap's key was right")
 
         let open = try M.endpoint(apiKey: "owm-key")
         #expect(await E.get(open, Self.forecast).status == 200, "no Open-Meteo key: none needed")
@@ -198,6 +200,7 @@ struct OpenMeteoFaultTests {
                     "forecast_requests": .integer(3),
                     "forecast_points": .integer(3),
                     "search_requests": .integer(0),
+                    "wrong_key": .integer(0),
                     "by_query": .object(["lat=-33.5&lon=-120.25": .integer(1), "lat=52.52&lon=13.41": .integer(2)]),
                 ]))
     }

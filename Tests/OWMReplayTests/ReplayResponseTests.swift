@@ -104,13 +104,13 @@ struct ReplayResponseTests {
 @Suite("ReplayStats")
 struct ReplayStatsTests {
     static let noOpenMeteo =
-        #"{"requests":0,"forecast_requests":0,"forecast_points":0,"search_requests":0,"by_query":{}}"#
+        #"{"requests":0,"forecast_requests":0,"forecast_points":0,"search_requests":0,"wrong_key":0,"by_query":{}}"#
 
     @Test("fresh stats count nothing")
     func empty() {
         #expect(
             ReplayStats().json.serialized
-                == #"{"requests":0,"connections":0,"deprecated_q":0,"by_query":{},"open_meteo":"# + Self.noOpenMeteo + "}")
+                == #"{"requests":0,"connections":0,"deprecated_q":0,"wrong_key":0,"by_query":{},"open_meteo":"# + Self.noOpenMeteo + "}")
     }
 
     @Test("requests are counted in total and per query, connections apart, keys sorted")
@@ -122,7 +122,7 @@ struct ReplayStatsTests {
         stats.recordConnection()
         #expect(
             stats.json.serialized
-                == #"{"requests":3,"connections":1,"deprecated_q":3,"by_query":{"q=london":1,"q=paris":2},"open_meteo":"#
+                == #"{"requests":3,"connections":1,"deprecated_q":3,"wrong_key":0,"by_query":{"q=london":1,"q=paris":2},"open_meteo":"#
                 + Self.noOpenMeteo + "}")
     }
 
@@ -137,8 +137,18 @@ struct ReplayStatsTests {
         #expect(stats.json["requests"] == .integer(1))
         #expect(
             stats.json["open_meteo"]?.serialized
-                == #"{"requests":4,"forecast_requests":3,"forecast_points":3,"search_requests":1,"#
+                == #"{"requests":4,"forecast_requests":3,"forecast_points":3,"search_requests":1,"wrong_key":0,"#
                 + #""by_query":{"lat=1&lon=2":2,"lat=3&lon=4":1,"search:name=berlin":1}}"#)
+    }
+
+    @Test("wrong_key counts the requests refused for their key, each service's apart")
+    func wrongKey() {
+        let stats = ReplayStats()
+        stats.recordWrongKey(.openWeatherMap)
+        stats.recordWrongKey(.openWeatherMap)
+        stats.recordWrongKey(.openMeteo)
+        #expect(stats.json["wrong_key"] == .integer(2))
+        #expect(stats.json["open_meteo"]?["wrong_key"] == .integer(1))
     }
 
     @Test("deprecated_q counts only the requests recorded as carrying q=")

@@ -121,10 +121,10 @@ struct ForecastUpstreamTests {
     func url() {
         #expect(
             client.url(for: .forecast(Coordinate(lat: -23.55, lon: -46.63)))
-                == "https://api.openweathermap.org/data/2.5/forecast?lat=-23.5500&lon=-46.6300&units=metric&lang=de&appid=s3cret-key")
+                == "https://api.openweathermap.org/data/2.5/forecast?lat=-23.55&lon=-46.63&units=metric&lang=de&appid=s3cret-key")
         #expect(
             client.redactedURL(for: .forecast(Coordinate(lat: 1, lon: 2)))
-                == "https://api.openweathermap.org/data/2.5/forecast?lat=1.0000&lon=2.0000&units=metric&lang=de&appid=%3Credacted%3E")
+                == "https://api.openweathermap.org/data/2.5/forecast?lat=1.00&lon=2.00&units=metric&lang=de&appid=%3Credacted%3E")
     }
 
     @Test("a forecast is fetched once and then cached for cache_ttl, apart from the weather of the same city")

@@ -182,7 +182,7 @@ struct LocationServiceLocateTests {
         let json = try #require(overlays.json["features"]?.arrayValue?.first)
         #expect(json["properties"]?["source"] == "location")
         #expect(json["properties"]?["fix"]?.serialized == #"{"lat":44.3412,"lon":10.9876,"horizontal_error":20.9,"mode":3}"#)
-        #expect(overlays.focus == Place.zoccaStation, "focus is the result's position")
+        #expect(overlays.focus == Place.zocca, "focus is the result's position: the fix's own, not the station's that answered")
         #expect(overlays.focus == feature.coordinate)
         let state = await h.engine.engine.currentState
         #expect(state.input == .location(Place.zocca))
@@ -316,7 +316,7 @@ struct LocationServiceFollowTests {
         #expect(overlays.ids == ["owm:3163858"])
         #expect(overlays.features.first?.source == .location)
         #expect(overlays.features.first?.fix == FixSummary(coordinate: Place.zocca, horizontalError: 15, mode: 2))
-        #expect(overlays.focus == Place.zoccaStation)
+        #expect(overlays.focus == Place.zocca, "the fix's own point")
         h.engine.checkInvariants()
     }
 

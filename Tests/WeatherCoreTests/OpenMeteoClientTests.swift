@@ -45,11 +45,11 @@ struct OpenMeteoClientTests {
 
     // MARK: URLs
 
-    @Test("weather: 4-decimal point, the current variables, the units asked, GMT unix times; no key")
+    @Test("weather: the point's 0.01° cell with 2 decimals, the current variables, the units asked, GMT unix times; no key")
     func weatherURL() {
         #expect(
-            client().url(for: .weather([Coordinate(lat: 52.52, lon: 13.405)]))
-                == "https://api.open-meteo.com/v1/forecast?latitude=52.5200&longitude=13.4050&\(Self.current)"
+            client().url(for: .weather([Coordinate(lat: 52.5213, lon: 13.4061)]))
+                == "https://api.open-meteo.com/v1/forecast?latitude=52.52&longitude=13.41&\(Self.current)"
                 + "&temperature_unit=celsius&wind_speed_unit=ms&precipitation_unit=mm&timezone=GMT&timeformat=unixtime")
     }
 
@@ -60,14 +60,14 @@ struct OpenMeteoClientTests {
         )
         #expect(
             url.hasPrefix(
-                "https://api.open-meteo.com/v1/forecast?latitude=52.5200,48.8500,-33.8688&longitude=13.4100,2.3500,151.2093&current="))
+                "https://api.open-meteo.com/v1/forecast?latitude=52.52,48.85,-33.87&longitude=13.41,2.35,151.21&current="))
     }
 
     @Test("forecast: the hourly variables for 6 days")
     func forecastURL() {
         #expect(
             client(units: .imperial).url(for: .forecast(Coordinate(lat: 1, lon: -2)))
-                == "https://api.open-meteo.com/v1/forecast?latitude=1.0000&longitude=-2.0000&\(Self.hourly)&forecast_days=6"
+                == "https://api.open-meteo.com/v1/forecast?latitude=1.00&longitude=-2.00&\(Self.hourly)&forecast_days=6"
                 + "&temperature_unit=fahrenheit&wind_speed_unit=mph&precipitation_unit=mm&timezone=GMT&timeformat=unixtime")
     }
 
@@ -106,7 +106,7 @@ struct OpenMeteoClientTests {
     func commercialKey() {
         let c = client(key: Self.apiKey)
         #expect(
-            c.url(for: .weather([Coordinate(lat: 1, lon: 2)])).hasPrefix("https://customer-api.open-meteo.com/v1/forecast?latitude=1.0000&")
+            c.url(for: .weather([Coordinate(lat: 1, lon: 2)])).hasPrefix("https://customer-api.open-meteo.com/v1/forecast?latitude=1.00&")
         )
         #expect(c.url(for: .weather([Coordinate(lat: 1, lon: 2)])).hasSuffix("&timeformat=unixtime&apikey=\(Self.apiKey)"))
         #expect(c.url(for: .forecast(Coordinate(lat: 1, lon: 2))).hasPrefix("https://customer-api.open-meteo.com/v1/forecast?"))
@@ -189,8 +189,8 @@ struct OpenMeteoClientTests {
 
         let points = (0..<51).map { Coordinate(lat: Double($0) / 2, lon: 0) }
         let fifty = "[" + (0..<50).map { Self.pointJSON(temperature: Double($0)) }.joined(separator: ",") + "]"
-        transport.on("latitude=0.0000,", .ok(Array(fifty.utf8)))
-        transport.on("latitude=25.0000&", .ok(Array(Self.pointJSON(temperature: 50).utf8)))
+        transport.on("latitude=0.00,", .ok(Array(fifty.utf8)))
+        transport.on("latitude=25.00&", .ok(Array(Self.pointJSON(temperature: 50).utf8)))
         let observations = try await c.fetch(at: points)
         #expect(transport.requestCount == 2)
         #expect(observations.map(\.temperature) == (0..<51).map(Double.init))
@@ -392,13 +392,13 @@ struct OpenMeteoClientTests {
     @Test("a transport error is unavailable and keeps its kind; any other error says nothing of itself")
     func transportErrors() async {
         let transport = ScriptedTransport()
-        transport.on("latitude=1.0000", .failure(HTTPTransportError(.timedOut, "after 10 s")))
+        transport.on("latitude=1.00", .failure(HTTPTransportError(.timedOut, "after 10 s")))
         await #expect(throws: UpstreamError.unavailable("timed out: after 10 s")) {
             try await client(transport).fetch(at: Coordinate(lat: 1, lon: 2))
         }
         let c = client(transport, key: Self.apiKey)
         transport.on(
-            "latitude=3.0000", .failure(OpenWeatherMapClientTests.LeakyError(url: c.url(for: .forecast(Coordinate(lat: 3, lon: 4))))))
+            "latitude=3.00", .failure(OpenWeatherMapClientTests.LeakyError(url: c.url(for: .forecast(Coordinate(lat: 3, lon: 4))))))
         await #expect(throws: UpstreamError.unavailable("transport failure")) { try await c.fetchForecast(at: Coordinate(lat: 3, lon: 4)) }
         transport.on("name=Gone", .failure(CancellationError()))
         await #expect(throws: CancellationError.self) { try await c.places(PlaceQuery("Gone"), limit: 1) }
@@ -412,7 +412,7 @@ struct OpenMeteoClientTests {
         _ = try await client(transport, key: Self.apiKey, logger: recorder).fetch(at: OpenMeteoResponseTests.berlin)
         let lines = recorder.recorded
         #expect(lines.count == 1)
-        #expect(lines.first?.contains("GET https://customer-api.open-meteo.com/v1/forecast?latitude=52.5200&") == true)
+        #expect(lines.first?.contains("GET https://customer-api.open-meteo.com/v1/forecast?latitude=52.52&") == true)
         #expect(lines.first?.contains("apikey=%3Credacted%3E -> 200") == true, "\(lines)")
         #expect(!lines.joined().contains(Self.apiKey))
     }

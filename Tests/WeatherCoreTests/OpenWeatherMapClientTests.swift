@@ -51,15 +51,17 @@ struct OpenWeatherMapClientTests {
         #expect(url.components(separatedBy: "appid=").count == 2, "exactly one appid")
     }
 
-    @Test("weather and forecast URLs have lat and lon with 4 decimals, units, lang and appid, in that order")
+    @Test("weather and forecast URLs have lat and lon of the point's 0.01° cell with 2 decimals, units, lang and appid, in that order")
     func pointURL() {
         #expect(
             client(units: .imperial).url(for: .weather(Coordinate(lat: 51.508529, lon: -0.125740)))
-                == "https://api.openweathermap.org/data/2.5/weather?lat=51.5085&lon=-0.1257&units=imperial&lang=en&appid=\(Self.apiKey)")
-        #expect(client().url(for: .weather(Coordinate(lat: 44.34, lon: 10.99))).contains("?lat=44.3400&lon=10.9900&"))
+                == "https://api.openweathermap.org/data/2.5/weather?lat=51.51&lon=-0.13&units=imperial&lang=en&appid=\(Self.apiKey)")
+        #expect(client().url(for: .weather(Coordinate(lat: 44.34, lon: 10.99))).contains("?lat=44.34&lon=10.99&"))
+        #expect(client().url(for: .weather(Coordinate(lat: -0.0012, lon: 0.0049))).contains("?lat=0.00&lon=0.00&"), "never -0.00")
+        #expect(client().url(for: .weather(Coordinate(lat: -0.0051, lon: -179.996))).contains("?lat=-0.01&lon=-180.00&"))
         #expect(
             client().url(for: .forecast(Coordinate(lat: 1, lon: 2)))
-                == "https://api.openweathermap.org/data/2.5/forecast?lat=1.0000&lon=2.0000&units=metric&lang=en&appid=\(Self.apiKey)")
+                == "https://api.openweathermap.org/data/2.5/forecast?lat=1.00&lon=2.00&units=metric&lang=en&appid=\(Self.apiKey)")
     }
 
     @Test("base_url may end with a slash and may have a path")
@@ -218,7 +220,7 @@ struct OpenWeatherMapClientTests {
         await #expect(throws: UpstreamError.unavailable("timed out: after 10 s")) {
             try await client(transport).places(PlaceQuery("Slow"), limit: 1)
         }
-        transport.on("lat=1.0000", .failure(HTTPTransportError(.connectionFailed, "connection refused")))
+        transport.on("lat=1.00", .failure(HTTPTransportError(.connectionFailed, "connection refused")))
         await #expect(throws: UpstreamError.unavailable("connection failed: connection refused")) {
             try await client(transport).fetch(at: Coordinate(lat: 1, lon: 2))
         }

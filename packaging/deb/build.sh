@@ -81,6 +81,9 @@ done
 install -m 0644 "$pkg/copyright" "$root/usr/share/doc/weatherd/copyright"
 gzip -9n <"$pkg/changelog" >"$root/usr/share/doc/weatherd/changelog.Debian.gz"
 gzip -9n <docs/protocol.md >"$root/usr/share/doc/weatherd/protocol.md.gz"
+# A fleet's caching proxy and budget on the system's nginx (packaging/nginx/, docs/fleet.md).
+install -d "$root/usr/share/doc/weatherd/examples/nginx"
+install -m 0644 packaging/nginx/README.md packaging/nginx/weatherd-fleet.conf "$root/usr/share/doc/weatherd/examples/nginx/"
 
 # What lintian says that does not apply, each with its reason (packaging/deb/lintian-overrides).
 install -d "$root/usr/share/lintian/overrides"

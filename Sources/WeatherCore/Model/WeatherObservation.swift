@@ -69,6 +69,15 @@ public struct WeatherObservation: Sendable, Hashable {
         return "pt:" + String(format: "%.4f,%.4f", coordinate.lat, coordinate.lon)
     }
 
+    /// This observation at `coordinate`: the point that was asked, which keeps its own position and
+    /// `pt:` id whichever point of its 0.01° cell the provider was asked for (the cell's answer is
+    /// shared by all of them).
+    public func at(_ coordinate: Coordinate) -> WeatherObservation {
+        var moved = self
+        moved.coordinate = coordinate
+        return moved
+    }
+
     /// This observation under the name of `place` (the place that was searched, not the station that
     /// answered), with `alternatives` other places of the same name.
     public func named(after place: Place, alternatives: Int) -> WeatherObservation {

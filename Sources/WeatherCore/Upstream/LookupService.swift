@@ -333,7 +333,9 @@ public actor LookupService {
 
     /// The weather for `query`: from the cache, from an identical lookup in flight, or upstream. A
     /// name is resolved to places first (``places(named:limit:)``) and its first place looked up by
-    /// its coordinates; the observation is named after that place.
+    /// its coordinates; the observation is named after that place. The provider is asked for the
+    /// point's 0.01° cell, which is also what the cache keys on; the observation is at the point asked
+    /// (the place's own, whichever point of its cell was asked first).
     /// - Throws: `WeatherError` (not_found, unauthorized, rate_limited, upstream_unavailable) or
     ///   `CancellationError`.
     public func lookup(_ query: LookupQuery) async throws -> WeatherObservation {
@@ -343,7 +345,8 @@ public actor LookupService {
         } asked: {
             place.map { "weather at \($0.label)" } ?? "weather at \(coordinate)"
         }
-        return place.map { observation.named(after: $0, alternatives: alternatives) } ?? observation
+        let here = observation.at(coordinate)
+        return place.map { here.named(after: $0, alternatives: alternatives) } ?? here
     }
 
     /// The weather at each of `coordinates` (a region's grid) where one request of the first
@@ -361,7 +364,7 @@ public actor LookupService {
             let key = coordinate.lookupKey
             if let cached = weather.cached(key, now: now) {
                 UpstreamMetrics.lookup(.cache)
-                results[index] = .success(cached)
+                results[index] = .success(cached.at(coordinate))
             } else if weather.flights[key] == nil, keys.insert(key).inserted {
                 asked.append(index)
             }
@@ -398,7 +401,7 @@ public actor LookupService {
                     let observation = observations[chunk.firstIndex(of: index)!]
                     UpstreamMetrics.lookup(.upstream)
                     store(observation, for: key, in: weather, ttl: limits.cacheTTL)
-                    results[index] = .success(observation)
+                    results[index] = .success(observation.at(coordinates[index]))
                     flight.end(.success(observation))
                 case .failure, nil:
                     flight.end(.retry)  // a waiter looks again, on its own
@@ -436,6 +439,7 @@ public actor LookupService {
         } asked: {
             place.map { "forecast at \($0.label)" } ?? "forecast at \(coordinate)"
         }
+        forecast.place = forecast.place.at(coordinate)
         if let place { forecast.place = forecast.place.named(after: place, alternatives: alternatives) }
         return forecast
     }

@@ -96,15 +96,16 @@ public struct OpenWeatherMapClient: WeatherUpstream {
         Self.url(for: request, endpoint: endpoint, key: "<redacted>")
     }
 
-    /// Weather and forecasts are asked by `lat`/`lon` only; a name goes to the Geocoding API first
-    /// (OpenWeatherMap's `q=` on `/data/2.5/*` is deprecated, and answers one arbitrary place).
+    /// Weather and forecasts are asked by `lat`/`lon` only, those of the point's 0.01° cell
+    /// (``Coordinate/upstreamLatitude``); a name goes to the Geocoding API first (OpenWeatherMap's `q=`
+    /// on `/data/2.5/*` is deprecated, and answers one arbitrary place).
     private static func url(for request: Request, endpoint: Endpoint, key: String) -> String {
         var items: [(String, String)]
         let path: String
         switch request {
         case .weather(let c), .forecast(let c):
             path = "/data/2.5/\(request.resource.rawValue)"
-            items = [("lat", String(format: "%.4f", c.lat)), ("lon", String(format: "%.4f", c.lon))]
+            items = [("lat", c.upstreamLatitude), ("lon", c.upstreamLongitude)]
             items += [("units", endpoint.units.rawValue), ("lang", endpoint.lang)]
         case .places(let query, let limit):
             path = "/geo/1.0/direct"

@@ -13,7 +13,11 @@ import WeatherCore
 struct DaemonSetup: Sendable {
     let directory: TemporaryDirectory
     var cities: [String] = []
+    /// `openweathermap.base_url`, and Open-Meteo's URLs unless set apart below.
     var baseURL: String
+    /// `open-meteo.base_url` and `open-meteo.geocoding_url` (nil: `baseURL`, the stand-in serves both).
+    var openMeteoURL: String?
+    var openMeteoGeocodingURL: String?
     /// `nil`: no `api_key` line.
     var apiKey: String? = "integration-test-key"
     var maxClients: Int?
@@ -57,7 +61,10 @@ struct DaemonSetup: Sendable {
         lines += ["[openweathermap]", "base_url = \"\(baseURL)\""]
         if let apiKey { lines.append("api_key = \"\(apiKey)\"") }
         lines += openWeatherMapLines
-        lines += ["", "[open-meteo]", "base_url = \"\(baseURL)\"", "geocoding_url = \"\(baseURL)\""] + openMeteoLines
+        lines += [
+            "", "[open-meteo]", "base_url = \"\(openMeteoURL ?? baseURL)\"", "geocoding_url = \"\(openMeteoGeocodingURL ?? baseURL)\"",
+        ]
+        lines += openMeteoLines
         lines += ["", "[socket]", "path = \"\(socketPath)\""]
         if let maxClients { lines.append("max_clients = \(maxClients)") }
         if !regionLines.isEmpty { lines += ["", "[region]"] + regionLines }

@@ -64,6 +64,8 @@ struct ReplayStats: Sendable, CustomStringConvertible {
     var weatherRequests: Int { count { !$0.hasPrefix("geo:") && !$0.hasPrefix("forecast:") } }
     /// Weather and forecast requests that named a city with the deprecated `q=`.
     var deprecatedQ: Int { json["deprecated_q"]?.intValue ?? -1 }
+    /// OpenWeatherMap requests refused for their key (owm-replay `--api-key`).
+    var wrongKey: Int { json["wrong_key"]?.intValue ?? -1 }
 
     private func count(_ matches: (String) -> Bool) -> Int {
         (json["by_query"]?.objectValue?.members ?? []).filter { matches($0.key) }.reduce(0) { $0 + ($1.value.intValue ?? 0) }

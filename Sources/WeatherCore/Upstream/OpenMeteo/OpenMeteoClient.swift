@@ -174,16 +174,16 @@ public struct OpenMeteoClient: WeatherUpstream {
         return Self.url(for: request, endpoint: endpoint, key: endpoint.apiKey.map { _ in "<redacted>" })
     }
 
-    /// Points as `latitude=52.5200,48.8500&longitude=13.4100,2.3500` (4 decimals; one point is a plain
-    /// pair); the units weatherd answers in (Open-Meteo has no Kelvin: `standard` asks Celsius); times
-    /// as Unix seconds.
+    /// Points as `latitude=52.52,48.85&longitude=13.41,2.35` (each point's 0.01° cell,
+    /// ``Coordinate/upstreamLatitude``; one point is a plain pair); the units weatherd answers in
+    /// (Open-Meteo has no Kelvin: `standard` asks Celsius); times as Unix seconds.
     private static func url(for request: Request, endpoint: Endpoint, key: String?) -> String {
         var items: [(String, String)]
         let base: String
         func position(_ points: [Coordinate]) -> [(String, String)] {
             [
-                ("latitude", points.map { String(format: "%.4f", $0.lat) }.joined(separator: ",")),
-                ("longitude", points.map { String(format: "%.4f", $0.lon) }.joined(separator: ",")),
+                ("latitude", points.map(\.upstreamLatitude).joined(separator: ",")),
+                ("longitude", points.map(\.upstreamLongitude).joined(separator: ",")),
             ]
         }
         switch request {
