@@ -5,8 +5,11 @@ set -euo pipefail
 
 packages=(libcurl4-openssl-dev libgps-dev libmosquitto-dev pkg-config gpsd gpsd-clients libjs-leaflet)
 case "${1:-build}" in
-    # mosquitto: the MQTT tests' broker; prometheus (and promtool): scrapes and lints /metrics in the tests
-    test) packages+=(socat gdal-bin mosquitto mosquitto-clients prometheus) ;;
+    # mosquitto: the MQTT tests' broker; prometheus (and promtool): scrapes and lints /metrics in the tests;
+    # the real status bars weatherctl bar is tested in: waybar under a headless sway (grim takes its
+    # screenshots), i3bar under Xvfb with i3 (imagemagick's import takes them, xdotool clicks), read by
+    # tesseract in DejaVu Sans
+    test) packages+=(socat gdal-bin mosquitto mosquitto-clients prometheus sway waybar grim i3-wm xvfb imagemagick xdotool tesseract-ocr fonts-dejavu-core) ;;
     # scripts/bench-daemon.py: socat is the floor of weatherctl; cc builds the C floor of the socket.
     bench) packages+=(socat gcc) ;;
     order) packages+=(valgrind binutils) ;;  # scripts/order-files.py: callgrind, strip

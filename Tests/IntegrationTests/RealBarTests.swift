@@ -93,11 +93,19 @@ struct RealBarTests {
         }
     }
 
-    static func keep(_ image: String, as name: String) throws {
+    /// Keeps the top `height` pixels of `image` (the bar) in the artifacts as `name`.
+    static func keep(_ image: String, as name: String, height: Int) async throws {
         try FileManager.default.createDirectory(atPath: artifacts, withIntermediateDirectories: true)
-        let target = artifacts + "/" + name
-        try? FileManager.default.removeItem(atPath: target)
-        try FileManager.default.copyItem(atPath: image, toPath: target)
+        let result = try await runCommand(
+            "/usr/bin/convert", [image, "-crop", "800x\(height)+0+0", "+repage", artifacts + "/" + name],
+            environment: TestEnvironment.childEnvironment())
+        guard result.status == 0 else { throw ChildProcessError(message: "convert: \(result)") }
+    }
+
+    /// Awaits the end of a process Foundation may not see end (a child it started keeps a
+    /// descriptor Foundation watches): the waitid thread's view.
+    static func awaitExit(_ process: ChildProcess) async throws {
+        _ = try await process.exited.wait(for: "\(process.name) to exit", timeout: .seconds(20)) { $0 }
     }
 
     @Test("waybar under a headless sway shows the bar's text and redraws it when the weather shown changes")
@@ -127,7 +135,7 @@ struct RealBarTests {
         let swayConfig = try directory.write(
             "sway.conf",
             """
-            output HEADLESS-1 resolution 800x200
+            output HEADLESS-1 resolution 800x120
             exec waybar -c \(waybarConfig) -s \(style) > \(runtime)/waybar.log 2>&1
             """)
         for file in [waybarConfig, style, swayConfig] { chmod(file, 0o644) }
@@ -156,16 +164,21 @@ struct RealBarTests {
             try FileManager.default.copyItem(atPath: runtime + "/shot.png", toPath: image)
         }
         let first = try await Self.awaitBar(containing: "London9", height: 40, width: 800, shoot: shoot)
-        try Self.keep(first, as: "bar-waybar.png")
+        try await Self.keep(first, as: "bar-waybar.png", height: 40)
         #expect(try await setup.daemon.weatherctl(["search", "Paris"]).status == 0)
         let changed = try await Self.awaitBar(containing: "Paris7", height: 40, width: 800, shoot: shoot)
-        try Self.keep(changed, as: "bar-waybar-changed.png")
+        try await Self.keep(changed, as: "bar-waybar-changed.png", height: 40)
         // The daemon gone: the bar says so.
         try await setup.daemon.kill()
         let gone = try await Self.awaitBar(containing: "weatherdunavailable", height: 40, width: 800, shoot: shoot)
-        try Self.keep(gone, as: "bar-waybar-unavailable.png")
-        sway.send(SIGTERM)
-        try await sway.waitForExit(timeout: .seconds(20))
+        try await Self.keep(gone, as: "bar-waybar-unavailable.png", height: 40)
+        // Ended as a user ends the session (the test's children may start with SIGTERM blocked).
+        let ipc = try #require(try FileManager.default.contentsOfDirectory(atPath: runtime).first { $0.hasPrefix("sway-ipc.") })
+        var ipcEnvironment = environment
+        ipcEnvironment["SWAYSOCK"] = runtime + "/" + ipc
+        let exit = unprivileged + ["/usr/bin/swaymsg", "exit"]
+        _ = try await runCommand(exit[0], Array(exit.dropFirst()), environment: ipcEnvironment)
+        try await Self.awaitExit(sway)
         // waybar goes with sway, and the bar with waybar: its output closed.
         _ = try await Self.poll("the bar to exit with waybar") { Self.processes(running: setup.weatherctl).isEmpty ? true : nil }
     }
@@ -174,7 +187,7 @@ struct RealBarTests {
     static func startXvfb() async throws -> (ChildProcess, String) {
         for number in 90..<140 where !FileManager.default.fileExists(atPath: "/tmp/.X\(number)-lock") {
             let xvfb = try ChildProcess(
-                "/usr/bin/Xvfb", [":\(number)", "-screen", "0", "800x200x24", "-nolisten", "tcp"],
+                "/usr/bin/Xvfb", [":\(number)", "-screen", "0", "800x120x24", "-nolisten", "tcp"],
                 environment: TestEnvironment.childEnvironment(), name: "Xvfb")
             let ready = try await poll("Xvfb :\(number)") { () -> Bool? in
                 if !xvfb.isRunning { return false }  // the display was taken meanwhile
@@ -213,7 +226,7 @@ struct RealBarTests {
             guard result.status == 0 else { throw ChildProcessError(message: "import: \(result)") }
         }
         let first = try await Self.awaitBar(containing: "London9", height: 40, width: 800, shoot: shoot)
-        try Self.keep(first, as: "bar-i3bar.png")
+        try await Self.keep(first, as: "bar-i3bar.png", height: 33)
         // The block is right-aligned on the bar at the top: click its right end.
         func click(_ button: Int) async throws {
             let result = try await runCommand(
@@ -222,11 +235,12 @@ struct RealBarTests {
         }
         try await click(1)
         let clicked = try await Self.awaitBar(containing: "Paris7", height: 40, width: 800, shoot: shoot)
-        try Self.keep(clicked, as: "bar-i3bar-clicked.png")
+        try await Self.keep(clicked, as: "bar-i3bar-clicked.png", height: 33)
         try await click(3)
         _ = try await Self.awaitBar(containing: "London9", height: 40, width: 800, shoot: shoot)
-        i3.send(SIGTERM)
-        try await i3.waitForExit(timeout: .seconds(20))
+        // Ended as a user ends the session (the test's children may start with SIGTERM blocked).
+        _ = try await runCommand("/usr/bin/i3-msg", ["exit"], environment: environment)
+        try await Self.awaitExit(i3)
         xvfb.send(SIGTERM)
         _ = try await Self.poll("the bar to exit with i3bar") { Self.processes(running: setup.weatherctl).isEmpty ? true : nil }
     }
