@@ -10,7 +10,8 @@ import WeatherCore
 
 /// `weatherctl bar` in the real bars: waybar under a headless sway, i3bar under Xvfb with i3. Each
 /// test reads the bar off a screenshot (tesseract), awaits a change to be drawn, and i3bar's test
-/// clicks the block (xdotool). The screenshots land in `.build/artifacts/` (docs/ has copies).
+/// clicks the block (xdotool). The screenshots land in `.build/artifacts/` (docs/ has copies); sway runs
+/// swaybar beside waybar, both speaking to weatherctl bar.
 ///
 /// A headless sway's seat has no pointer (no input device), so nothing can click waybar there:
 /// waybar's clicks are the same signals the integration tests send (`on-click` in docs/status-bars.md).
@@ -38,17 +39,19 @@ struct RealBarTests {
             chmod(weatherctl, 0o755)
         }
 
-        /// The bar's command line, as a bar's configuration runs it.
+        /// The bar's command line, as a bar's configuration runs it (sway's configuration takes it in
+        /// double quotes: it would take the template's single quotes away).
         func barCommand(_ format: String) -> String {
             "exec \(weatherctl) --socket \(daemon.socketPath) bar --format \(format) --template '{symbol} {name} {temperature}{unit}'"
         }
     }
 
     /// The text tesseract reads in the top `height` pixels of `image`, enlarged, without spaces.
-    static func readBar(_ image: String, height: Int, width: Int) async throws -> String {
+    static func readBar(_ image: String, top: Int, height: Int) async throws -> String {
         let enlarged = image + ".ocr.png"
         let convert = try await runCommand(
-            "/usr/bin/convert", [image, "-crop", "\(width)x\(height)+0+0", "+repage", "-resize", "300%", "-colorspace", "Gray", enlarged],
+            "/usr/bin/convert",
+            [image, "-crop", "500x\(height)+300+\(top)", "+repage", "-resize", "300%", "-colorspace", "Gray", enlarged],
             environment: TestEnvironment.childEnvironment())
         guard convert.status == 0 else { throw ChildProcessError(message: "convert: \(convert)") }
         let ocr = try await runCommand(
@@ -59,14 +62,14 @@ struct RealBarTests {
     /// Takes screenshots with `shoot` until the bar reads `text` (or the deadline passes); returns the
     /// last screenshot's path.
     static func awaitBar(
-        containing text: String, timeout: Duration = .seconds(60), height: Int, width: Int, shoot: (String) async throws -> Void
+        containing text: String, timeout: Duration = .seconds(60), top: Int = 0, height: Int, shoot: (String) async throws -> Void
     ) async throws -> String {
         let deadline = ContinuousClock.now + timeout
         let image = FileManager.default.temporaryDirectory.path + "/bar-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).png"
         var read = ""
         while ContinuousClock.now < deadline {
             try await shoot(image)
-            read = try await readBar(image, height: height, width: width)
+            read = try await readBar(image, top: top, height: height)
             if read.contains(text) { return image }
             try await Task.sleep(for: .milliseconds(200))  // a pause between screenshots, not a wait for the change
         }
@@ -94,10 +97,10 @@ struct RealBarTests {
     }
 
     /// Keeps the top `height` pixels of `image` (the bar) in the artifacts as `name`.
-    static func keep(_ image: String, as name: String, height: Int) async throws {
+    static func keep(_ image: String, as name: String, top: Int = 0, height: Int) async throws {
         try FileManager.default.createDirectory(atPath: artifacts, withIntermediateDirectories: true)
         let result = try await runCommand(
-            "/usr/bin/convert", [image, "-crop", "800x\(height)+0+0", "+repage", artifacts + "/" + name],
+            "/usr/bin/convert", [image, "-crop", "800x\(height)+0+\(top)", "+repage", artifacts + "/" + name],
             environment: TestEnvironment.childEnvironment())
         guard result.status == 0 else { throw ChildProcessError(message: "convert: \(result)") }
     }
@@ -108,7 +111,7 @@ struct RealBarTests {
         _ = try await process.exited.wait(for: "\(process.name) to exit", timeout: .seconds(20)) { $0 }
     }
 
-    @Test("waybar under a headless sway shows the bar's text and redraws it when the weather shown changes")
+    @Test("waybar and swaybar under a headless sway show the bar's text and redraw it when the weather shown changes")
     func waybar() async throws {
         let setup = try await Setup()
         let directory = setup.directory
@@ -137,6 +140,15 @@ struct RealBarTests {
             """
             output HEADLESS-1 resolution 800x120
             exec waybar -c \(waybarConfig) -s \(style) > \(runtime)/waybar.log 2>&1
+            bar {
+                position bottom
+                font pango:DejaVu Sans 18
+                status_command "\(setup.barCommand("i3bar"))"
+                colors {
+                    background #ffffff
+                    statusline #000000
+                }
+            }
             """)
         for file in [waybarConfig, style, swayConfig] { chmod(file, 0o644) }
         let environment = [
@@ -163,15 +175,20 @@ struct RealBarTests {
             try? FileManager.default.removeItem(atPath: image)
             try FileManager.default.copyItem(atPath: runtime + "/shot.png", toPath: image)
         }
-        let first = try await Self.awaitBar(containing: "London9", height: 40, width: 800, shoot: shoot)
+        // waybar at the top, swaybar (the i3bar protocol) at the bottom.
+        let first = try await Self.awaitBar(containing: "London", height: 40, shoot: shoot)
         try await Self.keep(first, as: "bar-waybar.png", height: 40)
+        let swaybar = try await Self.awaitBar(containing: "London", top: 80, height: 40, shoot: shoot)
+        try await Self.keep(swaybar, as: "bar-swaybar.png", top: 80, height: 40)
         #expect(try await setup.daemon.weatherctl(["search", "Paris"]).status == 0)
-        let changed = try await Self.awaitBar(containing: "Paris7", height: 40, width: 800, shoot: shoot)
+        let changed = try await Self.awaitBar(containing: "Paris", height: 40, shoot: shoot)
         try await Self.keep(changed, as: "bar-waybar-changed.png", height: 40)
-        // The daemon gone: the bar says so.
+        _ = try await Self.awaitBar(containing: "Paris", top: 80, height: 40, shoot: shoot)
+        // The daemon gone: the bars say so.
         try await setup.daemon.kill()
-        let gone = try await Self.awaitBar(containing: "weatherdunavailable", height: 40, width: 800, shoot: shoot)
+        let gone = try await Self.awaitBar(containing: "weatherdunavailable", height: 40, shoot: shoot)
         try await Self.keep(gone, as: "bar-waybar-unavailable.png", height: 40)
+        _ = try await Self.awaitBar(containing: "weatherdunavailable", top: 80, height: 40, shoot: shoot)
         // Ended as a user ends the session (the test's children may start with SIGTERM blocked).
         let ipc = try #require(try FileManager.default.contentsOfDirectory(atPath: runtime).first { $0.hasPrefix("sway-ipc.") })
         var ipcEnvironment = environment
@@ -179,8 +196,8 @@ struct RealBarTests {
         let exit = unprivileged + ["/usr/bin/swaymsg", "exit"]
         _ = try await runCommand(exit[0], Array(exit.dropFirst()), environment: ipcEnvironment)
         try await Self.awaitExit(sway)
-        // waybar goes with sway, and the bar with waybar: its output closed.
-        _ = try await Self.poll("the bar to exit with waybar") { Self.processes(running: setup.weatherctl).isEmpty ? true : nil }
+        // waybar and swaybar go with sway, and each weatherctl with its bar: its output closed.
+        _ = try await Self.poll("the bars' weatherctl to exit with them") { Self.processes(running: setup.weatherctl).isEmpty ? true : nil }
     }
 
     /// A free X display number from 90 on, and the Xvfb serving it.
@@ -225,7 +242,7 @@ struct RealBarTests {
             let result = try await runCommand("/usr/bin/import", ["-window", "root", image], environment: environment)
             guard result.status == 0 else { throw ChildProcessError(message: "import: \(result)") }
         }
-        let first = try await Self.awaitBar(containing: "London9", height: 40, width: 800, shoot: shoot)
+        let first = try await Self.awaitBar(containing: "London", height: 40, shoot: shoot)
         try await Self.keep(first, as: "bar-i3bar.png", height: 33)
         // The block is right-aligned on the bar at the top: click its right end.
         func click(_ button: Int) async throws {
@@ -234,10 +251,10 @@ struct RealBarTests {
             guard result.status == 0 else { throw ChildProcessError(message: "xdotool: \(result)") }
         }
         try await click(1)
-        let clicked = try await Self.awaitBar(containing: "Paris7", height: 40, width: 800, shoot: shoot)
+        let clicked = try await Self.awaitBar(containing: "Paris", height: 40, shoot: shoot)
         try await Self.keep(clicked, as: "bar-i3bar-clicked.png", height: 33)
         try await click(3)
-        _ = try await Self.awaitBar(containing: "London9", height: 40, width: 800, shoot: shoot)
+        _ = try await Self.awaitBar(containing: "London", height: 40, shoot: shoot)
         // Ended as a user ends the session (the test's children may start with SIGTERM blocked).
         _ = try await runCommand("/usr/bin/i3-msg", ["exit"], environment: environment)
         try await Self.awaitExit(i3)
