@@ -13,6 +13,16 @@ import WeatherCore
 /// how it ends.
 @Suite("weatherctl bar")
 struct BarTests {
+    /// Starts the daemon and awaits its watched cities' first round, so a bar started then shows
+    /// them from its first line.
+    func startSettled(_ setup: DaemonSetup) async throws -> DaemonProcess {
+        let daemon = try await DaemonProcess.start(setup)
+        let watcher = try await Watcher.start(socketPath: daemon.socketPath, params: ["topics": .array(["state"])])
+        try await watcher.next("the city round to settle", where: isSettledState)
+        await watcher.close()
+        return daemon
+    }
+
     /// Starts `weatherctl bar` with `arguments` against `socket`.
     func startBar(_ socket: String, _ arguments: [String]) throws -> ChildProcess {
         try ChildProcess(
@@ -24,7 +34,7 @@ struct BarTests {
     func textFollowsTheSearch() async throws {
         let replay = try await ReplayServer.start()
         let directory = try TemporaryDirectory()
-        let daemon = try await DaemonProcess.start(DaemonSetup(directory: directory, replay: replay, cities: ["London"]))
+        let daemon = try await startSettled(DaemonSetup(directory: directory, replay: replay, cities: ["London"]))
         let bar = try startBar(daemon.socketPath, ["--format", "text", "--template", "{name} {temperature}{unit} {description}"])
         _ = try await bar.waitForLine(containing: "London 9°C overcast clouds", on: \.stdout)
         #expect(try await daemon.weatherctl(["search", "Paris"]).status == 0)
@@ -46,7 +56,7 @@ struct BarTests {
     func waybarObjects() async throws {
         let replay = try await ReplayServer.start()
         let directory = try TemporaryDirectory()
-        let daemon = try await DaemonProcess.start(DaemonSetup(directory: directory, replay: replay, cities: ["London"]))
+        let daemon = try await startSettled(DaemonSetup(directory: directory, replay: replay, cities: ["London"]))
         let bar = try startBar(daemon.socketPath, [])
         let line = try await bar.waitForLine(containing: "\"percentage\"", on: \.stdout)
         let object = try JSONValue.parse(Array(line.utf8))
@@ -85,7 +95,7 @@ struct BarTests {
         let replay = try await ReplayServer.start()
         let directory = try TemporaryDirectory()
         let setup = DaemonSetup(directory: directory, replay: replay, cities: ["London"])
-        let daemon = daemonRunning ? try await DaemonProcess.start(setup) : nil
+        let daemon = daemonRunning ? try await startSettled(setup) : nil
         // head reads one line and exits: the bar writes nothing more (what it shows does not
         // change), so only its output closing can end it.
         let weatherctl = try TestEnvironment.binary("weatherctl")
@@ -101,13 +111,50 @@ struct BarTests {
     func clickSignals() async throws {
         let replay = try await ReplayServer.start()
         let directory = try TemporaryDirectory()
-        let daemon = try await DaemonProcess.start(DaemonSetup(directory: directory, replay: replay, cities: ["London", "Paris"]))
+        let daemon = try await startSettled(DaemonSetup(directory: directory, replay: replay, cities: ["London", "Paris"]))
         let bar = try startBar(daemon.socketPath, ["--format", "text", "--template", "{name}"])
         _ = try await bar.waitForLine(containing: "London", on: \.stdout)
         bar.send(SIGUSR1)
         _ = try await bar.waitForLine(containing: "Paris", on: \.stdout)
         bar.send(SIGUSR2)
         _ = try await bar.stdout.wait(for: "London again", timeout: .seconds(10)) { $0.text == "London\nParis\nLondon\n" ? true : nil }
+        bar.send(SIGTERM)
+        #expect(try await bar.waitForExit().status == 0)
+    }
+
+    @Test("--city: a watched city by its name; a place that is not watched is asked with forecast and shown by its step in progress")
+    func city() async throws {
+        let replay = try await ReplayServer.start()
+        let directory = try TemporaryDirectory()
+        let daemon = try await startSettled(DaemonSetup(directory: directory, replay: replay, cities: ["London", "Paris"]))
+        let watched = try startBar(daemon.socketPath, ["--format", "text", "--city", "paris", "--template", "{name} {temperature}{unit}"])
+        _ = try await watched.waitForLine(containing: "Paris 7°C", on: \.stdout)
+        let other = try startBar(daemon.socketPath, ["--format", "text", "--city", "Berlin", "--template", "{name} {symbol}"])
+        let line = try await other.waitForLine(containing: "Berlin", on: \.stdout)
+        #expect(line.count > "Berlin ".count, "a symbol from the forecast's step: \(line)")
+        let overlays = try await daemon.call("overlays")
+        #expect(overlays.featureIDs.count == 2, "the lookup changed no overlays: \(overlays.serialized)")
+        for bar in [watched, other] {
+            bar.send(SIGTERM)
+            #expect(try await bar.waitForExit().status == 0)
+        }
+    }
+
+    @Test("a location (from a daemon without state.location: gpsd's last fix) wins over the watched city, asked with forecast there")
+    func location() async throws {
+        let gps = try await GPSFake.start(NMEALog.bu353s4)
+        defer { gps.kill() }
+        let replay = try await ReplayServer.start()
+        let directory = try TemporaryDirectory()
+        var setup = DaemonSetup(directory: directory, replay: replay, cities: ["London"])
+        setup.gpsd = GPSDSettings(port: gps.port)
+        let daemon = try await startSettled(setup)
+        let bar = try startBar(daemon.socketPath, ["--format", "text", "--template", "{name}"])
+        // The fix is near Hamilton, New Zealand; the watched city is shown until its weather is known.
+        _ = try await bar.waitForLine(containing: "Hamilton", on: \.stdout, timeout: .seconds(30))
+        #expect(bar.stdoutText.hasSuffix("London\nHamilton\n"), "\(bar.stdoutText)")
+        let overlays = try await daemon.call("overlays")
+        #expect(overlays.featureIDs == [Fixtures.londonID], "the location's weather changed no overlays")
         bar.send(SIGTERM)
         #expect(try await bar.waitForExit().status == 0)
     }
