@@ -4,9 +4,8 @@
 Starts owm-replay, weatherd and `weatherctl bar --format waybar --template {name}` (from BIN_DIR),
 then searches the cities below in turn, --changes times, through the daemon's socket: each search
 changes the place the bar shows, so it writes a line, and it asks the daemon for the forecast of
-the place shown (one request at a time)
-(a day of watched-city refreshes every 10 minutes is 144 changes; a busy desktop's searches, a few
-hundred). After each search it waits for the bar's line naming the city, so every change went
+the place shown, one request at a time (a day of watched-city refreshes every 10 minutes is 144
+changes; a busy desktop's searches, a few hundred). After each search it waits for the bar's line naming the city, so every change went
 through the bar. The bar's RSS (/proc/PID/status VmRSS) is sampled every --every changes; the figure
 is its growth from the first sample (after warming up) to the last.
 
