@@ -27,8 +27,47 @@ public final class DaemonSocket {
     /// - Throws: `ConnectError` when the daemon cannot be reached, else what `body` throws.
     public static func with<Result>(socketPath: String, _ body: (DaemonSocket) throws -> Result) throws -> Result {
         let socket = try DaemonSocket(path: socketPath)
-        defer { close(socket.fd) }
+        defer { Glibc.close(socket.fd) }
         return try body(socket)
+    }
+
+    /// Connects to the daemon at `socketPath`, for a caller that waits on several descriptors with
+    /// poll(2) (`fileDescriptor`, `readAvailable()`, `bufferedMessage()`); it ends the connection
+    /// with `close()`.
+    /// - Throws: `ConnectError` when the daemon cannot be reached.
+    public static func open(socketPath: String) throws -> DaemonSocket {
+        try DaemonSocket(path: socketPath)
+    }
+
+    /// The connection's descriptor, to wait on with poll(2).
+    public var fileDescriptor: Int32 { fd }
+
+    /// Ends a connection made with `open(socketPath:)`.
+    public func close() {
+        Glibc.close(fd)
+    }
+
+    /// Reads once what the daemon sent (it blocks unless poll(2) said the socket is readable).
+    /// - Returns: false once the daemon closed the connection.
+    /// - Throws: `ConnectionLost` when the connection was reset.
+    public func readAvailable() throws -> Bool {
+        compact()
+        try fill()
+        return !closedByDaemon
+    }
+
+    /// The next whole message already read, without reading more; nil when none is buffered.
+    /// - Throws: `ProtocolError` for a line over `DaemonConnection.maxLineBytes` or one that is not JSON.
+    public func bufferedMessage() throws -> JSONValue? {
+        while let line = try bufferedLine() {
+            if line.isEmpty { continue }
+            do {
+                return try JSONValue.parse(line)
+            } catch {
+                throw ProtocolError(message: "the daemon sent a line that is not JSON: \(error)")
+            }
+        }
+        return nil
     }
 
     private init(path: String) throws {
@@ -50,7 +89,7 @@ public final class DaemonSocket {
         }
         guard connected == 0 else {
             let code = errno
-            close(fd)
+            Glibc.close(fd)
             throw ConnectError(path: path, reason: Self.reason(code))
         }
         self.fd = fd
@@ -117,30 +156,41 @@ public final class DaemonSocket {
     /// newline, or nil at the end.
     private func nextLine() throws -> ArraySlice<UInt8>? {
         while true {
-            if let newline = buffer[scanned...].firstIndex(of: UInt8(ascii: "\n")) {
-                var end = newline
-                if end > start, buffer[end - 1] == UInt8(ascii: "\r") { end -= 1 }
-                let line = buffer[start..<end]
-                start = newline + 1
-                scanned = start
-                return try bounded(line)
-            }
-            scanned = buffer.count
-            if buffer.count - start > DaemonConnection.maxLineBytes + 1 { return try bounded(buffer[start...]) }
-            if closedByDaemon {
-                guard start < buffer.count else { return nil }
-                var line = buffer[start...]
-                if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
-                start = buffer.count
-                scanned = start
-                return try bounded(line)
-            }
-            // The lines before `start` are done with: drop them, then read more.
-            buffer.removeSubrange(..<start)
-            scanned -= start
-            start = 0
+            if let line = try bufferedLine() { return line }
+            if closedByDaemon { return nil }
+            compact()
             try fill()
         }
+    }
+
+    /// The next line already read (the last one, without a newline, once the daemon closed the
+    /// connection), or nil when more must be read.
+    private func bufferedLine() throws -> ArraySlice<UInt8>? {
+        if let newline = buffer[scanned...].firstIndex(of: UInt8(ascii: "\n")) {
+            var end = newline
+            if end > start, buffer[end - 1] == UInt8(ascii: "\r") { end -= 1 }
+            let line = buffer[start..<end]
+            start = newline + 1
+            scanned = start
+            return try bounded(line)
+        }
+        scanned = buffer.count
+        if buffer.count - start > DaemonConnection.maxLineBytes + 1 { return try bounded(buffer[start...]) }
+        if closedByDaemon, start < buffer.count {
+            var line = buffer[start...]
+            if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
+            start = buffer.count
+            scanned = start
+            return try bounded(line)
+        }
+        return nil
+    }
+
+    /// Drops the lines before `start`, which were returned.
+    private func compact() {
+        buffer.removeSubrange(..<start)
+        scanned -= start
+        start = 0
     }
 
     private func bounded(_ line: ArraySlice<UInt8>) throws -> ArraySlice<UInt8> {

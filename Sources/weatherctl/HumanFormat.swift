@@ -83,12 +83,12 @@ enum HumanFormat {
     }
 
     /// `mph` or `m/s`.
-    private static func speedUnit(_ units: Units) -> String {
+    static func speedUnit(_ units: Units) -> String {
         units == .imperial ? "mph" : "m/s"
     }
 
     /// `K`, `°F` or `°C`.
-    private static func temperatureUnit(_ units: Units) -> String {
+    static func temperatureUnit(_ units: Units) -> String {
         switch units {
         case .standard: "K"
         case .imperial: "°F"
@@ -104,7 +104,7 @@ enum HumanFormat {
     }
 
     /// `Springfield, Illinois, US`: a place's or a feature's name, state and country where known.
-    private static func label(_ p: JSONValue) -> String {
+    static func label(_ p: JSONValue) -> String {
         ["name", "state", "country"].compactMap { p[$0]?.stringValue }.filter { !$0.isEmpty }.joined(separator: ", ")
     }
 
@@ -135,7 +135,7 @@ enum HumanFormat {
     }
 
     /// `Paris, FR`, or the coordinates of a point without a name.
-    private static func place(_ json: JSONValue) -> String {
+    static func place(_ json: JSONValue) -> String {
         var place = label(json["properties"] ?? .null)
         if place.isEmpty, let position = json["geometry"]?["coordinates"]?.arrayValue,
             position.count == 2, let lon = position[0].doubleValue, let lat = position[1].doubleValue

@@ -61,6 +61,50 @@ import WeatherCore
         _ = try await server.finished()
     }
 
+    /// The form `weatherctl bar` uses, waiting in poll(2): one read per readable socket, then the
+    /// whole lines it completed; a part of a line waits for the rest.
+    @Test func readAvailableThenBufferedMessagesGiveTheWholeLinesReadSoFar() async throws {
+        let server = try ScriptedServer { client in
+            try client.write(
+                "{\"jsonrpc\":\"2.0\",\"method\":\"state\",\"params\":{}}\n{\"jsonrpc\":\"2.0\",\"method\":\"overlays\",\"params\":{}}\n{\"jsonrpc\""
+            )
+            let line = try client.readLine()
+            try client.write(":\"2.0\",\"id\":1,\"result\":true}\n")
+            return [line ?? ""]
+        }
+
+        let (first, second, last) = try await onThread {
+            let socket = try DaemonSocket.open(socketPath: server.path)
+            defer { socket.close() }
+            func awaitReadable() {
+                var fds = [pollfd(fd: socket.fileDescriptor, events: Int16(POLLIN), revents: 0)]
+                _ = poll(&fds, 1, 10_000)
+            }
+            var first: [JSONValue?] = []
+            // The first write may come in more than one read: read until both whole lines are there.
+            while first.count < 2 {
+                awaitReadable()
+                #expect(try socket.readAvailable())
+                while let message = try socket.bufferedMessage() { first.append(message) }
+            }
+            let second = try socket.bufferedMessage()
+            try socket.send("more")
+            var last: [JSONValue] = []
+            while true {
+                awaitReadable()
+                let open = try socket.readAvailable()
+                while let message = try socket.bufferedMessage() { last.append(message) }
+                if !open { break }
+            }
+            return (first, second, last)
+        }
+
+        #expect(first.map { $0?["method"] } == [.string("state"), .string("overlays")])
+        #expect(second == nil, "a part of a line is not a message")
+        #expect(last.map { $0["result"] } == [.bool(true)])
+        #expect(try await server.finished() == ["more"])
+    }
+
     @Test func aLastLineWithoutItsNewlineStillCountsThenReceiveIsNil() async throws {
         let server = try ScriptedServer { client in
             try client.write(

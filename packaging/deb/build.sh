@@ -81,6 +81,11 @@ done
 install -m 0644 "$pkg/copyright" "$root/usr/share/doc/weatherd/copyright"
 gzip -9n <"$pkg/changelog" >"$root/usr/share/doc/weatherd/changelog.Debian.gz"
 gzip -9n <docs/protocol.md >"$root/usr/share/doc/weatherd/protocol.md.gz"
+# The status bars' page, its screenshots, and configurations to copy (waybar, i3/sway, polybar).
+gzip -9n <docs/status-bars.md >"$root/usr/share/doc/weatherd/status-bars.md.gz"
+install -m 0644 docs/bar-*.png "$root/usr/share/doc/weatherd/"
+install -d "$root/usr/share/doc/weatherd/examples"
+install -m 0644 docs/examples/* "$root/usr/share/doc/weatherd/examples/"
 # A fleet's caching proxy and budget on the system's nginx (packaging/nginx/, docs/fleet.md).
 install -d "$root/usr/share/doc/weatherd/examples/nginx"
 install -m 0644 packaging/nginx/README.md packaging/nginx/weatherd-fleet.conf "$root/usr/share/doc/weatherd/examples/nginx/"

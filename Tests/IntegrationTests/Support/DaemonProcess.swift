@@ -21,6 +21,8 @@ struct DaemonSetup: Sendable {
     /// `nil`: no `api_key` line.
     var apiKey: String? = "integration-test-key"
     var maxClients: Int?
+    /// `socket.mode`, e.g. `"0666"` for a client running as another user (nil: the default).
+    var socketMode: String?
     /// The top-level `refresh` (nil: the default).
     var refresh: String?
     /// `weather.providers`: OpenWeatherMap alone unless a test asks for more (the tests of one
@@ -67,6 +69,7 @@ struct DaemonSetup: Sendable {
         lines += openMeteoLines
         lines += ["", "[socket]", "path = \"\(socketPath)\""]
         if let maxClients { lines.append("max_clients = \(maxClients)") }
+        if let socketMode { lines.append("mode = \"\(socketMode)\"") }
         if !regionLines.isEmpty { lines += ["", "[region]"] + regionLines }
         lines += ["", "[state]", "directory = \"\(stateDirectory)\"", ""]
         lines += gpsd?.tomlLines ?? ["[gpsd]", "enabled = false"]
