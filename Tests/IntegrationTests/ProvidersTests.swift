@@ -281,6 +281,34 @@ struct ProvidersFailoverTests {
         #expect(statuses.allSatisfy { $0["usable"] == .bool(false) && $0["blocked_until"] != .null }, "\(statuses)")
     }
 
+    @Test(
+        "both failed once, then OpenWeatherMap answers 500 while Open-Meteo, still in its backoff, is healthy again: the search succeeds from Open-Meteo"
+    )
+    func backingOffAskedBeforeFailing() async throws {
+        let replay = try await ReplayServer.start()
+        let daemon = try await DaemonProcess.start(
+            DaemonSetup(directory: try TemporaryDirectory(), replay: replay, providers: [.openWeatherMap, .openMeteo]))
+        try await replay.setFault(.openWeatherMap, "500")
+        try await replay.setFault(.openMeteo, "500")
+        let london = try await remoteError { try await daemon.call("search", ["city": "London"]) }
+        #expect(london.code == -32004 && london.json["data"]?["provider"] == "open-meteo", "\(london.json.serialized)")
+
+        // Both back off now; asked in order, OpenWeatherMap answers and is healthy again. Open-Meteo
+        // is not needed, so it still backs off.
+        try await replay.clearFaults()
+        let paris = try await daemon.call("search", ["city": "Paris"])
+        #expect(paris.provider == "openweathermap", "\(paris.serialized)")
+        let healed = try await replay.stats()
+        #expect(healed.requests == 3 && healed.openMeteoRequests == 1, "\(healed)")
+
+        try await replay.setFault(.openWeatherMap, "500")
+        let tokyo = try await daemon.call("search", ["city": "Tokyo"])
+        #expect(tokyo.provider == "open-meteo" && tokyo["properties"]?["name"] == "Tokyo", "\(tokyo.serialized)")
+        let after = try await replay.stats()
+        #expect(after.requests == 4, "Tokyo's places were asked of OpenWeatherMap once: \(after)")
+        #expect(after.openMeteoRequests == 3, "Tokyo's places and weather from Open-Meteo: \(after)")
+    }
+
     @Test("Open-Meteo's daily budget spent: the third upstream request goes to OpenWeatherMap; state.providers says so")
     func dailyBudgetSpent() async throws {
         let replay = try await ReplayServer.start()
