@@ -53,14 +53,18 @@ public struct Daemon: Sendable {
             units: config.weather.units, lang: config.weather.lang, timeout: config.openWeatherMap.timeout,
             logger: logger)
         let openMeteo = OpenMeteoClient(transport: transport, config, apiKey: keys.openMeteo, logger: logger)
+        // The state files are written on a thread of their own, never on an event loop.
+        let stateWrites = NIOThreadPool(numberOfThreads: 1)
+        stateWrites.start()
+        let placeStore = FilePlaceStore(directory: config.state.directory, logger: logger, pool: stateWrites)
         let lookups = LookupService(
-            upstreams: [upstream, openMeteo], limits: .init(config, keys: keys),
-            placeStore: FilePlaceStore(directory: config.state.directory, logger: logger), clock: clock, logger: logger)
-        let store = FileCityStore(directory: config.state.directory, logger: logger)
+            upstreams: [upstream, openMeteo], limits: .init(config, keys: keys), placeStore: placeStore, clock: clock, logger: logger)
+        let store = FileCityStore(directory: config.state.directory, logger: logger, pool: stateWrites)
         let watched: WatchedCities
         do {
             watched = try WatchedCities(configured: config.cities, store: store)
         } catch {
+            await stop(transport: transport, places: placeStore, stateWrites: stateWrites)
             throw DaemonError(message: "cannot read the stored city list in \(config.state.directory): \(error)")
         }
         let hub = NotificationHub()
@@ -161,10 +165,17 @@ public struct Daemon: Sendable {
         do {
             try await group.run()
         } catch {
-            await transport.shutdown()
+            await stop(transport: transport, places: placeStore, stateWrites: stateWrites)
             throw error
         }
-        await transport.shutdown()
+        await stop(transport: transport, places: placeStore, stateWrites: stateWrites)
         logger.notice("weatherd stopped")
+    }
+
+    /// After the services: the HTTP transport stops, the places found last are written.
+    private func stop(transport: CurlTransport, places: FilePlaceStore, stateWrites: NIOThreadPool) async {
+        await transport.shutdown()
+        await places.flush()
+        try? await stateWrites.shutdownGracefully()
     }
 }

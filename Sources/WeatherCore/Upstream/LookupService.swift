@@ -464,7 +464,7 @@ public actor LookupService {
         try await answer(
             .city(LookupKey.normalize(city: name)), table: places,
             ttl: { [limits] in $0.isEmpty ? limits.notFoundTTL : limits.geocodeTTL },
-            stored: { if !$0.isEmpty { savePlaces() } }
+            stored: { if !$0.isEmpty { keepPlaces($0, of: LookupKey.normalize(city: name)) } }
         ) {
             try await $0.places(PlaceQuery(name), limit: Self.placesPerName)
         } asked: {
@@ -564,24 +564,11 @@ public actor LookupService {
         return answer
     }
 
-    /// Keeps the places of every found name in the place store (not the unknown names: they are
-    /// kept briefly, in memory only).
-    private func savePlaces() {
-        guard let placeStore else { return }
-        let now = clock.now
-        let wallNow = wallClock()
-        var entries: [PlaceCacheEntry] = []
-        for (key, entry) in places.cache {
-            guard case .city(let name) = key, !entry.answer.isEmpty, now < entry.expires else { continue }
-            let expires = wallNow.addingTimeInterval(now.duration(to: entry.expires).timeInterval)
-            entries.append(PlaceCacheEntry(name: name, places: entry.answer, expires: expires))
-        }
-        entries.sort { $0.name < $1.name }
-        do {
-            try placeStore.save(entries)
-        } catch {
-            logger.warning("cannot keep the places of \(entries.count) names for the next start: \(error)")
-        }
+    /// Keeps the places of a found name in the place store (not the unknown names: they are kept
+    /// briefly, in memory only), for `geocode_ttl`. The store writes them later, off this actor.
+    private func keepPlaces(_ found: [Place], of name: String) {
+        placeStore?.keep(
+            PlaceCacheEntry(name: name, places: found, expires: wallClock().addingTimeInterval(limits.geocodeTTL.timeInterval)))
     }
 
     private func store<Answer>(_ answer: Answer, for key: LookupKey, in table: Table<Answer>, ttl: Duration) {
