@@ -16,7 +16,9 @@ import WeatherCore
 /// backoff (1 s doubling to at most 30 s); the rest of the daemon keeps serving meanwhile.
 ///
 /// The thread waits for gpsd's next message without a timeout (no periodic wake-up while gpsd is
-/// quiet): a shutdown or a new endpoint ends the wait through an eventfd (``WakeFD``).
+/// quiet): a shutdown or a new endpoint ends the wait through an eventfd (``WakeFD``). The socket is
+/// non-blocking and libgps is drained with `gps_read` alone, never `select()` (see the CGPS shim):
+/// any descriptor number works, and a message libgps holds is taken at once.
 public final class GPSDReader: Service, CustomStringConvertible {
     static let maxBackoff = Duration.seconds(30)
 
@@ -46,6 +48,8 @@ public final class GPSDReader: Service, CustomStringConvertible {
     private let location: LocationService
     private let clock: DaemonClock
     private let logger: Logger
+    /// The socket to gpsd while connected, else -1 (tests look at its number).
+    let descriptor = Atomic<Int32>(-1)
 
     public init(endpoint: Endpoint, location: LocationService, clock: DaemonClock, logger: Logger) {
         self.endpoint = Mutex(endpoint)
@@ -116,6 +120,7 @@ public final class GPSDReader: Service, CustomStringConvertible {
             let opened = try await thread.runIfActive { () -> Int32 in
                 if weatherd_gps_open(session.data, host, port) == 0 {
                     session.open = true
+                    self.descriptor.store(session.data.pointee.gps_fd, ordering: .relaxed)
                     return 0
                 }
                 return errno == 0 ? -1 : errno
@@ -139,6 +144,7 @@ public final class GPSDReader: Service, CustomStringConvertible {
             reportedAbsent = false
             await location.setConnected(true)
             let ended = try await read(session, of: current, on: thread)
+            descriptor.store(-1, ordering: .relaxed)
             await location.setConnected(false)
             switch ended {
             case .endpointChanged:
