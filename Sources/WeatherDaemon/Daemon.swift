@@ -139,15 +139,17 @@ public struct Daemon: Sendable {
         logger.notice(
             "weatherd \(WeatherdVersion.current) starting: \(watched.effective.count) watched cities, weather from \(providers.joined(separator: ", then "))"
         )
-        let forecastServices: [any Service] = forecasts.map { [HomeAssistantForecastService(refresher: $0, engine: engine)] } ?? []
+        let forecastServices: [any Service] =
+            forecasts.map { forecasts in [untilShutdown { try await forecasts.run(engine: engine) }] } ?? []
+        let budgetWatcher = BudgetWatcher(lookups: lookups, engine: engine, clock: clock)
         let services: [any Service] =
             [server] + (web.map { [$0] } ?? []) + [
-                CityRefresherService(refresher: refresher),
-                BudgetWatcherService(watcher: BudgetWatcher(lookups: lookups, engine: engine, clock: clock)),
-                HeldNoticesService(engine: engine),
-                RegionSearchService(regions: regions),
+                untilShutdown { try await refresher.run() },  // the watched-city rounds
+                untilShutdown { await budgetWatcher.run() },  // the end of a 429 block in state.budget
+                untilShutdown { await engine.runHeldNotices() },  // held state notifications, when due
+                untilShutdown { await regions.run() },  // the debounced region searches
                 reader,
-                FollowService(location: location),
+                untilShutdown { await location.runFollow() },  // the follow-mode searches
                 ResumeDetectorService(
                     detector: ResumeDetector(
                         clock: clock, clocks: ResumeDetectorService.clocks, lookups: lookups, refresher: refresher,
@@ -170,6 +172,18 @@ public struct Daemon: Sendable {
         }
         await stop(transport: transport, places: placeStore, stateWrites: stateWrites)
         logger.notice("weatherd stopped")
+    }
+
+    /// A service that runs `body` until it returns or graceful shutdown cancels it (its end then,
+    /// not an error).
+    private func untilShutdown(_ body: @escaping @Sendable () async throws -> Void) -> ClosureService {
+        ClosureService {
+            do {
+                try await cancelWhenGracefulShutdown { try await body() }
+            } catch is CancellationError {
+                // Shutting down.
+            }
+        }
     }
 
     /// After the services: the HTTP transport stops, the places found last are written.
