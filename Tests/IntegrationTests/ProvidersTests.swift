@@ -144,6 +144,7 @@ struct ProvidersFailoverTests {
         let answering = failing.other
         try await replay.setFault(failing, failure.fault, failure.parameters)
 
+        let sentAt = Date()
         let london = try await daemon.call("search", ["city": "London"])
         let failedAt = Date()
         #expect(london.provider == answering.rawValue, "\(london.serialized)")
@@ -164,8 +165,12 @@ struct ProvidersFailoverTests {
         #expect(failure.error.allSatisfy { error.contains($0) } && error.hasPrefix(failure.error[0]), "\(failed.serialized)")
         if let blockedFor = failure.blockedFor {
             let until = try #require(rfc3339UTC(failed["blocked_until"]?.stringValue), "\(failed.serialized)")
-            let left = until.timeIntervalSince(failedAt)
-            #expect(left > Double(blockedFor) - 3 && left <= Double(blockedFor) + 1, "blocked for \(left) s: \(failed.serialized)")
+            // The 429 came between the two instants (whole seconds in blocked_until).
+            let earliest = sentAt.addingTimeInterval(Double(blockedFor) - 1)
+            let latest = failedAt.addingTimeInterval(Double(blockedFor) + 1)
+            #expect(
+                until >= earliest && until <= latest,
+                "blocked until \(until), sent at \(sentAt), answered at \(failedAt): \(failed.serialized)")
         } else {
             #expect(failed["blocked_until"] == .null, "a backoff is no block: \(failed.serialized)")
         }
