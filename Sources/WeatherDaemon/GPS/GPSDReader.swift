@@ -108,7 +108,7 @@ public final class GPSDReader: Service, CustomStringConvertible {
     }
 
     private func loop(_ session: Session, on thread: NIOThreadPool) async throws {
-        var backoff = Duration.seconds(1)
+        var backoff = ReconnectBackoff(maximum: Self.maxBackoff)
         var reportedAbsent = false
         while !Task.isCancelled {
             let current = endpoint.withLock { $0 }
@@ -131,12 +131,12 @@ public final class GPSDReader: Service, CustomStringConvertible {
                     logger.warning("gpsd at \(host):\(port) is not answering (\(reason)); retrying with backoff")
                     reportedAbsent = true
                 } else {
-                    logger.debug("gpsd at \(host):\(port) still not answering (\(reason)); next try in \(backoff)")
+                    logger.debug("gpsd at \(host):\(port) still not answering (\(reason)); next try in \(backoff.current)")
                 }
-                if try await wakeup.sleep(until: clock.now.advanced(by: backoff), on: clock) {
-                    backoff = .seconds(1)  // a new endpoint: try it at once
+                if try await wakeup.sleep(until: clock.now.advanced(by: backoff.current), on: clock) {
+                    backoff.reset()  // a new endpoint: try it at once
                 } else {
-                    backoff = min(backoff * 2, Self.maxBackoff)
+                    backoff.lengthen()
                 }
                 continue
             }
@@ -149,18 +149,18 @@ public final class GPSDReader: Service, CustomStringConvertible {
             switch ended {
             case .endpointChanged:
                 logger.notice("gpsd settings changed; leaving \(host):\(port)")
-                backoff = .seconds(1)
+                backoff.reset()
             case .wentAway(let reports) where reports > 0:
                 logger.warning("gpsd at \(host):\(port) went away; reconnecting")
-                backoff = .seconds(1)
+                backoff.reset()
             case .wentAway:
                 // It hung up before saying anything: a failed attempt, not a session. Back off, or a
                 // gpsd that cannot serve would be reconnected to in a busy loop.
-                logger.warning("gpsd at \(host):\(port) hung up before sending anything; retrying in \(backoff)")
-                if try await wakeup.sleep(until: clock.now.advanced(by: backoff), on: clock) {
-                    backoff = .seconds(1)
+                logger.warning("gpsd at \(host):\(port) hung up before sending anything; retrying in \(backoff.current)")
+                if try await wakeup.sleep(until: clock.now.advanced(by: backoff.current), on: clock) {
+                    backoff.reset()
                 } else {
-                    backoff = min(backoff * 2, Self.maxBackoff)
+                    backoff.lengthen()
                 }
             }
         }
