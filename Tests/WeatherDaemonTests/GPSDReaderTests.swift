@@ -316,9 +316,9 @@ private final class HangUpServer: Sendable {
         let heldNotices = ClosureService { [engine = core.engine] in await cancelWhenGracefulShutdown { await engine.runHeldNotices() } }
         try await withRunning([reader, heldNotices]) {
             try await connectAboveFDSetSize(reader, port: gpsd.port, core: core, filler: filler)
-            let second = Double(gpsd.connections) + 0.5
-            try await core.publisher.waitForState("the second fix of the connection, at \(second)") {
-                $0.gps.lastFix?.coordinate.lat == second
+            // The last connection is the reader's: its second fix is at its number + 0.5.
+            try await core.publisher.waitForState("the second fix of the last connection") { [gpsd] in
+                $0.gps.lastFix?.coordinate.lat == Double(gpsd.connections) + 0.5
             }
         }
     }
@@ -396,9 +396,9 @@ private final class ScriptedGPSD: Sendable {
                 let connection = accept(listener.fd, nil, nil)
                 guard connection >= 0 else { continue }
                 connections.append(connection)
+                accepted.update { $0 = connections.count }  // before the client can read anything
                 let payload = Array(script(connections.count).utf8)
                 _ = payload.withUnsafeBytes { send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-                accepted.update { $0 = connections.count }
             }
             for connection in connections { close(connection) }
             withExtendedLifetime(listener) {}
