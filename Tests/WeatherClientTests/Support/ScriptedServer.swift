@@ -65,7 +65,7 @@ final class ScriptedServer: Sendable {
     private let outcome: Observed<Result<[String], ServerError>?>
     /// The accepted client's descriptor while the script runs: shut down when the server goes away.
     private let connection: Observed<Int32?>
-    /// Written when the server goes away: ends the wait for a client.
+    /// Sent a byte when the server goes away: ends the wait for a client.
     private let wakeWrite: Int32
 
     /// Listens on `<new temporary directory>/weatherd.sock` and serves one client with `script`,
@@ -81,9 +81,12 @@ final class ScriptedServer: Sendable {
         let outcome = Observed<Result<[String], ServerError>?>(nil)
         self.outcome = outcome
         let listener = self.listener
+        // A socket pair, not a pipe: a byte sent after the thread closed its end fails with EPIPE
+        // (MSG_NOSIGNAL) instead of raising SIGPIPE.
         var wake: [Int32] = [0, 0]
-        guard pipe(&wake) == 0 else { throw ServerError.errno("pipe") }
-        for end in wake { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &wake) == 0 else {
+            throw ServerError.errno("socketpair")
+        }
         wakeWrite = wake[1]
         let wakeRead = wake[0]
         let connection = Observed<Int32?>(nil)
@@ -116,7 +119,7 @@ final class ScriptedServer: Sendable {
         // Ends the script's blocking calls on its client, and the wait for one.
         if let fd = connection.value { _ = shutdown(fd, Int32(SHUT_RDWR)) }
         var byte: UInt8 = 1
-        _ = write(wakeWrite, &byte, 1)
+        _ = send(wakeWrite, &byte, 1, Int32(MSG_NOSIGNAL))
         close(wakeWrite)
         close(listener)
         try? FileManager.default.removeItem(atPath: directory)
