@@ -107,7 +107,8 @@ fi
 while read -r pid ppid args; do
     if [[ $args == *gpsfake*"$log"* && $(ps -o args= -p "$ppid" 2>/dev/null) != *run-demo.sh* ]]; then
         echo "weatherd: ending a gpsfake (pid $pid) that an earlier demo left behind" >&2
-        tmp=$(tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | sed -n 's/^TMPDIR=//p')
+        # It may be gone by now: then there is nothing to read (and nothing to end).
+        tmp=$( (tr '\0' '\n' <"/proc/$pid/environ") 2>/dev/null | sed -n 's/^TMPDIR=//p') || tmp=
         [[ $tmp == */weatherd-demo.* ]] || tmp=
         end_gpsfake "$pid" "$tmp"
         rm -f "${TMPDIR:-/tmp}/gpsfake-$pid.sock"

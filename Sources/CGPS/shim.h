@@ -4,7 +4,8 @@
 #include <errno.h>
 #include <math.h>
 #include <poll.h>
-#include <sys/select.h>
+#include <fcntl.h>
+#include <sys/socket.h>
 #include <stdint.h>
 #include <unistd.h>
 #include <stdlib.h>
@@ -30,6 +31,11 @@ static inline struct gps_data_t *weatherd_gps_allocate(void) {
     return (struct gps_data_t *)calloc(1, sizeof(struct gps_data_t));
 }
 
+/*
+ * Connects, asks for JSON reports, and makes the socket non-blocking: weatherd_gps_next() drains libgps
+ * with gps_read() alone, never through gps_waiting() (which select()s, and select() aborts the process for
+ * a descriptor of FD_SETSIZE or more, which a daemon with many clients reaches).
+ */
 static inline int weatherd_gps_open(struct gps_data_t *data, const char *host, const char *port) {
     errno = 0;
     if (gps_open(host, port, data) != 0) return -1;
@@ -37,32 +43,51 @@ static inline int weatherd_gps_open(struct gps_data_t *data, const char *host, c
         gps_close(data);
         return -1;
     }
+    int flags = fcntl(data->gps_fd, F_GETFL);
+    if (flags < 0 || fcntl(data->gps_fd, F_SETFL, flags | O_NONBLOCK) < 0) {
+        int saved = errno;
+        gps_close(data);
+        errno = saved;
+        return -1;
+    }
     return 0;
 }
 
 /*
- * Waits, without a timeout, for one message from gpsd or for wake_fd (an eventfd) to be written, and
- * reads the message (with wake_fd < 0: waits at most 250 ms). Returns 1 with *report filled, 0 when woken through wake_fd (or interrupted) with
- * nothing read, -1 when gpsd went away (gps_read() == -1; errno is 0 when the socket closed).
- * gps_waiting(data, 0) first: libgps may hold a message it has already read into its buffer, which a
- * poll of the socket would not see. But gps_waiting select()s the socket when its buffer is empty, and
- * select() aborts the process (glibc: "bit out of range 0 - FD_SETSIZE") for a descriptor of
- * FD_SETSIZE or more, which a daemon with many clients reaches: then only the poll below is used, and
- * a message libgps already holds waits for gpsd's next one.
+ * Reads one message from gpsd, waiting without a timeout for it or for wake_fd (an eventfd) to be
+ * written (with wake_fd < 0: waiting at most 250 ms). Returns 1 with *report filled, 0 when woken
+ * through wake_fd (or interrupted, or after 250 ms) with nothing read, -1 when gpsd went away
+ * (errno is 0 when the socket closed).
+ *
+ * The socket is non-blocking: gps_read() hands out a message libgps already holds in its buffer
+ * without reading, and otherwise reads what the socket has without waiting (a part of a message
+ * stays in libgps's buffer). Only when it has no whole message does this wait, with poll(), for the
+ * socket: so a message libgps holds never waits for gpsd's next one, and any descriptor number works.
  */
 static inline int weatherd_gps_next(struct gps_data_t *data, int wake_fd, weatherd_gps_report *report) {
     memset(report, 0, sizeof(*report));
     report->eph = NAN;
-    if (data->gps_fd >= FD_SETSIZE || !gps_waiting(data, 0)) {
+    for (;;) {
+        data->set = 0;
+        errno = 0;
+        if (gps_read(data, NULL, 0) == -1) return -1;
+        if (data->set & PACKET_SET) break;
         struct pollfd fds[2] = {{.fd = data->gps_fd, .events = POLLIN}, {.fd = wake_fd, .events = POLLIN}};
-        /* Without an eventfd (it could not be made) nothing would end the wait: poll as before, 250 ms. */
         if (poll(fds, 2, wake_fd < 0 ? 250 : -1) < 0) return 0;
         if (fds[1].revents) return 0;
         if (!fds[0].revents) return 0;
+        /*
+         * Readable. At the end of the stream libgps reads nothing and, holding the start of a message,
+         * says "nothing yet" for ever: then gpsd is gone.
+         */
+        char byte;
+        ssize_t peeked = recv(data->gps_fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+        if (peeked == 0) {
+            errno = 0;
+            return -1;
+        }
+        if (peeked < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) return -1;
     }
-    data->set = 0;
-    errno = 0;
-    if (gps_read(data, NULL, 0) == -1) return -1;
     if (data->set & MODE_SET) {
         report->has_mode = 1;
         report->mode = data->fix.mode;

@@ -53,14 +53,18 @@ public struct Daemon: Sendable {
             units: config.weather.units, lang: config.weather.lang, timeout: config.openWeatherMap.timeout,
             logger: logger)
         let openMeteo = OpenMeteoClient(transport: transport, config, apiKey: keys.openMeteo, logger: logger)
+        // The state files are written on a thread of their own, never on an event loop.
+        let stateWrites = NIOThreadPool(numberOfThreads: 1)
+        stateWrites.start()
+        let placeStore = FilePlaceStore(directory: config.state.directory, logger: logger, pool: stateWrites)
         let lookups = LookupService(
-            upstreams: [upstream, openMeteo], limits: .init(config, keys: keys),
-            placeStore: FilePlaceStore(directory: config.state.directory, logger: logger), clock: clock, logger: logger)
-        let store = FileCityStore(directory: config.state.directory, logger: logger)
+            upstreams: [upstream, openMeteo], limits: .init(config, keys: keys), placeStore: placeStore, clock: clock, logger: logger)
+        let store = FileCityStore(directory: config.state.directory, logger: logger, pool: stateWrites)
         let watched: WatchedCities
         do {
             watched = try WatchedCities(configured: config.cities, store: store)
         } catch {
+            await stop(transport: transport, places: placeStore, stateWrites: stateWrites)
             throw DaemonError(message: "cannot read the stored city list in \(config.state.directory): \(error)")
         }
         let hub = NotificationHub()
@@ -135,15 +139,17 @@ public struct Daemon: Sendable {
         logger.notice(
             "weatherd \(WeatherdVersion.current) starting: \(watched.effective.count) watched cities, weather from \(providers.joined(separator: ", then "))"
         )
-        let forecastServices: [any Service] = forecasts.map { [HomeAssistantForecastService(refresher: $0, engine: engine)] } ?? []
+        let forecastServices: [any Service] =
+            forecasts.map { forecasts in [untilShutdown { try await forecasts.run(engine: engine) }] } ?? []
+        let budgetWatcher = BudgetWatcher(lookups: lookups, engine: engine, clock: clock)
         let services: [any Service] =
             [server] + (web.map { [$0] } ?? []) + [
-                CityRefresherService(refresher: refresher),
-                BudgetWatcherService(watcher: BudgetWatcher(lookups: lookups, engine: engine, clock: clock)),
-                HeldNoticesService(engine: engine),
-                RegionSearchService(regions: regions),
+                untilShutdown { try await refresher.run() },  // the watched-city rounds
+                untilShutdown { await budgetWatcher.run() },  // the end of a 429 block in state.budget
+                untilShutdown { await engine.runHeldNotices() },  // held state notifications, when due
+                untilShutdown { await regions.run() },  // the debounced region searches
                 reader,
-                FollowService(location: location),
+                untilShutdown { await location.runFollow() },  // the follow-mode searches
                 ResumeDetectorService(
                     detector: ResumeDetector(
                         clock: clock, clocks: ResumeDetectorService.clocks, lookups: lookups, refresher: refresher,
@@ -161,10 +167,29 @@ public struct Daemon: Sendable {
         do {
             try await group.run()
         } catch {
-            await transport.shutdown()
+            await stop(transport: transport, places: placeStore, stateWrites: stateWrites)
             throw error
         }
-        await transport.shutdown()
+        await stop(transport: transport, places: placeStore, stateWrites: stateWrites)
         logger.notice("weatherd stopped")
+    }
+
+    /// A service that runs `body` until it returns or graceful shutdown cancels it (its end then,
+    /// not an error).
+    private func untilShutdown(_ body: @escaping @Sendable () async throws -> Void) -> ClosureService {
+        ClosureService {
+            do {
+                try await cancelWhenGracefulShutdown { try await body() }
+            } catch is CancellationError {
+                // Shutting down.
+            }
+        }
+    }
+
+    /// After the services: the HTTP transport stops, the places found last are written.
+    private func stop(transport: CurlTransport, places: FilePlaceStore, stateWrites: NIOThreadPool) async {
+        await transport.shutdown()
+        await places.flush()
+        try? await stateWrites.shutdownGracefully()
     }
 }

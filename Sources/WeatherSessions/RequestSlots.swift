@@ -40,32 +40,33 @@ struct RequestSlotsState {
 
 /// At most `limit` requests of one client run at once: the reader takes a slot before it starts
 /// one (waiting while all are taken), and the request gives it back when it is done. A hang-up
-/// (`close`) ends every wait on them. One task waits at a time: the reader.
-final class RequestSlots: Sendable {
+/// (`close`) ends every wait on them. One task waits at a time: the reader. The MQTT publisher
+/// admits the requests it receives with the same slots and ``Admission``.
+public final class RequestSlots: Sendable {
     private let state: Mutex<RequestSlotsState>
     private let freed = Wakeup()
 
-    init(limit: Int) {
+    public init(limit: Int) {
         state = Mutex(RequestSlotsState(limit: limit))
     }
 
     /// Takes a slot, waiting while all `limit` are taken; false when the client has hung up or
     /// the task is cancelled.
-    func take() async -> Bool {
+    public func take() async -> Bool {
         await until { $0.take() }
     }
 
     /// Waits until every slot is free (true), or the client has hung up or the task is cancelled.
-    func allFree() async -> Bool {
+    public func allFree() async -> Bool {
         await until { $0.allFree }
     }
 
-    func give() {
+    public func give() {
         state.withLock { $0.give() }
         freed.wake()
     }
 
-    func close() {
+    public func close() {
         state.withLock { $0.close() }
         freed.wake()
     }

@@ -144,6 +144,7 @@ struct ProvidersFailoverTests {
         let answering = failing.other
         try await replay.setFault(failing, failure.fault, failure.parameters)
 
+        let sentAt = Date()
         let london = try await daemon.call("search", ["city": "London"])
         let failedAt = Date()
         #expect(london.provider == answering.rawValue, "\(london.serialized)")
@@ -164,8 +165,12 @@ struct ProvidersFailoverTests {
         #expect(failure.error.allSatisfy { error.contains($0) } && error.hasPrefix(failure.error[0]), "\(failed.serialized)")
         if let blockedFor = failure.blockedFor {
             let until = try #require(rfc3339UTC(failed["blocked_until"]?.stringValue), "\(failed.serialized)")
-            let left = until.timeIntervalSince(failedAt)
-            #expect(left > Double(blockedFor) - 3 && left <= Double(blockedFor) + 1, "blocked for \(left) s: \(failed.serialized)")
+            // The 429 came between the two instants (whole seconds in blocked_until).
+            let earliest = sentAt.addingTimeInterval(Double(blockedFor) - 1)
+            let latest = failedAt.addingTimeInterval(Double(blockedFor) + 1)
+            #expect(
+                until >= earliest && until <= latest,
+                "blocked until \(until), sent at \(sentAt), answered at \(failedAt): \(failed.serialized)")
         } else {
             #expect(failed["blocked_until"] == .null, "a backoff is no block: \(failed.serialized)")
         }
@@ -279,6 +284,34 @@ struct ProvidersFailoverTests {
             "sent while both were blocked: \(after)")
         let statuses = try await daemon.providerStatuses()
         #expect(statuses.allSatisfy { $0["usable"] == .bool(false) && $0["blocked_until"] != .null }, "\(statuses)")
+    }
+
+    @Test(
+        "both failed once, then OpenWeatherMap answers 500 while Open-Meteo, still in its backoff, is healthy again: the search succeeds from Open-Meteo"
+    )
+    func backingOffAskedBeforeFailing() async throws {
+        let replay = try await ReplayServer.start()
+        let daemon = try await DaemonProcess.start(
+            DaemonSetup(directory: try TemporaryDirectory(), replay: replay, providers: [.openWeatherMap, .openMeteo]))
+        try await replay.setFault(.openWeatherMap, "500")
+        try await replay.setFault(.openMeteo, "500")
+        let london = try await remoteError { try await daemon.call("search", ["city": "London"]) }
+        #expect(london.code == -32004 && london.json["data"]?["provider"] == "open-meteo", "\(london.json.serialized)")
+
+        // Both back off now; asked in order, OpenWeatherMap answers and is healthy again. Open-Meteo
+        // is not needed, so it still backs off.
+        try await replay.clearFaults()
+        let paris = try await daemon.call("search", ["city": "Paris"])
+        #expect(paris.provider == "openweathermap", "\(paris.serialized)")
+        let healed = try await replay.stats()
+        #expect(healed.requests == 3 && healed.openMeteoRequests == 1, "\(healed)")
+
+        try await replay.setFault(.openWeatherMap, "500")
+        let tokyo = try await daemon.call("search", ["city": "Tokyo"])
+        #expect(tokyo.provider == "open-meteo" && tokyo["properties"]?["name"] == "Tokyo", "\(tokyo.serialized)")
+        let after = try await replay.stats()
+        #expect(after.requests == 4, "Tokyo's places were asked of OpenWeatherMap once: \(after)")
+        #expect(after.openMeteoRequests == 3, "Tokyo's places and weather from Open-Meteo: \(after)")
     }
 
     @Test("Open-Meteo's daily budget spent: the third upstream request goes to OpenWeatherMap; state.providers says so")

@@ -6,7 +6,7 @@ import WeatherCore
 @testable import owm_replay
 
 /// The faults that change how an answer goes out, through real HTTP to a server in this process.
-@Suite("Faults over HTTP")
+@Suite("Faults over HTTP", .timeLimit(.minutes(1)))
 struct FaultHTTPTests {
     /// Runs `body` against a fresh server, stopped afterwards.
     func withReplay(_ body: (RunningReplay) async throws -> Void) async throws {
@@ -130,9 +130,9 @@ struct FaultHTTPTests {
         try dripping.send("GET", "/data/2.5/weather?q=London")
         try await replay.waitForHanging(1)
 
-        let started = ContinuousClock.now
-        try await withTimeout(.seconds(5), "the server to stop") { try await replay.stop() }
-        #expect(ContinuousClock.now - started < .seconds(5))
+        // Awaited, not timed: a stop that waited for the hanging request would never return (the
+        // suite's time limit fails it then).
+        try await replay.stop()
         // Both connections were closed without a complete answer.
         let hangingReply = try? await hanging.readReply(timeout: .seconds(5))
         #expect(hangingReply == nil)

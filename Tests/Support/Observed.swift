@@ -44,23 +44,27 @@ final class Observed<Value: Sendable>: Sendable {
     }
 
     /// Waits until `check` returns non-nil (it runs under the lock on every change, and may mutate
-    /// the value, e.g. to consume what it found). Throws `TimeoutError` after `timeout`.
+    /// the value, e.g. to consume what it found). Throws `TimeoutError` after `timeout`; with none
+    /// (nil), it waits for the event alone, until the task is cancelled (the test's time limit):
+    /// for an event that does not depend on time, which a busy machine only makes later.
     func wait<R: Sendable>(
-        for what: @autoclosure () -> String, timeout: Duration = .seconds(10), _ check: (inout Value) throws -> R?
+        for what: @autoclosure () -> String, timeout: Duration? = .seconds(10), _ check: (inout Value) throws -> R?
     ) async throws -> R {
-        let deadline = ContinuousClock.now.advanced(by: timeout)
+        let deadline = timeout.map { ContinuousClock.now.advanced(by: $0) }
         // Wakes the waiter at the deadline so it can give up; cancelled as soon as the wait ends.
-        let alarm = Task { [weak self] in
-            try? await Task.sleep(until: deadline, clock: .continuous)
-            if !Task.isCancelled { self?.update { _ in } }
+        let alarm = deadline.map { deadline in
+            Task { [weak self] in
+                try? await Task.sleep(until: deadline, clock: .continuous)
+                if !Task.isCancelled { self?.update { _ in } }
+            }
         }
-        defer { alarm.cancel() }
+        defer { alarm?.cancel() }
         while true {
             let (result, version) = try storage.withLock { storage in
                 (try check(&storage.value), storage.version)
             }
             if let result { return result }
-            if ContinuousClock.now >= deadline { throw TimeoutError(what: what(), timeout: timeout) }
+            if let deadline, let timeout, ContinuousClock.now >= deadline { throw TimeoutError(what: what(), timeout: timeout) }
             try Task.checkCancellation()
             await changed(since: version)
         }

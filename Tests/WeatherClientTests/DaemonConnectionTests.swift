@@ -8,7 +8,7 @@ import WeatherCore
 
 /// `DaemonConnection`: the client side of the socket protocol, against a scripted stand-in for
 /// weatherd on a Unix socket.
-@Suite struct DaemonConnectionTests {
+@Suite(.timeLimit(.minutes(1))) struct DaemonConnectionTests {
     // MARK: Calls
 
     @Test func aCallSendsOneJSONRPCRequestLine() async throws {

@@ -14,7 +14,8 @@ import WeatherCore
 /// what is its own: reading lines from a plain socket, the end of the connection, connecting.
 /// Each client part runs on a thread of its own (`onThread`): a blocking read must not hold a
 /// cooperative thread.
-@Suite struct DaemonSocketTests {
+/// (A hang guard, not a speed check: one test moves a 16 MiB line, slow in a debug build on a busy machine.)
+@Suite(.timeLimit(.minutes(3))) struct DaemonSocketTests {
     @Test func callsSendRequestLinesWithTheNextIDAndReturnTheirResults() async throws {
         let server = try ScriptedServer { client in
             var lines: [String] = []

@@ -38,7 +38,7 @@ private final class ScriptedConnection: Sendable {
 
     /// Until closed (true), or cancelled (false).
     func waitClosed() async -> Bool {
-        (try? await closed.wait(for: "the connection to close", timeout: .seconds(86_400)) { $0 ? () : nil }) != nil
+        (try? await closed.wait(for: "the connection to close", timeout: nil) { $0 ? () : nil }) != nil
     }
 }
 
@@ -206,7 +206,9 @@ struct ClientSessionTests {
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await c.run() }
             // Replies pile up behind the first write, which never completes.
-            try await c.inputs.read.wait(for: "the session to read 65 messages") { $0 >= Outbox.maxQueuedReplies + 1 ? () : nil }
+            try await c.inputs.read.wait(for: "the session to read 65 messages", timeout: nil) {
+                $0 >= Outbox.maxQueuedReplies + 1 ? () : nil
+            }
             c.close()
             try await group.waitForAll()
         }
@@ -223,13 +225,15 @@ struct ClientSessionTests {
         let c = Scripted(h, writing, [request(1, "locate", #"{"timeout":1}"#)] + (2...limit + 2).map { request($0, "locate") }, end: false)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await c.run() }
-            try await c.inputs.read.wait(for: "\(limit + 1) messages read") { $0 == limit + 1 ? () : nil }
+            try await c.inputs.read.wait(for: "\(limit + 1) messages read", timeout: nil) { $0 == limit + 1 ? () : nil }
             await untilCancelled { [clock = h.engine.clock] in await clock.waitForSleepers(limit) }
             #expect(await h.location.waitingLocates == limit)
             #expect(c.inputs.read.value == limit + 1, "the next message is not read while \(limit) requests run")
             h.engine.clock.advance(by: .seconds(1))
-            try await c.inputs.read.wait(for: "the next message read once the first locate ended") { $0 == limit + 2 ? () : nil }
-            try await c.writes.lines.wait(for: "the reply to the locate that timed out") { $0.isEmpty ? nil : () }
+            try await c.inputs.read.wait(for: "the next message read once the first locate ended", timeout: nil) {
+                $0 == limit + 2 ? () : nil
+            }
+            try await c.writes.lines.wait(for: "the reply to the locate that timed out", timeout: nil) { $0.isEmpty ? nil : () }
             c.close()
             try await group.waitForAll()
         }
@@ -243,7 +247,7 @@ struct ClientSessionTests {
         let c = Scripted(h, writing, [request(1, "watch"), request(2, "locate"), request(3, "locate")], end: false)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await c.run() }
-            try await c.inputs.read.wait(for: "both locates to be read") { $0 == 3 ? () : nil }
+            try await c.inputs.read.wait(for: "both locates to be read", timeout: nil) { $0 == 3 ? () : nil }
             await untilCancelled { [clock = h.engine.clock] in await clock.waitForSleepers(2) }
             c.close()
             try await group.waitForAll()
@@ -259,7 +263,7 @@ struct ClientSessionTests {
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await c.run() }
             await untilCancelled { [clock = h.engine.clock] in await clock.waitForSleepers(1) }
-            try await c.writes.lines.wait(for: "the reply to version") { $0.isEmpty ? nil : () }
+            try await c.writes.lines.wait(for: "the reply to version", timeout: nil) { $0.isEmpty ? nil : () }
             c.close()
             try await group.waitForAll()
         }
@@ -272,7 +276,7 @@ struct ClientSessionTests {
         let h = try SessionHarness()
         let c = Scripted(h, writing, (1...200).map { request($0, "version") } + [request(201, "locate")], end: false, stalled: true)
         let run = Task { await c.run() }
-        try await c.inputs.read.wait(for: "the session to stop reading") { $0 >= Outbox.maxQueuedReplies + 1 ? () : nil }
+        try await c.inputs.read.wait(for: "the session to stop reading", timeout: nil) { $0 >= Outbox.maxQueuedReplies + 1 ? () : nil }
         run.cancel()
         await run.value
         #expect(c.inputs.read.value < 200)

@@ -92,6 +92,44 @@ struct FailoverTests {
         #expect(await p.status(.openWeatherMap)?.error == nil)
     }
 
+    @Test(
+        "a provider only backing off is still asked before a lookup fails: both failed once, OpenWeatherMap answered again, then fails; Open-Meteo answers"
+    )
+    func backingOffAskedLast() async throws {
+        let p = Providers()
+        p.owm.failNext(with: .unavailable("HTTP 500"))
+        p.om.failNext(with: .unavailable("HTTP 500"))
+        #expect(await lookupError { try await p.weather(1) }?.code == .upstreamUnavailable)
+        #expect(try await p.weather(2).provider == "openweathermap", "both backing off: asked in order")
+        #expect(p.om.callCount == 1, "Open-Meteo was not needed")
+        #expect(await p.status(.openMeteo)?.usable == false, "Open-Meteo still backs off")
+        p.owm.failNext(with: .unavailable("HTTP 500"))
+        #expect(try await p.weather(3).provider == "open-meteo")
+        #expect(p.owm.callCount == 3 && p.om.callCount == 2)
+        #expect(await p.status(.openMeteo)?.usable == true, "healthy once it answered")
+    }
+
+    @Test("the usable provider fails while the other only backs off: the other is asked and answers")
+    func usableFailsOtherBackingOff() async throws {
+        let p = Providers()
+        p.owm.failNext(with: .unavailable("HTTP 503"))
+        #expect(try await p.weather(1).provider == "open-meteo")
+        p.om.failNext(with: .unavailable("HTTP 502"))
+        #expect(try await p.weather(2).provider == "openweathermap", "OpenWeatherMap backs off, but is asked rather than failing")
+        #expect(p.owm.callCount == 2 && p.om.callCount == 2)
+    }
+
+    @Test("a blocked provider is still never asked: the error is the failing one's")
+    func blockedNotAskedOnFailure() async throws {
+        let p = Providers()
+        p.owm.failNext(with: .rateLimited(retryAfter: .seconds(30)))
+        #expect(try await p.weather(1).provider == "open-meteo")
+        p.om.failNext(with: .unavailable("HTTP 502"))
+        let error = await lookupError { try await p.weather(2) }
+        #expect(error?.code == .upstreamUnavailable && error?.details["provider"] == "open-meteo")
+        #expect(p.owm.callCount == 1)
+    }
+
     @Test("not_found is final: the next provider is not asked")
     func notFoundFinal() async throws {
         let p = Providers()
@@ -291,6 +329,19 @@ struct LookUpTogetherTests {
         #expect(p.om.callCount == 1, "Open-Meteo backs off")
     }
 
+    @Test("a failed request leaves its points to the other provider when that one is only backing off")
+    func failedWithOtherBackingOff() async throws {
+        let p = Providers(order: [.openMeteo, .openWeatherMap])
+        p.owm.failNext(with: .unavailable("HTTP 500"))
+        p.om.failNext(with: .unavailable("HTTP 500"))
+        _ = await lookupError { try await p.weather(1) }
+        _ = try await p.weather(2)  // Open-Meteo answers, OpenWeatherMap still backs off
+        p.om.fail(with: .unavailable("HTTP 503"))
+        let results = await p.service.lookUpTogether(Self.grid)
+        #expect(results.allSatisfy { $0 == nil }, "no point gets an error while OpenWeatherMap was not asked")
+        for point in Self.grid { #expect(try await p.service.lookup(.coordinate(point)).provider == "openweathermap") }
+    }
+
     @Test("a failed request gives its points its error when no other provider is usable")
     func failedAlone() async throws {
         let p = Providers(order: [.openMeteo])
@@ -329,6 +380,45 @@ struct ProviderHealthTests {
         #expect(waits == [10, 20, 40, 80, 160, 300, 300, 300].map { .seconds($0) })
         health.succeeded()
         #expect(health.backoff == .zero && health.isUsable(now: now))
+    }
+
+    @Test("standing, event by event: a failure backs off, an answer heals, a 429 and a spent budget refuse")
+    func standing() {
+        var health = ProviderHealth(limits: .init(requestsPerMinute: 2), hasKey: true)
+        #expect(health.standing(now: now) == .usable)
+        health.failed(.unavailable("x"), message: "x", now: now, wallNow: Self.wall)
+        #expect(health.standing(now: now) == .backingOff)
+        #expect(health.refusal(now: now) == nil, "backing off is no refusal: a request may still be sent")
+        clock.advance(by: ProviderHealth.firstBackoff)
+        #expect(health.standing(now: now) == .usable)
+        health.failed(.unavailable("x"), message: "x", now: now, wallNow: Self.wall)
+        #expect(health.standing(now: now) == .backingOff)
+        health.succeeded()
+        #expect(health.standing(now: now) == .usable)
+        health.failed(.rateLimited(retryAfter: .seconds(5)), message: "429", now: now, wallNow: Self.wall)
+        #expect(health.standing(now: now) == .refused)
+        clock.advance(by: .seconds(5))
+        health.prune(now: now)
+        #expect(health.standing(now: now) == .usable)
+        #expect(health.admit(2, now: now) == nil)
+        #expect(health.standing(now: now) == .refused, "its minute's budget is spent")
+        #expect(ProviderHealth(limits: .init(requestsPerMinute: 2), hasKey: false).standing(now: now) == .refused)
+    }
+
+    @Test("the plan: usable providers first, then those only backing off, then those refusing, each in the order of preference")
+    func plan() {
+        let order: [WeatherProviderName] = [.openWeatherMap, .openMeteo]
+        var health = Dictionary(
+            uniqueKeysWithValues: order.map { ($0, ProviderHealth(limits: .init(requestsPerMinute: 60), hasKey: true)) })
+        #expect(ProviderHealth.plan(order, health: health, now: now) == order)
+        health[.openMeteo]?.failed(.unavailable("x"), message: "x", now: now, wallNow: Self.wall)
+        #expect(ProviderHealth.plan(order, health: health, now: now) == order, "a backing-off one stays in the plan, last")
+        health[.openWeatherMap]?.failed(.unavailable("x"), message: "x", now: now, wallNow: Self.wall)
+        #expect(ProviderHealth.plan(order, health: health, now: now) == order, "both backing off: in order")
+        health[.openWeatherMap]?.succeeded()
+        #expect(ProviderHealth.plan(order.reversed(), health: health, now: now) == order, "the usable one first")
+        health[.openWeatherMap]?.failed(.rateLimited(retryAfter: nil), message: "429", now: now, wallNow: Self.wall)
+        #expect(ProviderHealth.plan(order, health: health, now: now) == [.openMeteo, .openWeatherMap], "a refusing one last")
     }
 
     @Test("a batch is admitted only when the budget holds all its points")

@@ -110,7 +110,7 @@ struct PlaceTests {
     }
 }
 
-/// A PlaceStore in memory, counting its saves.
+/// A PlaceStore in memory, counting the entries it was given.
 final class MemoryPlaceStore: PlaceStore, @unchecked Sendable {
     private let lock = NSLock()
     private var entries: [PlaceCacheEntry]
@@ -122,9 +122,10 @@ final class MemoryPlaceStore: PlaceStore, @unchecked Sendable {
 
     func load() -> [PlaceCacheEntry] { lock.withLock { entries } }
 
-    func save(_ entries: [PlaceCacheEntry]) throws {
+    func keep(_ entry: PlaceCacheEntry) {
         lock.withLock {
-            self.entries = entries
+            entries.removeAll { $0.name == entry.name }
+            entries.append(entry)
             saves += 1
         }
     }

@@ -492,30 +492,57 @@ struct WatchedCitiesTests {
     }
 
     @Test("re-adding a removed configured city restores it in its configured place")
-    func readdConfigured() throws {
+    func readdConfigured() async throws {
         let store = MemoryCityStore()
-        var cities = try WatchedCities(configured: ["Seoul,KR", "London,GB"], store: store)
-        #expect(try cities.remove("London,GB") == ["Seoul,KR"])
-        #expect(try cities.add("Oslo") == ["Seoul,KR", "Oslo"])
-        #expect(try cities.add("london,gb") == ["Seoul,KR", "London,GB", "Oslo"])
+        let cities = try WatchedCities(configured: ["Seoul,KR", "London,GB"], store: store)
+        #expect(try await cities.remove("London,GB") == ["Seoul,KR"])
+        #expect(try await cities.add("Oslo") == ["Seoul,KR", "Oslo"])
+        #expect(try await cities.add("london,gb") == ["Seoul,KR", "London,GB", "Oslo"])
         #expect(store.stored == CityChanges(added: ["Oslo"], removed: []))
     }
 
     @Test("removing an added city forgets it; removing a configured one records it")
-    func removeKinds() throws {
+    func removeKinds() async throws {
         let store = MemoryCityStore()
-        var cities = try WatchedCities(configured: ["Seoul,KR"], store: store)
-        _ = try cities.add("Oslo")
-        #expect(try cities.remove("OSLO") == ["Seoul,KR"])
+        let cities = try WatchedCities(configured: ["Seoul,KR"], store: store)
+        _ = try await cities.add("Oslo")
+        #expect(try await cities.remove("OSLO") == ["Seoul,KR"])
         #expect(store.stored == CityChanges())
-        #expect(try cities.remove("Seoul,KR") == [])
+        #expect(try await cities.remove("Seoul,KR") == [])
         #expect(store.stored == CityChanges(removed: ["Seoul,KR"]))
     }
 
     @Test("a reload keeps the stored changes on top of the new configuration")
     func reconfigure() throws {
-        var cities = try WatchedCities(configured: ["Seoul,KR"], store: MemoryCityStore(CityChanges(added: ["Oslo"], removed: ["Rome"])))
+        let cities = try WatchedCities(configured: ["Seoul,KR"], store: MemoryCityStore(CityChanges(added: ["Oslo"], removed: ["Rome"])))
         #expect(cities.reconfigure(["Rome", "Lima"]) == ["Lima", "Oslo"])
+    }
+
+    @Test("changes are made one at a time, in the order asked: each is stored before the next is made")
+    func oneAtATime() async throws {
+        let store = MemoryCityStore()
+        store.holdSaves()
+        let cities = try WatchedCities(configured: [], store: store)
+        async let first = cities.add("Oslo")
+        await store.waitForHeldSaves(1)
+        async let second = cities.add("Lima")
+        #expect(cities.effective == [], "nothing shows before it is stored")
+        store.releaseSave()
+        #expect(try await first == ["Oslo"])
+        await store.waitForHeldSaves(1)
+        #expect(store.stored == CityChanges(added: ["Oslo"]), "the second change waited for the first")
+        store.releaseSave()
+        #expect(try await second == ["Oslo", "Lima"])
+        #expect(store.saveCount == 2 && cities.effective == ["Oslo", "Lima"])
+    }
+
+    @Test("a change that cannot be stored is not made, and the next is made on what is stored")
+    func failedSave() async throws {
+        let store = MemoryCityStore()
+        let cities = try WatchedCities(configured: ["Seoul,KR"], store: store)
+        store.failSaves()
+        await #expect(throws: WeatherError.self) { try await cities.add("Oslo") }
+        #expect(cities.effective == ["Seoul,KR"])
     }
 }
 

@@ -5,7 +5,7 @@ import WeatherCore
 @testable import TestSupport
 @testable import WeatherDaemon
 
-@Suite struct CurlTransportTests {
+@Suite(.timeLimit(.minutes(1))) struct CurlTransportTests {
     /// Runs `body` against a fresh server and transport, and shuts both down afterwards (the
     /// server first, so that no transfer can hold up the transport's shutdown).
     private func withServer(
@@ -110,14 +110,13 @@ import WeatherCore
     }
 
     @Test func unansweredRequestTimesOut() async throws {
+        // The server never answers: only the request's own timeout ends it (how soon is for make
+        // bench, not a test on a busy machine).
         try await withServer({ _ in .never }) { server, transport in
-            let clock = ContinuousClock()
-            let start = clock.now
             let error = await #expect(throws: HTTPTransportError.self) {
                 _ = try await transport.get(server.url("/data/2.5/weather?appid=secret123"), timeout: .milliseconds(200))
             }
             #expect(error?.kind == .timedOut)
-            #expect(clock.now - start < .seconds(5))
             #expect(error.map { "\($0)".contains("secret123") } == false)
         }
     }
@@ -155,19 +154,19 @@ import WeatherCore
                 request.uri.hasPrefix("/slow") ? .never : .respond(status: 200, body: Array("fast".utf8))
             }, numberOfThreads: 1
         ) { server, transport in
+            // The request's own timeout is a day: only the cancellation can end it (the test's time
+            // limit fails it otherwise); how soon is for make bench.
             var requests = server.requests.makeAsyncIterator()
-            let task = Task { try await transport.get(server.url("/slow?appid=secret123"), timeout: .seconds(60)) }
+            let task = Task { try await transport.get(server.url("/slow?appid=secret123"), timeout: .seconds(86_400)) }
             let arrived = try #require(await requests.next())
             #expect(arrived.uri.hasPrefix("/slow"))
 
-            let clock = ContinuousClock()
-            let start = clock.now
             task.cancel()
             let result = await task.result
-            #expect(clock.now - start < .seconds(2))
             #expect(throws: CancellationError.self) { try result.get() }
 
-            // The single worker thread and its handle are free again.
+            // The single worker thread and its handle are free again (the transfer was aborted, or
+            // this one would wait behind it for a day).
             let response = try await transport.get(server.url("/fast"), timeout: .seconds(5))
             #expect(response.body == Array("fast".utf8))
         }

@@ -1,4 +1,5 @@
 import Foundation
+import NIOPosix
 import Testing
 import WeatherCore
 
@@ -21,9 +22,9 @@ import WeatherCore
         try FileManager.default.contentsOfDirectory(atPath: path).sorted()
     }
 
-    @Test func savedChangesAreLoadedBack() throws {
+    @Test func savedChangesAreLoadedBack() async throws {
         let changes = CityChanges(added: ["Zocca", "São Paulo", "Zürich"], removed: ["London"])
-        try store().save(changes)
+        try await store().save(changes)
 
         #expect(try store().load() == changes)
     }
@@ -32,9 +33,9 @@ import WeatherCore
         #expect(store().path == directory.path + "/cities.json")
     }
 
-    @Test func aLaterSaveReplacesTheEarlierOne() throws {
-        try store().save(CityChanges(added: ["Zocca"], removed: ["London"]))
-        try store().save(CityChanges(added: ["Oslo"]))
+    @Test func aLaterSaveReplacesTheEarlierOne() async throws {
+        try await store().save(CityChanges(added: ["Zocca"], removed: ["London"]))
+        try await store().save(CityChanges(added: ["Oslo"]))
 
         #expect(try store().load() == CityChanges(added: ["Oslo"]))
     }
@@ -48,9 +49,9 @@ import WeatherCore
         #expect(try store(in: directory.file("not/there")).load() == CityChanges())
     }
 
-    @Test func theSavedFileIsOneCompleteJSONTextAndNothingIsLeftBeside() throws {
+    @Test func theSavedFileIsOneCompleteJSONTextAndNothingIsLeftBeside() async throws {
         let changes = CityChanges(added: ["Zocca"], removed: ["London"])
-        try store().save(changes)
+        try await store().save(changes)
 
         #expect(try files(in: directory.path) == ["cities.json"])
         let text = try String(contentsOfFile: store().path, encoding: .utf8)
@@ -58,9 +59,9 @@ import WeatherCore
         #expect(try JSONValue.parse(Array(text.utf8)) == changes.json)
     }
 
-    @Test func saveCreatesTheStateDirectoryWithItsParents() throws {
+    @Test func saveCreatesTheStateDirectoryWithItsParents() async throws {
         let nested = directory.file("var/lib/weatherd")
-        try store(in: nested).save(CityChanges(added: ["Zocca"]))
+        try await store(in: nested).save(CityChanges(added: ["Zocca"]))
 
         #expect(try files(in: nested) == ["cities.json"])
         #expect(try store(in: nested).load() == CityChanges(added: ["Zocca"]))
@@ -94,19 +95,19 @@ import WeatherCore
         #expect(try String(contentsOfFile: directory.file("cities.json.corrupt-1795000000.2"), encoding: .utf8) == "second")
     }
 
-    @Test func aTemporaryFileLeftByAnInterruptedSaveIsRemovedAtLoadAndTheListKept() throws {
-        try store().save(CityChanges(added: ["Oslo"]))
+    @Test func aTemporaryFileLeftByAnInterruptedSaveIsRemovedAtLoadAndTheListKept() async throws {
+        try await store().save(CityChanges(added: ["Oslo"]))
         try "{\"added\": [\"Ber".write(toFile: store().temporaryPath, atomically: false, encoding: .utf8)
 
         #expect(try store().load() == CityChanges(added: ["Oslo"]))
         #expect(try files(in: directory.path) == ["cities.json"])
     }
 
-    @Test func afterACorruptFileASaveStoresAFreshList() throws {
+    @Test func afterACorruptFileASaveStoresAFreshList() async throws {
         try "garbage".write(toFile: store().path, atomically: false, encoding: .utf8)
         _ = try store().load()
 
-        try store().save(CityChanges(added: ["Oslo"]))
+        try await store().save(CityChanges(added: ["Oslo"]))
 
         #expect(try store().load() == CityChanges(added: ["Oslo"]))
     }
@@ -119,12 +120,12 @@ import WeatherCore
         #expect(try files(in: directory.path) == ["cities.json"])
     }
 
-    @Test func aFailedSaveLeavesTheStoredListAsItWas() throws {
-        try store().save(CityChanges(added: ["Zocca"]))
+    @Test func aFailedSaveLeavesTheStoredListAsItWas() async throws {
+        try await store().save(CityChanges(added: ["Zocca"]))
         // The temporary file cannot be created: a directory is in its place.
         try FileManager.default.createDirectory(atPath: store().path + ".tmp", withIntermediateDirectories: false)
 
-        let error = #expect(throws: StoreError.self) { try store().save(CityChanges(added: ["Oslo"])) }
+        let error = await #expect(throws: StoreError.self) { try await store().save(CityChanges(added: ["Oslo"])) }
 
         #expect(error?.message.contains("cities.json.tmp") == true, "\(String(describing: error))")
         #expect(try store().load() == CityChanges(added: ["Zocca"]))
@@ -143,20 +144,52 @@ import WeatherCore
         FilePlaceStore(directory: directory.path, logger: silentLogger, now: { Date(timeIntervalSince1970: 1_700_000_000) })
     }
 
-    @Test func savedEntriesAreLoadedBack() throws {
-        let entries = [
-            PlaceCacheEntry(
-                name: "são paulo",
-                places: [
-                    Place(
-                        name: "São Paulo", state: "São Paulo", country: "BR", coordinate: Coordinate(lat: -23.5475, lon: -46.6361),
-                        provider: "open-meteo", geonamesID: 3_448_439)
-                ],
-                expires: Date(timeIntervalSince1970: 1_800_000_000))
-        ]
-        try store.save(entries)
+    private static func entry(_ name: String, expires: TimeInterval = 1_800_000_000) -> PlaceCacheEntry {
+        PlaceCacheEntry(
+            name: name,
+            places: [
+                Place(
+                    name: "São Paulo", state: "São Paulo", country: "BR", coordinate: Coordinate(lat: -23.5475, lon: -46.6361),
+                    provider: "open-meteo", geonamesID: 3_448_439)
+            ],
+            expires: Date(timeIntervalSince1970: expires))
+    }
+
+    @Test func keptEntriesAreWrittenAndLoadedBack() async throws {
+        let store = self.store
+        store.keep(Self.entry("são paulo"))
+        await store.flush()
         #expect(store.path == directory.path + "/places.json")
-        #expect(store.load() == entries)
+        #expect(self.store.load() == [Self.entry("são paulo")])
+    }
+
+    @Test func aBurstOfNamesIsOneWriteOfThemAllAndExpiredOnesAreLeftOut() async throws {
+        let writes = Observed(0)
+        let pool = NIOThreadPool(numberOfThreads: 1)
+        pool.start()
+        defer { pool.shutdownGracefully { _ in } }
+        // The pool's one thread is held while the names come: they all wait for one write.
+        let hold = DispatchSemaphore(value: 0)
+        pool.submit { _ in hold.wait() }
+        let store = FilePlaceStore(
+            directory: directory.path, logger: silentLogger, now: { Date(timeIntervalSince1970: 1_700_000_000) }, pool: pool,
+            sync: { fd in
+                writes.update { $0 += 1 }
+                return fsync(fd)
+            })
+        _ = store.load()
+        for n in 0..<100 { store.keep(Self.entry("name \(n)")) }
+        store.keep(Self.entry("expired", expires: 1_600_000_000))
+        hold.signal()
+        await store.flush()
+        #expect(writes.value == 2, "one write (a file and its directory flushed), not one for each name")
+        let loaded = self.store.load()
+        #expect(loaded.count == 100 && loaded.map(\.name) == loaded.map(\.name).sorted())
+    }
+
+    @Test func flushingWithNothingKeptWritesNothing() async throws {
+        await store.flush()
+        #expect(!FileManager.default.fileExists(atPath: store.path))
     }
 
     @Test func noFileIsNoEntries() {

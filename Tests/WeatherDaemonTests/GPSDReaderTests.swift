@@ -1,5 +1,6 @@
 import Foundation
 import ServiceLifecycle
+import Synchronization
 import Testing
 import WeatherCore
 
@@ -273,5 +274,141 @@ private final class HangUpServer: Sendable {
     func stop() async {
         stopping.update { $0 = true }
         _ = try? await ended.wait(for: "the hang-up server to stop") { $0 ? true : nil }
+    }
+}
+
+/// libgps's socket with a number of FD_SETSIZE (1,024) or more, which `select()` cannot take: the
+/// reader drains libgps without it, so fixes arrive as with any other number.
+@Suite(.serialized, .timeLimit(.minutes(1))) struct GPSDHighDescriptorTests {
+    @Test func withMoreThan1024DescriptorsOpenTheFixesOfAGpsfakeStillArrive() async throws {
+        let gpsd = try await GPSFake.start(NMEALog.bu353s4)
+        defer { gpsd.kill() }
+        let core = try CoreHarness(gpsEnabled: true)
+        let reader = GPSDReader(
+            endpoint: .init(enabled: false, host: "127.0.0.1", port: gpsd.port), location: core.location, clock: .continuous,
+            logger: silentLogger)
+        let filler = try HighDescriptors()
+        try await withRunning(reader) {
+            try await connectAboveFDSetSize(reader, port: gpsd.port, core: core, filler: filler)
+            let connectedAt = core.publisher.states.value.count
+            let fixed = try await core.publisher.waitForStates("a fix on the new connection", timeout: .seconds(20)) {
+                $0.dropFirst(connectedAt).first { $0.gps.lastFix != nil }
+            }
+            #expect(abs((fixed.gps.lastFix?.coordinate.lat ?? 0) - -37.7848) < 0.01, "\(String(describing: fixed.gps.lastFix))")
+        }
+        try await gpsd.stop()
+    }
+
+    @Test func aFixLibgpsAlreadyHoldsIsDeliveredWithoutWaitingForGpsdsNextMessage() async throws {
+        // Each connection gets two fixes in one segment: libgps reads both and hands out the first;
+        // the second must follow though the stand-in sends nothing more.
+        let gpsd = try ScriptedGPSD { connection in
+            let tpv = { (lat: Double) in #"{"class":"TPV","device":"/dev/pts/1","mode":3,"lat":\#(lat),"lon":10.5,"eph":12.0}"# }
+            return tpv(Double(connection)) + "\n" + tpv(Double(connection) + 0.5) + "\n"
+        }
+        defer { gpsd.stop() }
+        let core = try CoreHarness(gpsEnabled: true)
+        let reader = GPSDReader(
+            endpoint: .init(enabled: false, host: "127.0.0.1", port: gpsd.port), location: core.location, clock: .continuous,
+            logger: silentLogger)
+        let filler = try HighDescriptors()
+        // A change of gps.last_fix alone is published at most once a second, by the held notices.
+        let heldNotices = ClosureService { [engine = core.engine] in await cancelWhenGracefulShutdown { await engine.runHeldNotices() } }
+        try await withRunning([reader, heldNotices]) {
+            try await connectAboveFDSetSize(reader, port: gpsd.port, core: core, filler: filler)
+            // The last connection is the reader's: its second fix is at its number + 0.5.
+            try await core.publisher.waitForState("the second fix of the last connection") { [gpsd] in
+                $0.gps.lastFix?.coordinate.lat == Double(gpsd.connections) + 0.5
+            }
+        }
+    }
+
+    /// Connects `reader` (disabled until then) to gpsd with libgps's socket numbered FD_SETSIZE or
+    /// more. `filler` holds every lower number; when another test frees one meanwhile, the socket
+    /// gets it: the reader leaves, the filler takes it, and the reader connects again.
+    private func connectAboveFDSetSize(_ reader: GPSDReader, port: Int, core: CoreHarness, filler: HighDescriptors) async throws {
+        for _ in 0..<10 {
+            try filler.topUp()
+            reader.update(.init(enabled: true, host: "127.0.0.1", port: port))
+            try await core.publisher.waitForStates("gps.connected") { $0.last?.gps.connected == true ? () : nil }
+            if reader.descriptor.load(ordering: .relaxed) >= FD_SETSIZE { return }
+            reader.update(.init(enabled: false, host: "127.0.0.1", port: port))
+            try await core.publisher.waitForStates("gps.connected false") { $0.last?.gps.connected == false ? () : nil }
+        }
+        Issue.record("libgps's socket never got a number of FD_SETSIZE or more")
+    }
+}
+
+/// Descriptors (of /dev/null, closed on exec) that take every number up to a little above
+/// FD_SETSIZE, so a socket opened meanwhile gets one `select()` cannot take; closed when it goes
+/// away. The soft limit of open files is raised to the hard one for it if need be.
+private final class HighDescriptors: Sendable {
+    private let descriptors = Mutex<[Int32]>([])
+
+    init() throws {
+        var limit = rlimit()
+        getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        let wanted = rlim_t(FD_SETSIZE + 256)
+        if limit.rlim_cur < wanted {
+            guard limit.rlim_max >= wanted else {
+                throw ChildProcessError(message: "the hard limit of open files, \(limit.rlim_max), is below \(wanted)")
+            }
+            limit.rlim_cur = wanted
+            setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        }
+        try topUp()
+    }
+
+    /// Takes every free number below FD_SETSIZE + 16 (another test may have freed some).
+    func topUp() throws {
+        try descriptors.withLock { descriptors in
+            while true {
+                let fd = open("/dev/null", O_RDONLY | O_CLOEXEC)
+                guard fd >= 0 else { throw ChildProcessError(message: "open /dev/null: \(String(cString: strerror(errno)))") }
+                descriptors.append(fd)
+                if fd >= FD_SETSIZE + 16 { return }
+            }
+        }
+    }
+
+    deinit {
+        for fd in descriptors.withLock({ $0 }) { close(fd) }
+    }
+}
+
+/// A stand-in for gpsd on 127.0.0.1: to each connection (1, 2, …) it sends what `script` gives in
+/// one write and then nothing, keeping the connections open until `stop()`; on a thread of its own.
+private final class ScriptedGPSD: Sendable {
+    let port: Int
+    private let accepted = Observed(0)
+    private let stopping = Observed(false)
+
+    init(_ script: @escaping @Sendable (Int) -> String) throws {
+        let listener = try TCPListener()
+        port = listener.port
+        let (accepted, stopping) = (accepted, stopping)
+        Thread.detachNewThread {
+            var poller = pollfd(fd: listener.fd, events: Int16(POLLIN), revents: 0)
+            var connections: [Int32] = []
+            while !stopping.value {
+                poller.revents = 0
+                guard poll(&poller, 1, 20) > 0 else { continue }
+                let connection = accept(listener.fd, nil, nil)
+                guard connection >= 0 else { continue }
+                connections.append(connection)
+                accepted.update { $0 = connections.count }  // before the client can read anything
+                let payload = Array(script(connections.count).utf8)
+                _ = payload.withUnsafeBytes { send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            }
+            for connection in connections { close(connection) }
+            withExtendedLifetime(listener) {}
+        }
+    }
+
+    /// Connections accepted so far.
+    var connections: Int { accepted.value }
+
+    func stop() {
+        stopping.update { $0 = true }
     }
 }

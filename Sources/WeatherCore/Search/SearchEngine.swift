@@ -41,7 +41,7 @@ public actor SearchEngine {
 
     private var state: DaemonState
     private var overlays: Overlays
-    private var watched: WatchedCities
+    private let watched: WatchedCities
     /// The effective watched cities, in order.
     private var cities: [String] {
         didSet { cityKeys = cities.map(LookupKey.normalize(city:)) }
@@ -340,16 +340,17 @@ public actor SearchEngine {
         case nil:
             throw CancellationError()
         }
-        let list = try watched.add(city)
-        setCities(list, lookedUp: feature.map { (city, $0) })
+        let list = try await watched.add(city)
+        // Another change may have been stored meanwhile: the overlays show the list as stored now.
+        setCities(watched.effective, lookedUp: feature.map { (city, $0) })
         return list
     }
 
     /// Removes a watched city, stored durably before it returns the effective list.
     /// - Throws: invalid_params when the city is not watched.
-    public func removeCity(_ city: String) throws -> [String] {
-        let list = try watched.remove(city)
-        setCities(list)
+    public func removeCity(_ city: String) async throws -> [String] {
+        let list = try await watched.remove(city)
+        setCities(watched.effective)
         return list
     }
 

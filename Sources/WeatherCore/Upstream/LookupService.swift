@@ -12,8 +12,9 @@ import Logging
 /// Failover: a lookup goes to the first usable provider; when it answers `upstream_unavailable`,
 /// `rate_limited` or `unauthorized`, the same lookup goes to the next usable one, and the requester
 /// sees the last provider's error only when none answered. `not_found` is final. A failing provider
-/// is left out for a backoff (``ProviderHealth``) while another is usable, and is first again once
-/// it answers. Cached answers serve whichever provider gave them.
+/// is asked after the usable ones for a backoff (``ProviderHealth``), never left out of a lookup
+/// that would otherwise fail, and is first again once it answers. Cached answers serve whichever
+/// provider gave them.
 public actor LookupService {
     /// The limits an operator sets: `weather.cache_ttl`, `weather.geocode_ttl`, `weather.providers`
     /// (those with their key) and each provider's budget.
@@ -279,12 +280,10 @@ public actor LookupService {
         return health[first]?.status(first, now: clock.now, wallNow: wallClock()).usedMinute ?? 0
     }
 
-    /// The providers a lookup tries now, in order: the usable ones; when none is, every one (a
-    /// failing one in its backoff is tried again rather than nothing; a blocked one refuses).
+    /// The providers a lookup tries now, in order (``ProviderHealth/plan(_:health:now:)``): the usable
+    /// ones, then those only backing off, then those that refuse (they only say when to retry).
     private func plan(now: DaemonClock.Instant) -> [WeatherProviderName] {
-        let all = order
-        let usable = all.filter { health[$0]?.isUsable(now: now) == true }
-        return usable.isEmpty ? all : usable
+        ProviderHealth.plan(order, health: health, now: now)
     }
 
     /// Changes a provider's health; a change of its status (besides its counts) wakes the watchers.
@@ -353,8 +352,9 @@ public actor LookupService {
     /// provider can ask them all (Open-Meteo's list form): each cached point from the cache, the
     /// others together, counted against the budget as one request each. A point left nil is not
     /// answered here (cached nowhere, in flight elsewhere, or the provider asks one point at a time):
-    /// look it up alone with ``lookup(_:)``. When the request fails and no other provider is usable,
-    /// its points get its error; else they are left nil, and their lookups fail over one by one.
+    /// look it up alone with ``lookup(_:)``. When the request fails and no other provider can be asked
+    /// (usable or only backing off), its points get its error; else they are left nil, and their
+    /// lookups fail over one by one.
     public func lookUpTogether(_ coordinates: [Coordinate]) async -> [Result<WeatherObservation, WeatherError>?] {
         var results = [Result<WeatherObservation, WeatherError>?](repeating: nil, count: coordinates.count)
         let now = clock.now
@@ -417,7 +417,8 @@ public actor LookupService {
                     continue
                 }
                 changeHealth(of: provider) { $0.failed(error, message: error.reason, now: clock.now, wallNow: wallClock()) }
-                if !order.contains(where: { $0 != provider && health[$0]?.isUsable(now: clock.now) == true }) {
+                let others = order.filter { $0 != provider && health[$0]?.standing(now: clock.now) != .refused }
+                if others.isEmpty {
                     for index in chunk { results[index] = .failure(weatherError) }
                 } else {
                     logger.notice("\(provider.displayName) failed for \(chunk.count) points; asking them one by one elsewhere")
@@ -498,7 +499,7 @@ public actor LookupService {
         try await answer(
             .city(LookupKey.normalize(city: name)), table: places,
             ttl: { [limits] in $0.isEmpty ? limits.notFoundTTL : limits.geocodeTTL },
-            stored: { if !$0.isEmpty { savePlaces() } }
+            stored: { if !$0.isEmpty { keepPlaces($0, of: LookupKey.normalize(city: name)) } }
         ) {
             try await $0.places(PlaceQuery(name), limit: Self.placesPerName)
         } asked: {
@@ -599,24 +600,11 @@ public actor LookupService {
         return answer
     }
 
-    /// Keeps the places of every found name in the place store (not the unknown names: they are
-    /// kept briefly, in memory only).
-    private func savePlaces() {
-        guard let placeStore else { return }
-        let now = clock.now
-        let wallNow = wallClock()
-        var entries: [PlaceCacheEntry] = []
-        for (key, entry) in places.cache {
-            guard case .city(let name) = key, !entry.answer.isEmpty, now < entry.expires else { continue }
-            let expires = wallNow.addingTimeInterval(now.duration(to: entry.expires).timeInterval)
-            entries.append(PlaceCacheEntry(name: name, places: entry.answer, expires: expires))
-        }
-        entries.sort { $0.name < $1.name }
-        do {
-            try placeStore.save(entries)
-        } catch {
-            logger.warning("cannot keep the places of \(entries.count) names for the next start: \(error)")
-        }
+    /// Keeps the places of a found name in the place store (not the unknown names: they are kept
+    /// briefly, in memory only), for `geocode_ttl`. The store writes them later, off this actor.
+    private func keepPlaces(_ found: [Place], of name: String) {
+        placeStore?.keep(
+            PlaceCacheEntry(name: name, places: found, expires: wallClock().addingTimeInterval(limits.geocodeTTL.timeInterval)))
     }
 
     private func store<Answer>(_ answer: Answer, for key: LookupKey, in table: Table<Answer>, ttl: Duration) {

@@ -5,8 +5,10 @@ import Foundation
 public protocol PlaceStore: Sendable {
     /// The entries kept; an unreadable store gives none (and is set aside by the implementation).
     func load() -> [PlaceCacheEntry]
-    /// Replaces what is kept with `entries`, atomically.
-    func save(_ entries: [PlaceCacheEntry]) throws
+    /// Keeps the places of one name, replacing those kept under it. Returns at once: the store
+    /// writes later, off the caller's thread, and a burst of names is one write. Expired entries
+    /// are not kept; of more than ``PlaceCacheEntry/maxKept``, those that expire first go.
+    func keep(_ entry: PlaceCacheEntry)
 }
 
 /// The places of one normalized name, and until when they may be used.
@@ -20,6 +22,20 @@ public struct PlaceCacheEntry: Sendable, Equatable {
         self.name = name
         self.places = places
         self.expires = expires
+    }
+
+    /// The most names a store keeps: as many as the lookups cache.
+    public static let maxKept = 4096
+
+    /// What a store keeps of `entries` at `now`: those not expired, at most ``maxKept`` (those that
+    /// expire last), by name.
+    public static func kept(_ entries: some Sequence<PlaceCacheEntry>, now: Date) -> [PlaceCacheEntry] {
+        var live = entries.filter { $0.expires > now }
+        if live.count > maxKept {
+            live.sort { $0.expires > $1.expires }
+            live.removeLast(live.count - maxKept)
+        }
+        return live.sorted { $0.name < $1.name }
     }
 
     /// `{"version": 1, "names": [{"name", "expires", "places": [...]}]}`.

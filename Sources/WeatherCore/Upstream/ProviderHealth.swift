@@ -4,11 +4,22 @@ import Foundation
 /// per day, one per point asked), a block after a 429, and a backoff while it fails. A plain value:
 /// each event takes the time, and the lookups act on what it answers.
 ///
-/// A failing provider (an error other than `not_found`) is left out of the lookups while another is
-/// usable, for a backoff that doubles with each failure in a row, from ``firstBackoff`` to
-/// ``maxBackoff``; the first lookup after it tries the provider again, and one answer makes it
-/// healthy. A block (429) or a spent budget is never overridden: nothing is sent until it ends.
+/// A failing provider (an error other than `not_found`) is asked after the usable ones, for a backoff
+/// that doubles with each failure in a row, from ``firstBackoff`` to ``maxBackoff``: while another
+/// answers it is left alone, but a lookup never ends in an error before it was asked (``plan(_:health:now:)``).
+/// The first lookup after its backoff asks it first again, and one answer makes it healthy. A block
+/// (429), a spent budget or a missing key is never overridden: nothing is sent until it ends.
 struct ProviderHealth: Sendable {
+    /// Where a provider stands for the next lookup.
+    enum Standing: Sendable, Equatable, Comparable {
+        /// A key, no block, budget left, not backing off: asked in its turn.
+        case usable
+        /// Only backing off after a failure: asked when every usable provider failed.
+        case backingOff
+        /// No key, a 429's block or a spent budget: nothing is sent to it.
+        case refused
+    }
+
     struct Limits: Sendable, Equatable {
         var requestsPerMinute: Int
         /// nil: no daily limit.
@@ -138,7 +149,26 @@ struct ProviderHealth: Sendable {
 
     /// Whether a lookup goes to it now: a key, no block, budget left, not backing off.
     func isUsable(now: DaemonClock.Instant) -> Bool {
-        refusal(now: now) == nil && !isBackingOff(now: now)
+        standing(now: now) == .usable
+    }
+
+    func standing(now: DaemonClock.Instant) -> Standing {
+        if refusal(now: now) != nil { return .refused }
+        return isBackingOff(now: now) ? .backingOff : .usable
+    }
+
+    /// The order in which a lookup asks `providers` (the order of preference): the usable ones, then
+    /// those only backing off, then those that refuse, each group in the order of preference. A
+    /// lookup goes down this list until one answers, so it never fails while a provider that is only
+    /// backing off has not been asked; a refusing one is last, and its refusal only tells the
+    /// requester when to retry when none could be asked.
+    static func plan(
+        _ providers: [WeatherProviderName], health: [WeatherProviderName: ProviderHealth], now: DaemonClock.Instant
+    ) -> [WeatherProviderName] {
+        let standings = providers.map { health[$0]?.standing(now: now) ?? .usable }
+        return zip(providers, standings).enumerated()
+            .sorted { ($0.element.1, $0.offset) < ($1.element.1, $1.offset) }
+            .map(\.element.0)
     }
 
     /// The next moment its usability changes by itself (a block, a budget window or a backoff ends).

@@ -16,7 +16,9 @@ import WeatherCore
 /// backoff (1 s doubling to at most 30 s); the rest of the daemon keeps serving meanwhile.
 ///
 /// The thread waits for gpsd's next message without a timeout (no periodic wake-up while gpsd is
-/// quiet): a shutdown or a new endpoint ends the wait through an eventfd (``WakeFD``).
+/// quiet): a shutdown or a new endpoint ends the wait through an eventfd (``WakeFD``). The socket is
+/// non-blocking and libgps is drained with `gps_read` alone, never `select()` (see the CGPS shim):
+/// any descriptor number works, and a message libgps holds is taken at once.
 public final class GPSDReader: Service, CustomStringConvertible {
     static let maxBackoff = Duration.seconds(30)
 
@@ -46,6 +48,8 @@ public final class GPSDReader: Service, CustomStringConvertible {
     private let location: LocationService
     private let clock: DaemonClock
     private let logger: Logger
+    /// The socket to gpsd while connected, else -1 (tests look at its number).
+    let descriptor = Atomic<Int32>(-1)
 
     public init(endpoint: Endpoint, location: LocationService, clock: DaemonClock, logger: Logger) {
         self.endpoint = Mutex(endpoint)
@@ -104,7 +108,7 @@ public final class GPSDReader: Service, CustomStringConvertible {
     }
 
     private func loop(_ session: Session, on thread: NIOThreadPool) async throws {
-        var backoff = Duration.seconds(1)
+        var backoff = ReconnectBackoff(maximum: Self.maxBackoff)
         var reportedAbsent = false
         while !Task.isCancelled {
             let current = endpoint.withLock { $0 }
@@ -116,6 +120,7 @@ public final class GPSDReader: Service, CustomStringConvertible {
             let opened = try await thread.runIfActive { () -> Int32 in
                 if weatherd_gps_open(session.data, host, port) == 0 {
                     session.open = true
+                    self.descriptor.store(session.data.pointee.gps_fd, ordering: .relaxed)
                     return 0
                 }
                 return errno == 0 ? -1 : errno
@@ -126,12 +131,12 @@ public final class GPSDReader: Service, CustomStringConvertible {
                     logger.warning("gpsd at \(host):\(port) is not answering (\(reason)); retrying with backoff")
                     reportedAbsent = true
                 } else {
-                    logger.debug("gpsd at \(host):\(port) still not answering (\(reason)); next try in \(backoff)")
+                    logger.debug("gpsd at \(host):\(port) still not answering (\(reason)); next try in \(backoff.current)")
                 }
-                if try await wakeup.sleep(until: clock.now.advanced(by: backoff), on: clock) {
-                    backoff = .seconds(1)  // a new endpoint: try it at once
+                if try await wakeup.sleep(until: clock.now.advanced(by: backoff.current), on: clock) {
+                    backoff.reset()  // a new endpoint: try it at once
                 } else {
-                    backoff = min(backoff * 2, Self.maxBackoff)
+                    backoff.lengthen()
                 }
                 continue
             }
@@ -139,22 +144,23 @@ public final class GPSDReader: Service, CustomStringConvertible {
             reportedAbsent = false
             await location.setConnected(true)
             let ended = try await read(session, of: current, on: thread)
+            descriptor.store(-1, ordering: .relaxed)
             await location.setConnected(false)
             switch ended {
             case .endpointChanged:
                 logger.notice("gpsd settings changed; leaving \(host):\(port)")
-                backoff = .seconds(1)
+                backoff.reset()
             case .wentAway(let reports) where reports > 0:
                 logger.warning("gpsd at \(host):\(port) went away; reconnecting")
-                backoff = .seconds(1)
+                backoff.reset()
             case .wentAway:
                 // It hung up before saying anything: a failed attempt, not a session. Back off, or a
                 // gpsd that cannot serve would be reconnected to in a busy loop.
-                logger.warning("gpsd at \(host):\(port) hung up before sending anything; retrying in \(backoff)")
-                if try await wakeup.sleep(until: clock.now.advanced(by: backoff), on: clock) {
-                    backoff = .seconds(1)
+                logger.warning("gpsd at \(host):\(port) hung up before sending anything; retrying in \(backoff.current)")
+                if try await wakeup.sleep(until: clock.now.advanced(by: backoff.current), on: clock) {
+                    backoff.reset()
                 } else {
-                    backoff = min(backoff * 2, Self.maxBackoff)
+                    backoff.lengthen()
                 }
             }
         }

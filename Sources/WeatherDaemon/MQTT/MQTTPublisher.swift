@@ -45,10 +45,6 @@ public final class MQTTPublisher: Service, CustomStringConvertible {
         }
     }
 
-    static let maxBackoff = Duration.seconds(30)
-    /// A connection up this long resets the backoff; one lost sooner (two devices with one client
-    /// id take the session from each other) lets it grow, as a refused attempt does.
-    static let stableConnection = Duration.seconds(30)
     /// The longest a connection attempt may take, until the broker accepts it (also bounded by the keepalive).
     static let maxConnectTime = Duration.seconds(10)
     /// MQTT requests handled at once; more wait for one to finish.
@@ -156,16 +152,14 @@ public final class MQTTPublisher: Service, CustomStringConvertible {
 
     /// Connects, serves the connection until it is lost, and again, until stopped.
     private func connect(on thread: NIOThreadPool) async {
-        var backoff = Duration.seconds(1)
-        var version5 = true
-        var reportedDown = false
+        var reconnect = MQTTReconnect()
         let broker = settings.broker
         let topics = latest.topics
         while !isStopping {
             let session: MosquittoSession
             do {
                 session = try MosquittoSession(
-                    settings: sessionSettings, version5: version5, latest: latest, discovery: discovery, logger: logger,
+                    settings: sessionSettings, version5: reconnect.version5, latest: latest, discovery: discovery, logger: logger,
                     receive: { [requestInput, logger] request in
                         if case .dropped = requestInput.yield(request) {
                             logger.warning("MQTT: dropped a request on \(topics.request): \(Self.maxQueuedRequests) requests wait already")
@@ -178,7 +172,6 @@ public final class MQTTPublisher: Service, CustomStringConvertible {
                 return
             }
             let ended = await serve(session, on: thread)
-            let stable = ended.upFor.map { $0 >= Self.stableConnection } ?? false
             latest.connectionLost()
             let dropped = replies.withLock { replies in
                 defer { replies = [] }
@@ -186,43 +179,37 @@ public final class MQTTPublisher: Service, CustomStringConvertible {
             }
             if dropped > 0 { logger.info("MQTT: \(dropped) replies not sent: the connection to \(broker) is gone") }
             if isStopping { break }
-            if let refusal = session.refusal, version5,
-                refusal == Int32(MQTT_RC_UNSUPPORTED_PROTOCOL_VERSION.rawValue)
-                    || refusal == Int32(CONNACK_REFUSED_PROTOCOL_VERSION.rawValue)
-            {
-                logger.notice("MQTT: \(broker) does not speak MQTT 5; using MQTT 3.1.1")
-                version5 = false
-                continue
+            let refusedVersion = session.refusal.map {
+                $0 == Int32(MQTT_RC_UNSUPPORTED_PROTOCOL_VERSION.rawValue) || $0 == Int32(CONNACK_REFUSED_PROTOCOL_VERSION.rawValue)
             }
             let reason =
-                session.refusal.map { "refused: " + MosquittoSession.refusalText($0, version5: version5) } ?? ended.reason
+                session.refusal.map { "refused: " + MosquittoSession.refusalText($0, version5: reconnect.version5) } ?? ended.reason
                 ?? "connection lost"
-            if let upFor = ended.upFor {
-                if stable {
-                    logger.warning("MQTT: the connection to \(broker) is lost (\(reason)); reconnecting")
-                    backoff = .seconds(1)
-                } else {
-                    let takeover =
-                        session.takenOver
-                        ? "the broker gave the session to another client with the client id \(settings.clientID)"
-                        : "is another client connected with the client id \(settings.clientID)? the broker drops the older of two"
-                    logger.warning(
-                        "MQTT: the connection to \(broker) is lost (\(reason)) \(upFor.components.seconds) s after it was accepted (\(takeover)); reconnecting in \(backoff)"
-                    )
-                }
-                reportedDown = false
-            } else if !reportedDown {
+            switch reconnect.ended(upFor: ended.upFor, refusedVersion: refusedVersion ?? false) {
+            case .retryWithVersion311:
+                logger.notice("MQTT: \(broker) does not speak MQTT 5; using MQTT 3.1.1")
+                continue
+            case .wait(_, .lostAfterLasting):
+                logger.warning("MQTT: the connection to \(broker) is lost (\(reason)); reconnecting")
+            case .wait(let wait, .lostSoon(let upFor)):
+                let takeover =
+                    session.takenOver
+                    ? "the broker gave the session to another client with the client id \(settings.clientID)"
+                    : "is another client connected with the client id \(settings.clientID)? the broker drops the older of two"
+                logger.warning(
+                    "MQTT: the connection to \(broker) is lost (\(reason)) \(upFor.components.seconds) s after it was accepted (\(takeover)); reconnecting in \(wait)"
+                )
+            case .wait(_, .cannotConnect(first: true)):
                 logger.warning("MQTT: cannot connect to \(broker) (\(reason)); retrying with backoff")
-                reportedDown = true
-            } else {
-                logger.debug("MQTT: still cannot connect to \(broker) (\(reason)); next try in \(backoff)")
+            case .wait(let wait, .cannotConnect(first: false)):
+                logger.debug("MQTT: still cannot connect to \(broker) (\(reason)); next try in \(wait)")
             }
             do {
-                _ = try await stopped.sleep(until: clock.now.advanced(by: backoff), on: clock)
+                _ = try await stopped.sleep(until: clock.now.advanced(by: reconnect.backoff.current), on: clock)
             } catch {
                 break  // cancelled
             }
-            if !stable { backoff = min(backoff * 2, Self.maxBackoff) }
+            reconnect.waited()
         }
         logger.info("MQTT: stopped")
     }
@@ -310,16 +297,17 @@ public final class MQTTPublisher: Service, CustomStringConvertible {
     /// leaves Paris in the overlays. Their lookups run beside each other, at most
     /// `maxRequestsInFlight` at once.
     private func serveRequests() async {
-        await withTaskGroup(of: Void.self) { group in
-            var inFlight = 0
+        // The admission of a client session's requests (`ClientSession`): a slot, then the request
+        // enters the stream before the next is started.
+        let slots = RequestSlots(limit: Self.maxRequestsInFlight)
+        await withDiscardingTaskGroup { group in
             for await request in requests {
-                if inFlight >= Self.maxRequestsInFlight {
-                    await group.next()
-                    inFlight -= 1
-                }
+                guard await slots.take() else { return }  // cancelled: stopping
                 let admission = Admission()
-                group.addTask { await self.handle(request, admission: admission) }
-                inFlight += 1
+                group.addTask {
+                    await self.handle(request, admission: admission)
+                    slots.give()
+                }
                 guard await admission.entered() else { return }  // cancelled: stopping
             }
         }

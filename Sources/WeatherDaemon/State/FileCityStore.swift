@@ -1,18 +1,38 @@
 import Foundation
 import Logging
+import NIOPosix
 import WeatherCore
 
 /// Keeps the `cities.add`/`cities.remove` changes in `<state.directory>/cities.json`, written
-/// atomically and durably (``StateFile``): a crash leaves either the old or the new list.
-public struct FileCityStore: CityStore {
+/// atomically and durably (``StateFile``): a crash leaves either the old or the new list. Writes run
+/// on a thread pool (``StateFileWriter``); `save` returns once its changes are on disk.
+public final class FileCityStore: CityStore {
     public let directory: String
     private let logger: Logger
     private let file: StateFile
+    private let latest: Locked<CityChanges>
+    private let writer: StateFileWriter
 
-    public init(directory: String, logger: Logger, now: @escaping @Sendable () -> Date = { Date() }) {
+    /// - Parameter pool: where the writes run.
+    public convenience init(
+        directory: String, logger: Logger, now: @escaping @Sendable () -> Date = { Date() }, pool: NIOThreadPool = .singleton
+    ) {
+        self.init(directory: directory, logger: logger, now: now, pool: pool, sync: { fsync($0) })
+    }
+
+    /// With `sync` flushing each descriptor (tests make it slow).
+    init(
+        directory: String, logger: Logger, now: @escaping @Sendable () -> Date = { Date() }, pool: NIOThreadPool,
+        sync: @escaping @Sendable (Int32) -> Int32
+    ) {
         self.directory = directory
         self.logger = logger
-        self.file = StateFile(directory: directory, name: "cities.json", now: now)
+        var file = StateFile(directory: directory, name: "cities.json", now: now)
+        file.sync = sync
+        self.file = file
+        let latest = Locked(CityChanges())
+        self.latest = latest
+        writer = StateFileWriter(file: file, pool: pool, logger: logger) { latest.withLock { $0 }.json }
     }
 
     public var path: String { file.path }
@@ -32,7 +52,8 @@ public struct FileCityStore: CityStore {
         }
     }
 
-    public func save(_ changes: CityChanges) throws {
-        try file.write(changes.json)
+    public func save(_ changes: CityChanges) async throws {
+        latest.withLock { $0 = changes }
+        try await writer.write()
     }
 }

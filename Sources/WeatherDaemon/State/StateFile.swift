@@ -10,11 +10,16 @@ import WeatherCore
 /// file beside the old one, is flushed to disk, renamed over the old one and the directory flushed,
 /// so a crash (even SIGKILL or power loss) leaves either the old or the new contents, never a torn
 /// file. A file that cannot be read back is moved aside for the operator, never fatal.
+///
+/// Its calls block (the flushes wait for the disk): the daemon writes through a
+/// ``StateFileWriter``, on a thread pool, never on an event loop or Swift's cooperative pool.
 struct StateFile: Sendable {
     let directory: String
     let name: String
     /// The wall-clock time that names a corrupt file moved aside.
     let now: @Sendable () -> Date
+    /// Flushes a descriptor to disk: `fsync` (tests make it slow).
+    var sync: @Sendable (Int32) -> Int32 = { fsync($0) }
 
     var path: String { directory + "/" + name }
     /// Where a write goes before it is renamed over `path`.
@@ -79,7 +84,7 @@ struct StateFile: Sendable {
             }
             written += n
         }
-        guard fsync(fd) == 0 else {
+        guard sync(fd) == 0 else {
             let error = StoreError.errno("cannot flush \(temporary)")
             close(fd)
             throw error
@@ -88,7 +93,7 @@ struct StateFile: Sendable {
         guard rename(temporary, path) == 0 else { throw StoreError.errno("cannot replace \(path)") }
         let dir = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if dir >= 0 {
-            fsync(dir)
+            _ = sync(dir)
             close(dir)
         }
     }

@@ -17,8 +17,9 @@ struct ServerError: Error, CustomStringConvertible {
 }
 
 /// A stand-in for weatherd: a Unix stream socket in a fresh temporary directory that accepts one
-/// client and plays `script` with it on a thread of its own (plain blocking calls, each bounded by
-/// a timeout), then closes the connection. `finished` gives what the script returned or threw.
+/// client and plays `script` with it on a thread of its own (plain blocking calls), then closes the
+/// connection. `finished` gives what the script returned or threw. Nothing it waits for has a
+/// deadline (a busy machine only makes the client later): when the server goes away, its waits end.
 final class ScriptedServer: Sendable {
     /// One accepted client, as the script sees it.
     final class Client {
@@ -27,9 +28,6 @@ final class ScriptedServer: Sendable {
 
         fileprivate init(fd: Int32) {
             self.fd = fd
-            var timeout = timeval(tv_sec: 10, tv_usec: 0)
-            _ = setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-            _ = setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         }
 
         /// The next line the client sent (without its newline), or nil at end of file.
@@ -65,6 +63,10 @@ final class ScriptedServer: Sendable {
     private let directory: String
     private let listener: Int32
     private let outcome: Observed<Result<[String], ServerError>?>
+    /// The accepted client's descriptor while the script runs: shut down when the server goes away.
+    private let connection: Observed<Int32?>
+    /// Sent a byte when the server goes away: ends the wait for a client.
+    private let wakeWrite: Int32
 
     /// Listens on `<new temporary directory>/weatherd.sock` and serves one client with `script`,
     /// which returns what it wants the test to see (e.g. the lines it read).
@@ -79,17 +81,33 @@ final class ScriptedServer: Sendable {
         let outcome = Observed<Result<[String], ServerError>?>(nil)
         self.outcome = outcome
         let listener = self.listener
+        // A socket pair, not a pipe: a byte sent after the thread closed its end fails with EPIPE
+        // (MSG_NOSIGNAL) instead of raising SIGPIPE.
+        var wake: [Int32] = [0, 0]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &wake) == 0 else {
+            throw ServerError.errno("socketpair")
+        }
+        wakeWrite = wake[1]
+        let wakeRead = wake[0]
+        let connection = Observed<Int32?>(nil)
+        self.connection = connection
         Thread.detachNewThread {
+            defer { close(wakeRead) }
             let result: Result<[String], ServerError>
-            var poller = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
-            if poll(&poller, 1, 10_000) != 1 {
-                result = .failure(ServerError(message: "no client connected within 10 s"))
+            var pollers = [
+                pollfd(fd: listener, events: Int16(POLLIN), revents: 0), pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0),
+            ]
+            while poll(&pollers, 2, -1) < 0 && errno == EINTR {}
+            if pollers[1].revents != 0 {
+                result = .failure(ServerError(message: "the server went away before a client connected"))
             } else {
                 let fd = accept(listener, nil, nil)
                 if fd < 0 {
                     result = .failure(ServerError.errno("accept"))
                 } else {
+                    connection.update { $0 = fd }
                     result = Result { try script(Client(fd: fd)) }.mapError { $0 as? ServerError ?? ServerError(message: "\($0)") }
+                    connection.update { $0 = nil }
                     close(fd)
                 }
             }
@@ -98,12 +116,17 @@ final class ScriptedServer: Sendable {
     }
 
     deinit {
+        // Ends the script's blocking calls on its client, and the wait for one.
+        if let fd = connection.value { _ = shutdown(fd, Int32(SHUT_RDWR)) }
+        var byte: UInt8 = 1
+        _ = send(wakeWrite, &byte, 1, Int32(MSG_NOSIGNAL))
+        close(wakeWrite)
         close(listener)
         try? FileManager.default.removeItem(atPath: directory)
     }
 
     /// What the script returned, once it has ended (and the connection is closed).
-    func finished(timeout: Duration = .seconds(15)) async throws -> [String] {
+    func finished(timeout: Duration? = nil) async throws -> [String] {
         try await outcome.wait(for: "the server's script to end", timeout: timeout) { $0 }.get()
     }
 

@@ -93,12 +93,17 @@ struct CoreHarness {
     ///   - cities: what the upstream knows, by name.
     ///   - gpsEnabled: `gpsd.enabled`.
     ///   - clock: the clock of the location service and the region searches.
-    init(cities: [String: WeatherObservation] = [:], gpsEnabled: Bool = false, clock: DaemonClock = .continuous) throws {
+    ///   - cacheTTL: `weather.cache_ttl` (none by default: every lookup asks the upstream).
+    ///   - store: where `cities.add` stores the watched cities.
+    init(
+        cities: [String: WeatherObservation] = [:], gpsEnabled: Bool = false, clock: DaemonClock = .continuous,
+        cacheTTL: Duration = .zero, store: any CityStore = NoCityStore()
+    ) throws {
         upstream = MemoryUpstream(cities: cities)
         lookups = LookupService(
-            upstream: upstream, limits: .init(cacheTTL: .zero, requestsPerMinute: 1000), clock: clock, logger: silentLogger)
+            upstream: upstream, limits: .init(cacheTTL: cacheTTL, requestsPerMinute: 1000), clock: clock, logger: silentLogger)
         engine = SearchEngine(
-            cities: try WatchedCities(configured: [], store: NoCityStore()), gps: GPSStatus(enabled: gpsEnabled),
+            cities: try WatchedCities(configured: [], store: store), gps: GPSStatus(enabled: gpsEnabled),
             lookups: lookups, publisher: publisher, logger: silentLogger)
         location = LocationService(
             settings: .init(enabled: gpsEnabled, maxHorizontalError: 100, locateTimeout: .seconds(30), follow: false, followDistance: 1000),
