@@ -76,7 +76,7 @@ public struct Daemon: Sendable {
         let engine = SearchEngine(
             cities: watched, gps: GPSStatus(enabled: config.gpsd.enabled), lookups: lookups, publisher: publisher,
             budget: await lookups.budget, providers: await lookups.providerStatuses, clock: clock, logger: logger)
-        let location = LocationService(settings: .init(config.gpsd), engine: engine, clock: clock, logger: logger)
+        let location = LocationService(settings: .init(config), engine: engine, clock: clock, logger: logger)
         let regions = RegionSearches(settings: .init(config.region), engine: engine, clock: clock, logger: logger)
         let reloads = ReloadRequests()
         let handler = RequestHandler(engine: engine, location: location, regions: regions, hub: hub, reloads: reloads, logger: logger)
@@ -144,6 +144,7 @@ public struct Daemon: Sendable {
                 RegionSearchService(regions: regions),
                 reader,
                 FollowService(location: location),
+                LocationExpiryService(location: location),
                 ResumeDetectorService(
                     detector: ResumeDetector(
                         clock: clock, clocks: ResumeDetectorService.clocks, lookups: lookups, refresher: refresher,
