@@ -262,7 +262,7 @@ public actor LocationService {
         timeout: Duration? = nil, source: LocationSourceKind? = nil, maxAge: Duration? = nil
     ) throws(WeatherError) -> EnteredLocate {
         if let source, !settings.isEnabled(source) {
-            throw WeatherError(.gpsDisabled, "the location source \(source.rawValue) is not enabled")
+            throw WeatherError(.gpsDisabled, "the location source \(source.rawValue) is disabled")
         }
         nextWaiter += 1
         let entered = EnteredLocate(id: nextWaiter, deadline: clock.now.advanced(by: timeout ?? settings.locateTimeout))
@@ -277,7 +277,7 @@ public actor LocationService {
         guard source != nil || LocationSourceKind.allCases.contains(where: { $0 != .client && settings.isEnabled($0) }) else {
             throw WeatherError(
                 .gpsDisabled,
-                "no location source is enabled (gpsd.enabled = false); a location.report answers a locate with max_age, "
+                "no location source is enabled: gpsd is disabled (gpsd.enabled = false); a location.report answers a locate with max_age, "
                     + "or one with source \"client\"")
         }
         waiters[entered.id] = .entered(source)
