@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 @testable import TestSupport
@@ -106,5 +107,32 @@ struct LocationReportTests {
         #expect(error?.code == .gpsDisabled)
         #expect(error?.message.contains(source.rawValue) == true)
         #expect(await h.service.waitingLocates == 0)
+    }
+
+    @Test("runExpiry drops the fused location when it reaches max_age, and the state says so")
+    func expiry() async throws {
+        let engine = try EngineHarness(cities: [], gps: GPSStatus(enabled: false))
+        let wall = Mutex(EngineHarness.startTime)
+        let service = LocationService(
+            settings: .init(
+                enabled: false, maxHorizontalError: 100, maxAge: .seconds(120), locateTimeout: .seconds(30), follow: false,
+                followDistance: 1000),
+            engine: engine.engine, clock: DaemonClock(engine.clock), wallClock: { wall.withLock { $0 } }, logger: silentLogger)
+        let expiry = Task { await service.runExpiry() }
+        #expect(await service.report(coordinate: Self.london, horizontalError: 30) == .accepted)
+        await untilCancelled { [clock = engine.clock] in await clock.waitForSleepers(1) }  // until the fix is 120 s old
+
+        wall.withLock { $0 = EngineHarness.startTime.addingTimeInterval(119) }
+        engine.clock.advance(by: .seconds(119))  // not due yet
+        #expect(await service.location != nil, "119 s old: still the location")
+
+        wall.withLock { $0 = EngineHarness.startTime.addingTimeInterval(120) }
+        engine.clock.advance(by: .seconds(1))
+        await untilCancelled { [publisher = engine.publisher] in
+            await publisher.waitForState { $0.location == nil && $0.locationSources.last?.lastFixAt != nil }
+        }
+        #expect(await service.location == nil)
+        expiry.cancel()
+        await expiry.value
     }
 }
