@@ -18,7 +18,9 @@ struct LocationReportIntegrationTests {
         let directory = try TemporaryDirectory()
         var setup = DaemonSetup(directory: directory, replay: replay)
         setup.gpsd = GPSDSettings(port: try freeTCPPort(), enabled: false)
+        setup.webLines = [#"listen = "127.0.0.1:0""#]
         let daemon = try await DaemonProcess.start(setup)
+        let webPort = try await daemon.webPort()
 
         var report = Self.hamilton
         report["horizontal_error"] = .double(40)
@@ -70,5 +72,18 @@ struct LocationReportIntegrationTests {
 
         // The refused reports changed nothing.
         #expect(try await daemon.call("state")["location"]?["horizontal_error"]?.doubleValue == 40)
+
+        // Counted by kind and verdict (the invalid ones are no fixes).
+        let metrics = try await httpRequest(port: webPort, "/metrics").text
+        func fixes(_ source: String, accepted: String) -> String? {
+            metrics.split(separator: "\n").first {
+                $0.hasPrefix("weatherd_location_fixes_total{") && $0.contains(#"source="\#(source)""#)
+                    && $0.contains(#"accepted="\#(accepted)""#)
+            }.flatMap { $0.split(separator: " ").last.map(String.init) }
+        }
+        #expect(fixes("client", accepted: "true") == "1", "\(metrics)")
+        #expect(fixes("client", accepted: "false") == "2", "\(metrics)")
+        #expect(fixes("gpsd", accepted: "true") == "0", "\(metrics)")
+        #expect(metrics.contains("# HELP weatherd_location_fixes_total "), "\(metrics)")
     }
 }
