@@ -135,4 +135,19 @@ struct LocationReportTests {
         expiry.cancel()
         await expiry.value
     }
+
+    @Test("locate with max_age does not take a fused fix that reached location.max_age but was not dropped yet")
+    func locateMaxAgeExpired() async throws {
+        let engine = try EngineHarness(cities: [], gps: GPSStatus(enabled: false))
+        let wall = Mutex(EngineHarness.startTime)
+        let service = LocationService(
+            settings: .init(
+                enabled: false, maxHorizontalError: 100, maxAge: .seconds(120), locateTimeout: .seconds(30), follow: false,
+                followDistance: 1000),
+            engine: engine.engine, clock: DaemonClock(engine.clock), wallClock: { wall.withLock { $0 } }, logger: silentLogger)
+        #expect(await service.report(coordinate: Self.london, horizontalError: 30) == .accepted)
+        wall.withLock { $0 = EngineHarness.startTime.addingTimeInterval(120) }
+        let error = await expectWeatherError { try await service.locate(timeout: .seconds(5), maxAge: .seconds(600)) }
+        #expect(error?.code == .gpsDisabled, "no fix to answer at once, and no source of the daemon's own to wait for")
+    }
 }

@@ -266,10 +266,9 @@ public actor LocationService {
         }
         nextWaiter += 1
         let entered = EnteredLocate(id: nextWaiter, deadline: clock.now.advanced(by: timeout ?? settings.locateTimeout))
-        let now = wallClock()
-        if fusion.expire(now: now).changed { expiryChanged.wake() }
+        // A fused fix that reached location.max_age but was not dropped yet (runExpiry is about to) does not count.
         if let maxAge, let location = fusion.location, source == nil || source == location.source.kind,
-            Duration.seconds(now.timeIntervalSince(location.at)) <= maxAge
+            case let age = Duration.seconds(wallClock().timeIntervalSince(location.at)), age <= maxAge, age < settings.fusion.maxAge
         {
             waiters[entered.id] = .fixed(location)
             return entered
