@@ -80,7 +80,7 @@ public struct Daemon: Sendable {
         let engine = SearchEngine(
             cities: watched, gps: GPSStatus(enabled: config.gpsd.enabled), lookups: lookups, publisher: publisher,
             budget: await lookups.budget, providers: await lookups.providerStatuses, clock: clock, logger: logger)
-        let location = LocationService(settings: .init(config.gpsd), engine: engine, clock: clock, logger: logger)
+        let location = LocationService(settings: .init(config), engine: engine, clock: clock, logger: logger)
         let regions = RegionSearches(settings: .init(config.region), engine: engine, clock: clock, logger: logger)
         let reloads = ReloadRequests()
         let handler = RequestHandler(engine: engine, location: location, regions: regions, hub: hub, reloads: reloads, logger: logger)
@@ -150,6 +150,7 @@ public struct Daemon: Sendable {
                 untilShutdown { await regions.run() },  // the debounced region searches
                 reader,
                 untilShutdown { await location.runFollow() },  // the follow-mode searches
+                untilShutdown { await location.runExpiry() },  // the fused location dropped at location.max_age
                 ResumeDetectorService(
                     detector: ResumeDetector(
                         clock: clock, clocks: ResumeDetectorService.clocks, lookups: lookups, refresher: refresher,

@@ -1,3 +1,4 @@
+import Foundation
 import WeatherCore
 
 /// The params of one method, checked into a struct of its own before the method runs.
@@ -44,13 +45,50 @@ struct PlacesParams: MethodParams {
     }
 }
 
-/// `locate`: `timeout` in seconds (default `gpsd.locate_timeout`).
+/// `locate`: `timeout` in seconds (default `location.locate_timeout`), `source` (a kind of
+/// location source), `max_age` in seconds.
 struct LocateParams: MethodParams {
-    static let names: Set<String> = ["timeout"]
+    static let names: Set<String> = ["timeout", "source", "max_age"]
     let timeout: Duration?
+    let source: LocationSourceKind?
+    let maxAge: Duration?
 
     init(_ params: Params) throws(WeatherError) {
         timeout = try params.seconds("timeout", in: 0.001...3600)
+        source = try params.choice("source", of: LocationSourceKind.self)
+        maxAge = try params.seconds("max_age", in: 0...604_800)
+    }
+}
+
+/// `location.report`: `lat`, `lon`, `horizontal_error` (metres, more than 0), `at` (RFC 3339,
+/// default now), `source` (`browser` or `client`, default `client`).
+struct LocationReportParams: MethodParams {
+    static let names: Set<String> = ["lat", "lon", "horizontal_error", "at", "source"]
+    let coordinate: Coordinate
+    let horizontalError: Double
+    let at: Date?
+    let source: LocationFix.Source
+
+    init(_ params: Params) throws(WeatherError) {
+        coordinate = try params.point()
+        guard let error = params.object["horizontal_error"]?.doubleValue, error.isFinite, error > 0 else {
+            throw .invalidParams("invalid params: \"horizontal_error\" must be a number of metres more than 0")
+        }
+        horizontalError = error
+        if let value = params.object["at"], !value.isNull {
+            guard let text = value.stringValue, let date = Timestamp.parseRFC3339(text) else {
+                throw .invalidParams("invalid params: \"at\" must be an RFC 3339 time like \"2026-11-26T10:00:00Z\"")
+            }
+            at = date
+        } else {
+            at = nil
+        }
+        switch params.object["source"] {
+        case nil, .null?: source = .client
+        case .string("browser")?: source = .browser
+        case .string("client")?: source = .client
+        default: throw .invalidParams(#"invalid params: "source" must be "browser" or "client""#)
+        }
     }
 }
 
@@ -181,18 +219,34 @@ struct Params {
         case (true, false):
             return .city(try city())
         case (false, true):
-            guard let lat = object["lat"]?.doubleValue, lat.isFinite, (-90...90).contains(lat) else {
-                throw .invalidParams("invalid params: \"lat\" must be a number within [-90, 90]")
-            }
-            guard let lon = object["lon"]?.doubleValue, lon.isFinite, (-180...180).contains(lon) else {
-                throw .invalidParams("invalid params: \"lon\" must be a number within [-180, 180]")
-            }
-            return .coordinate(Coordinate(lat: lat, lon: lon))
+            return .coordinate(try point())
         case (true, true):
             throw .invalidParams("invalid params: give \"city\" or \"lat\" and \"lon\", not both")
         case (false, false):
             throw .invalidParams("invalid params: \"city\" or \"lat\" and \"lon\" is required")
         }
+    }
+
+    /// `lat` and `lon`, each a number within its range.
+    func point() throws(WeatherError) -> Coordinate {
+        guard let lat = object["lat"]?.doubleValue, lat.isFinite, (-90...90).contains(lat) else {
+            throw .invalidParams("invalid params: \"lat\" must be a number within [-90, 90]")
+        }
+        guard let lon = object["lon"]?.doubleValue, lon.isFinite, (-180...180).contains(lon) else {
+            throw .invalidParams("invalid params: \"lon\" must be a number within [-180, 180]")
+        }
+        return Coordinate(lat: lat, lon: lon)
+    }
+
+    /// One of the names of `Choice`; nil when absent.
+    func choice<Choice: RawRepresentable & CaseIterable>(_ key: String, of _: Choice.Type) throws(WeatherError) -> Choice?
+    where Choice.RawValue == String {
+        guard let value = object[key], !value.isNull else { return nil }
+        guard let name = value.stringValue, let choice = Choice(rawValue: name) else {
+            let names = Choice.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
+            throw .invalidParams("invalid params: \"\(key)\" must be one of \(names)")
+        }
+        return choice
     }
 
     /// A whole number within `range`; nil when absent.

@@ -90,8 +90,16 @@ struct RPCMethod: Sendable {
             .done(.object(["places": .array(try await c.engine.places(named: p.name, limit: p.limit).map(\.json))]))
         },
         RPCMethod("locate", .changing, LocateParams.self) { c, p in
-            let locate = try await c.location.enterLocate(timeout: p.timeout)
+            let locate = try await c.location.enterLocate(timeout: p.timeout, source: p.source, maxAge: p.maxAge)
             return .entered { Outcome(try await c.location.complete(locate).json) }
+        },
+        RPCMethod("location.report", .changing, LocationReportParams.self) { c, p in
+            let verdict = await c.location.report(
+                coordinate: p.coordinate, horizontalError: p.horizontalError, at: p.at, source: p.source)
+            return switch verdict {
+            case .accepted: .done(.object(["accepted": .bool(true)]))
+            case .rejected(let reason): .done(.object(["accepted": .bool(false), "reason": .string(reason.rawValue)]))
+            }
         },
         RPCMethod("region", .changing, RegionParams.self) { c, p in
             await c.regions.submit(p.region)

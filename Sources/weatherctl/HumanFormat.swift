@@ -145,6 +145,14 @@ enum HumanFormat {
         return place
     }
 
+    /// `from owntracks alice/phone  ±12 m`: where a located feature's fix came from; nil without a fix.
+    static func fixSource(_ json: JSONValue) -> String? {
+        guard let fix = json["properties"]?["fix"], let source = fix["source"]?.stringValue else { return nil }
+        var line = "from " + ([source] + [fix["device"]?.stringValue].compactMap { $0 }).joined(separator: " ")
+        if let error = fix["horizontal_error"]?.doubleValue { line += "  ±\(fixed(error, 0)) m" }
+        return line
+    }
+
     /// The credit Open-Meteo's terms ask for wherever its data is shown (CC BY 4.0).
     static let openMeteoCredit = "Weather data by Open-Meteo.com (CC BY 4.0)"
 

@@ -220,12 +220,12 @@ struct WebSocketTests {
         try await web.stop()
     }
 
-    @Test("read_only: search, locate, region, cities.add and cities.remove are -32601; looking still works")
+    @Test("read_only: search, locate, location.report, region, cities.add and cities.remove are -32601; looking still works")
     func readOnly() async throws {
         let web = try await WebDaemon(["read_only = true"])
         let port = web.port
         let client = try await WebSocketClient.connect(port: port)
-        for (id, method) in ["search", "locate", "region", "forecast", "cities.add", "cities.remove"].enumerated() {
+        for (id, method) in ["search", "locate", "location.report", "region", "forecast", "cities.add", "cities.remove"].enumerated() {
             let reply = try await client.call(id, method, ["city": "Paris"])
             #expect(reply["error"]?["code"] == .integer(-32601), "\(method): \(reply.serialized)")
         }

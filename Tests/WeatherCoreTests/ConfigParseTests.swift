@@ -23,10 +23,11 @@ struct ConfigParseTests {
         #expect(config.openWeatherMap.timeout == .seconds(10))
         #expect(config.openWeatherMap.requestsPerMinute == 60)
         #expect(config.socket == SocketConfig(path: "/run/weatherd/weatherd.sock", mode: 0o660, maxClients: 256))
+        #expect(config.gpsd == GPSDConfig(enabled: true, host: "127.0.0.1", port: 2947))
         #expect(
-            config.gpsd
-                == GPSDConfig(
-                    enabled: true, host: "127.0.0.1", port: 2947, maxHorizontalError: 100,
+            config.location
+                == LocationConfig(
+                    maxHorizontalError: 100, reportMaxHorizontalError: 5000, maxAge: .seconds(120), hold: .seconds(30),
                     locateTimeout: .seconds(30), follow: false, followDistance: 1000))
         #expect(config.region == RegionConfig(debounce: .milliseconds(250), around: 1, concurrency: 4))
         #expect(config.state.directory == "/var/lib/weatherd")
@@ -34,7 +35,7 @@ struct ConfigParseTests {
 
     @Test("comments and empty tables alone give the defaults")
     func emptyTablesGiveDefaults() throws {
-        let loaded = try readConfig("# nothing\n[weather]\n[openweathermap]\n[socket]\n[gpsd]\n[region]\n[state]\n")
+        let loaded = try readConfig("# nothing\n[weather]\n[openweathermap]\n[socket]\n[gpsd]\n[location]\n[region]\n[state]\n")
         #expect(loaded == LoadedConfig())
     }
 
@@ -151,7 +152,7 @@ struct ConfigParseTests {
         #expect(try parseConfig("socket.mode = \"0\"").socket.mode == 0)
     }
 
-    @Test("[gpsd] keys are read; integers are taken where floats are expected")
+    @Test("[gpsd] keys are read")
     func gpsdKeys() throws {
         let config = try parseConfig(
             #"""
@@ -159,15 +160,27 @@ struct ConfigParseTests {
             enabled = false
             host = "gps.local"
             port = 12947
+            """#)
+        #expect(config.gpsd == GPSDConfig(enabled: false, host: "gps.local", port: 12947))
+    }
+
+    @Test("[location] keys are read; integers are taken where floats are expected")
+    func locationKeys() throws {
+        let config = try parseConfig(
+            #"""
+            [location]
             max_horizontal_error = 25
+            report_max_horizontal_error = 2000
+            max_age = "5m"
+            hold = "0s"
             locate_timeout = "1m"
             follow = true
             follow_distance = 0.5
             """#)
         #expect(
-            config.gpsd
-                == GPSDConfig(
-                    enabled: false, host: "gps.local", port: 12947, maxHorizontalError: 25,
+            config.location
+                == LocationConfig(
+                    maxHorizontalError: 25, reportMaxHorizontalError: 2000, maxAge: .seconds(300), hold: .zero,
                     locateTimeout: .seconds(60), follow: true, followDistance: 0.5))
     }
 
@@ -193,11 +206,12 @@ struct ConfigParseTests {
         let config = try parseConfig(
             #"""
             weather.units = "standard"
-            gpsd = { port = 1, follow = true }
+            gpsd = { port = 1 }
+            location = { follow = true }
             """#)
         #expect(config.weather.units == .standard)
         #expect(config.gpsd.port == 1)
-        #expect(config.gpsd.follow)
+        #expect(config.location.follow)
     }
 
     @Test("a key that is not set keeps its default next to keys that are")

@@ -20,8 +20,9 @@ struct ConfigRenderTests {
                 baseURL: "http://127.0.0.1:8082/om", geocodingURL: "http://127.0.0.1:8083", apiKeyFile: "/etc/weatherd/om-key",
                 timeout: .milliseconds(2500), requestsPerMinute: 6000, requestsPerDay: 10_000_000),
             socket: SocketConfig(path: "/tmp/w.sock", mode: 0o600, maxClients: 9),
-            gpsd: GPSDConfig(
-                enabled: false, host: "::1", port: 1, maxHorizontalError: 12.5,
+            gpsd: GPSDConfig(enabled: false, host: "::1", port: 1),
+            location: LocationConfig(
+                maxHorizontalError: 12.5, reportMaxHorizontalError: 800, maxAge: .seconds(45), hold: .zero,
                 locateTimeout: .seconds(5), follow: true, followDistance: 0),
             region: RegionConfig(debounce: .seconds(1), around: 0, concurrency: 32),
             state: StateConfig(directory: "/srv/weatherd"),
@@ -53,8 +54,9 @@ struct ConfigRenderTests {
             "geocoding_url = \"https://geocoding-api.open-meteo.com\"", "api_key_file = \"\"", "requests_per_minute = 600",
             "requests_per_day = 10000", "[socket]", "path = \"/run/weatherd/weatherd.sock\"", "mode = \"0660\"",
             "max_clients = 256", "[gpsd]", "enabled = true", "host = \"127.0.0.1\"", "port = 2947",
-            "max_horizontal_error = 100.0", "locate_timeout = \"30s\"", "follow = false",
-            "follow_distance = 1000.0", "[region]", "debounce = \"250ms\"", "around = 1", "concurrency = 4",
+            "[location]", "max_horizontal_error = 100.0", "report_max_horizontal_error = 5000.0", "max_age = \"2m\"",
+            "hold = \"30s\"", "locate_timeout = \"30s\"", "follow = false", "follow_distance = 1000.0", "[region]", "debounce = \"250ms\"",
+            "around = 1", "concurrency = 4",
             "[state]", "directory = \"/var/lib/weatherd\"",
         ] {
             #expect(text.contains(line + "\n"), "missing \(line)")

@@ -100,16 +100,20 @@ struct ConfigDeprecatedKeyTests {
         ("openweathermap.units", "weather.units", #""imperial""#, { $0.weather.units == .imperial }),
         ("openweathermap.lang", "weather.lang", #""de""#, { $0.weather.lang == "de" }),
         ("openweathermap.cache_ttl", "weather.cache_ttl", #""2m""#, { $0.weather.cacheTTL == .seconds(120) }),
+        ("gpsd.max_horizontal_error", "location.max_horizontal_error", "50.0", { $0.location.maxHorizontalError == 50 }),
+        ("gpsd.locate_timeout", "location.locate_timeout", #""5s""#, { $0.location.locateTimeout == .seconds(5) }),
+        ("gpsd.follow", "location.follow", "true", { $0.location.follow }),
+        ("gpsd.follow_distance", "location.follow_distance", "250.0", { $0.location.followDistance == 250 }),
     ]
 
-    @Test("the schema lists exactly these deprecated keys, each moved to a key of [weather]")
+    @Test("the schema lists exactly these deprecated keys, each moved to a key of [weather] or [location]")
     func schema() {
         #expect(ConfigSchema.movedKeys.map(\.path) == Self.moved.map(\.old))
         #expect(ConfigSchema.movedKeys.map(\.movedTo) == Self.moved.map(\.new))
         #expect(ConfigSchema.keys.allSatisfy { $0.movedTo == nil })
     }
 
-    @Test("a deprecated key alone applies, with exactly one warning", arguments: 0..<3)
+    @Test("a deprecated key alone applies, with exactly one warning", arguments: 0..<7)
     func appliesAlone(index: Int) throws {
         let (old, new, value, check) = Self.moved[index]
         let loaded = try readConfig("\(old) = \(value)")
@@ -123,7 +127,7 @@ struct ConfigDeprecatedKeyTests {
         #expect(loaded.origins[old] == .default, "the origin is the new key's")
     }
 
-    @Test("a deprecated key beside its new key is ignored, with exactly one warning", arguments: 0..<3)
+    @Test("a deprecated key beside its new key is ignored, with exactly one warning", arguments: 0..<7)
     func ignoredBesideNewKey(index: Int) throws {
         let (old, new, value, check) = Self.moved[index]
         let defaults = DaemonConfig()

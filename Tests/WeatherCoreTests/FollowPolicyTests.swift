@@ -7,8 +7,8 @@ import Testing
 @Suite("FollowPolicy: which fixes start a search in follow mode")
 struct FollowPolicyTests {
     /// A fix at `lat`, `lon` (0.01° of latitude is about 1112 m).
-    private func fix(_ lat: Double, _ lon: Double = 10.99) -> GPSFix {
-        GPSFix(coordinate: Coordinate(lat: lat, lon: lon), horizontalError: 10, mode: 3, at: Date(timeIntervalSince1970: 0))
+    private func fix(_ lat: Double, _ lon: Double = 10.99) -> LocationFix {
+        LocationFix(GPSFix(coordinate: Coordinate(lat: lat, lon: lon), horizontalError: 10, mode: 3, at: Date(timeIntervalSince1970: 0)))
     }
 
     @Test("the distances the tests rely on: 0.01° of latitude ≈ 1112 m, 0.005° ≈ 556 m")

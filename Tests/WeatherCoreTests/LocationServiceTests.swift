@@ -181,7 +181,8 @@ struct LocationServiceLocateTests {
         #expect(overlays.ids == ["owm:3163858"])
         let json = try #require(overlays.json["features"]?.arrayValue?.first)
         #expect(json["properties"]?["source"] == "location")
-        #expect(json["properties"]?["fix"]?.serialized == #"{"lat":44.3412,"lon":10.9876,"horizontal_error":20.9,"mode":3}"#)
+        #expect(
+            json["properties"]?["fix"]?.serialized == #"{"lat":44.3412,"lon":10.9876,"horizontal_error":20.9,"mode":3,"source":"gpsd"}"#)
         #expect(overlays.focus == Place.zocca, "focus is the result's position: the fix's own, not the station's that answered")
         #expect(overlays.focus == feature.coordinate)
         let state = await h.engine.engine.currentState
@@ -455,7 +456,9 @@ struct LocationServiceRequestTests {
         #expect(json["error"] == nil, "\(json.serialized)")
         #expect(json["result"]?["id"] == "owm:3163858")
         #expect(json["result"]?["properties"]?["source"] == "location")
-        #expect(json["result"]?["properties"]?["fix"]?.serialized == #"{"lat":44.3412,"lon":10.9876,"horizontal_error":20.9,"mode":3}"#)
+        #expect(
+            json["result"]?["properties"]?["fix"]?.serialized
+                == #"{"lat":44.3412,"lon":10.9876,"horizontal_error":20.9,"mode":3,"source":"gpsd"}"#)
     }
 
     @Test("locate with {\"timeout\": 0.5} gives up after 500 ms with -32005 no_fix")

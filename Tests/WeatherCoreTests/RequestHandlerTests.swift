@@ -128,11 +128,21 @@ struct RequestHandlerMethodTests {
     func state() async throws {
         let p = try Protocol()
         let result = try #require(try await p.reply(request(1, "state"))["result"])
-        #expect(result.objectValue?.keys == ["running", "phase", "pending", "input", "error", "gps", "budget", "providers", "updated_at"])
+        #expect(
+            result.objectValue?.keys == [
+                "running", "phase", "pending", "input", "error", "gps", "location", "location_sources", "budget", "providers", "updated_at",
+            ])
         #expect(result["budget"]?.serialized == #"{"requests_per_minute":1000,"used":0,"blocked_until":null}"#)
         #expect(result["running"] == .bool(false))
         #expect(result["phase"] == "empty")
         #expect(result["gps"]?.serialized == #"{"enabled":false,"connected":false,"last_fix":null}"#)
+        #expect(result["location"] == .null)
+        #expect(
+            result["location_sources"]?.serialized
+                == #"[{"name":"gpsd","enabled":false,"connected":false,"last_fix_at":null},"#
+                + #"{"name":"owntracks","enabled":false,"connected":false,"last_fix_at":null},"#
+                + #"{"name":"geoclue","enabled":false,"connected":false,"last_fix_at":null},"#
+                + #"{"name":"client","enabled":true,"connected":true,"last_fix_at":null}]"#)
         #expect(result["updated_at"]?.stringValue?.hasSuffix("Z") == true)
     }
 

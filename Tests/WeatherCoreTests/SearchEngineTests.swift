@@ -144,10 +144,11 @@ struct SearchEngineCityRoundTests {
     func onlyChanges() async throws {
         let h = try EngineHarness(cities: [])
         h.publisher.reset()
-        await h.engine.updateGPS(GPSStatus(enabled: false))
+        let sources = await h.engine.currentState.locationSources
+        await h.engine.updateLocation(gps: GPSStatus(enabled: false), location: nil, sources: sources)
         #expect(h.publisher.states.isEmpty)
-        await h.engine.updateGPS(GPSStatus(enabled: true, connected: true))
-        await h.engine.updateGPS(GPSStatus(enabled: true, connected: true))
+        await h.engine.updateLocation(gps: GPSStatus(enabled: true, connected: true), location: nil, sources: sources)
+        await h.engine.updateLocation(gps: GPSStatus(enabled: true, connected: true), location: nil, sources: sources)
         #expect(h.publisher.states.count == 1)
         #expect(h.publisher.states.first?.json["gps"]?.serialized == #"{"enabled":true,"connected":true,"last_fix":null}"#)
     }

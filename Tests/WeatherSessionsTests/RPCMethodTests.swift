@@ -9,7 +9,7 @@ struct RPCMethodTests {
     func names() {
         #expect(
             RPCMethod.all.map(\.name) == [
-                "search", "places", "locate", "region", "forecast", "overlays", "state", "watch", "unwatch", "cities",
+                "search", "places", "locate", "location.report", "region", "forecast", "overlays", "state", "watch", "unwatch", "cities",
                 "cities.add", "cities.remove", "reload", "version",
             ])
         #expect(RPCMethod.byName.count == RPCMethod.all.count)
@@ -17,7 +17,10 @@ struct RPCMethodTests {
 
     @Test("who may call what follows from each method's kind")
     func access() {
-        #expect(ClientAccess.changingMethods == ["search", "locate", "region", "forecast", "places", "cities.add", "cities.remove"])
+        #expect(
+            ClientAccess.changingMethods == [
+                "search", "locate", "location.report", "region", "forecast", "places", "cities.add", "cities.remove",
+            ])
         #expect(ClientAccess.administrativeMethods == ["reload"])
         #expect(ClientAccess.subscriptionMethods == ["watch", "unwatch"])
         #expect(ClientAccess.readOnly.allows("state") && !ClientAccess.readOnly.allows("places"))
@@ -33,7 +36,8 @@ struct RPCMethodTests {
         #expect(params["forecast"] == ["city", "lat", "lon", "hours"])
         #expect(params["watch"] == ["replay", "topics", "diff"])
         #expect(params["region"] == ["center", "span"])
-        #expect(params["locate"] == ["timeout"])
+        #expect(params["locate"] == ["timeout", "source", "max_age"])
+        #expect(params["location.report"] == ["lat", "lon", "horizontal_error", "at", "source"])
         #expect(params["cities.add"] == ["city"] && params["cities.remove"] == ["city"])
         #expect(["overlays", "state", "unwatch", "cities", "reload", "version"].allSatisfy { params[$0] == [] })
     }

@@ -10,6 +10,7 @@ SERIES = [
     "weatherd_upstream_requests_total", "weatherd_upstream_request_duration_seconds", "weatherd_lookups_total",
     "weatherd_budget_used", "weatherd_clients", "weatherd_watchers", "weatherd_search_running",
     "weatherd_overlays_seq", "weatherd_gpsd_connected", "weatherd_gps_fixes_total",
+    "weatherd_location_fixes_total",
 ]
 
 

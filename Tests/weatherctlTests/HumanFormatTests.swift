@@ -157,3 +157,28 @@ struct HumanFormatProviderTests {
         #expect(HumanFormat.state(state.json).hasSuffix(", open-meteo ok"))
     }
 }
+
+@Suite("HumanFormat: where a located feature's fix came from")
+struct FixSourceFormatTests {
+    private func feature(fix: JSONObject?) -> JSONValue {
+        var properties: JSONObject = ["name": "Hamilton"]
+        if let fix { properties["fix"] = .object(fix) }
+        return .object(["type": "Feature", "properties": .object(properties)])
+    }
+
+    @Test("the source, the OwnTracks device and the error")
+    func sourceLine() {
+        #expect(
+            HumanFormat.fixSource(feature(fix: ["source": "gpsd", "horizontal_error": .double(20.9), "mode": .integer(3)]))
+                == "from gpsd  ±21 m")
+        #expect(
+            HumanFormat.fixSource(feature(fix: ["source": "owntracks", "device": "alice/phone", "horizontal_error": .double(12)]))
+                == "from owntracks alice/phone  ±12 m")
+        #expect(HumanFormat.fixSource(feature(fix: ["source": "browser"])) == "from browser")
+    }
+
+    @Test("no line for a feature without a fix")
+    func noFix() {
+        #expect(HumanFormat.fixSource(feature(fix: nil)) == nil)
+    }
+}

@@ -3,7 +3,9 @@
 /// Moving a key is one entry in ``movedKeys``: the old path is still read, with a warning.
 public enum ConfigSchema {
     /// The tables of the file, in order ("" is the top level).
-    public static let tables = ["", "weather", "openweathermap", "open-meteo", "socket", "gpsd", "region", "state", "web", "mqtt"]
+    public static let tables = [
+        "", "weather", "openweathermap", "open-meteo", "socket", "gpsd", "location", "region", "state", "web", "mqtt",
+    ]
 
     /// Every key, table by table.
     public static let keys: [ConfigKey] = [
@@ -45,12 +47,18 @@ public enum ConfigSchema {
         ConfigKey("gpsd.enabled", \.gpsd.enabled, .boolean, reload: .live),
         ConfigKey("gpsd.host", \.gpsd.host, .nonEmpty("host name or address"), reload: .live),
         ConfigKey("gpsd.port", \.gpsd.port, .integer(1...65535), reload: .live),
-        ConfigKey("gpsd.max_horizontal_error", \.gpsd.maxHorizontalError, .metres(greaterThan: 0), reload: .live),
+
+        ConfigKey("location.max_horizontal_error", \.location.maxHorizontalError, .metres(greaterThan: 0), reload: .live),
         ConfigKey(
-            "gpsd.locate_timeout", \.gpsd.locateTimeout,
+            "location.report_max_horizontal_error", \.location.reportMaxHorizontalError, .metres(greaterThan: 0), reload: .live),
+        ConfigKey(
+            "location.max_age", \.location.maxAge, .duration(.moreThan(.zero, atMost: .seconds(7 * 86_400))), reload: .live),
+        ConfigKey("location.hold", \.location.hold, .duration(.atMost(.seconds(86_400))), reload: .live),
+        ConfigKey(
+            "location.locate_timeout", \.location.locateTimeout,
             .duration(.moreThan(.zero, atMost: .seconds(600))), reload: .live),
-        ConfigKey("gpsd.follow", \.gpsd.follow, .boolean, reload: .live),
-        ConfigKey("gpsd.follow_distance", \.gpsd.followDistance, .metres(atLeast: 0), reload: .live),
+        ConfigKey("location.follow", \.location.follow, .boolean, reload: .live),
+        ConfigKey("location.follow_distance", \.location.followDistance, .metres(atLeast: 0), reload: .live),
 
         ConfigKey("region.debounce", \.region.debounce, .duration(.atMost(.seconds(10))), reload: .restart),
         ConfigKey("region.around", \.region.around, .integer(0...3), reload: .live),
@@ -84,6 +92,10 @@ public enum ConfigSchema {
         key("weather.units")!.moved(from: "openweathermap.units"),
         key("weather.lang")!.moved(from: "openweathermap.lang"),
         key("weather.cache_ttl")!.moved(from: "openweathermap.cache_ttl"),
+        key("location.max_horizontal_error")!.moved(from: "gpsd.max_horizontal_error"),
+        key("location.locate_timeout")!.moved(from: "gpsd.locate_timeout"),
+        key("location.follow")!.moved(from: "gpsd.follow"),
+        key("location.follow_distance")!.moved(from: "gpsd.follow_distance"),
     ]
 
     /// Unknown keys whose likely meaning no spelling rule finds, by path: the key of the same table

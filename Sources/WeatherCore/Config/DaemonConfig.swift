@@ -16,8 +16,10 @@ public struct DaemonConfig: Sendable, Equatable {
     public var openMeteo: OpenMeteoConfig
     /// The `[socket]` table: the Unix domain socket clients connect to.
     public var socket: SocketConfig
-    /// The `[gpsd]` table: the location source.
+    /// The `[gpsd]` table: the gpsd receiver, a source of location.
     public var gpsd: GPSDConfig
+    /// The `[location]` table: the fused location of every source.
+    public var location: LocationConfig
     /// The `[region]` table: map region searches.
     public var region: RegionConfig
     /// The `[state]` table: durable state.
@@ -44,6 +46,7 @@ public struct DaemonConfig: Sendable, Equatable {
         openMeteo: OpenMeteoConfig = OpenMeteoConfig(),
         socket: SocketConfig = SocketConfig(),
         gpsd: GPSDConfig = GPSDConfig(),
+        location: LocationConfig = LocationConfig(),
         region: RegionConfig = RegionConfig(),
         state: StateConfig = StateConfig(),
         web: WebConfig = WebConfig(),
@@ -56,6 +59,7 @@ public struct DaemonConfig: Sendable, Equatable {
         self.openMeteo = openMeteo
         self.socket = socket
         self.gpsd = gpsd
+        self.location = location
         self.region = region
         self.state = state
         self.web = web

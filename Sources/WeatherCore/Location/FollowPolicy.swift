@@ -1,4 +1,4 @@
-/// Follow mode: the first accepted fix, then each one at least `distance` metres from the last
+/// Follow mode: the first fused fix, then each one at least `distance` metres from the last
 /// searched one, starts a search.
 public struct FollowPolicy: Sendable, Hashable {
     public var distance: Double
@@ -9,7 +9,7 @@ public struct FollowPolicy: Sendable, Hashable {
     }
 
     /// Whether `fix` should start a search; if so it becomes the last searched point.
-    public mutating func shouldSearch(_ fix: GPSFix) -> Bool {
+    public mutating func shouldSearch(_ fix: LocationFix) -> Bool {
         if let lastSearched, fix.coordinate.distance(to: lastSearched) < distance { return false }
         lastSearched = fix.coordinate
         return true

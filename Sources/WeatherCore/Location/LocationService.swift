@@ -2,31 +2,52 @@ import CoreMetrics
 import Foundation
 import Logging
 
-/// The location input of the search stream: takes gpsd's reports from the reader, keeps
-/// `state.gps` true, answers `locate` with the next accepted fix, and in follow mode turns
-/// accepted fixes that moved far enough into searches.
+/// The location input of the search stream: takes gpsd's reports from the reader and clients'
+/// `location.report`s, fuses them into one location (``LocationFusion``), keeps `state.gps`,
+/// `state.location` and `state.location_sources` true, answers `locate` with the next fused fix,
+/// and in follow mode turns fused fixes that moved far enough into searches.
 public actor LocationService {
-    /// The `[gpsd]` settings this service uses.
+    /// The `[gpsd]` and `[location]` settings this service uses.
     public struct Settings: Sendable, Equatable {
+        /// `gpsd.enabled`.
         public var enabled: Bool
+        /// Which gpsd reports are fixes (`state.gps.last_fix`).
         public var filter: FixFilter
+        public var fusion: LocationFusion.Settings
         public var locateTimeout: Duration
         public var follow: Bool
         public var followDistance: Double
 
-        public init(enabled: Bool, maxHorizontalError: Double, locateTimeout: Duration, follow: Bool, followDistance: Double) {
+        public init(
+            enabled: Bool, maxHorizontalError: Double, reportMaxHorizontalError: Double = 5000, maxAge: Duration = .seconds(120),
+            hold: Duration = .seconds(30), locateTimeout: Duration, follow: Bool, followDistance: Double
+        ) {
             self.enabled = enabled
             self.filter = FixFilter(maxHorizontalError: maxHorizontalError)
+            self.fusion = LocationFusion.Settings(
+                maxHorizontalError: [.gpsd: maxHorizontalError, .owntracks: maxHorizontalError, .client: reportMaxHorizontalError],
+                maxAge: maxAge, hold: hold)
             self.locateTimeout = locateTimeout
             self.follow = follow
             self.followDistance = followDistance
         }
 
-        /// The settings of the `[gpsd]` table.
-        public init(_ config: GPSDConfig) {
+        /// The settings of the `[gpsd]` and `[location]` tables.
+        public init(_ config: DaemonConfig) {
+            let location = config.location
             self.init(
-                enabled: config.enabled, maxHorizontalError: config.maxHorizontalError, locateTimeout: config.locateTimeout,
-                follow: config.follow, followDistance: config.followDistance)
+                enabled: config.gpsd.enabled, maxHorizontalError: location.maxHorizontalError,
+                reportMaxHorizontalError: location.reportMaxHorizontalError, maxAge: location.maxAge, hold: location.hold,
+                locateTimeout: location.locateTimeout, follow: location.follow, followDistance: location.followDistance)
+        }
+
+        /// Whether fixes of `kind` can come: gpsd when enabled; a client's `location.report` always.
+        public func isEnabled(_ kind: LocationSourceKind) -> Bool {
+            switch kind {
+            case .gpsd: enabled
+            case .client: true
+            case .owntracks, .geoclue: false
+            }
         }
     }
 
@@ -36,20 +57,25 @@ public actor LocationService {
     private let logger: Logger
     private var settings: Settings
     private var status: GPSStatus
+    private var fusion: LocationFusion
+    /// Each kind's latest fix within its limit, as `location_sources[].last_fix_at` shows it.
+    private var lastFixAt: [LocationSourceKind: Date] = [:]
     private var follow: FollowPolicy
     /// A locate from when it entered the stream until it has its fix or gives up.
     private enum Waiter {
         /// Entered, its requester not waiting yet: the next fix is kept for it.
-        case entered
-        case waiting(CheckedContinuation<GPSFix, any Error>)
+        case entered(LocationSourceKind?)
+        case waiting(LocationSourceKind?, CheckedContinuation<LocationFix, any Error>)
         /// Its fix came before its requester waited.
-        case fixed(GPSFix)
+        case fixed(LocationFix)
     }
 
     private var waiters: [UInt64: Waiter] = [:]
     private var nextWaiter: UInt64 = 0
-    private let followFixes: AsyncStream<GPSFix>
-    private let followContinuation: AsyncStream<GPSFix>.Continuation
+    private let followFixes: AsyncStream<LocationFix>
+    private let followContinuation: AsyncStream<LocationFix>.Continuation
+    /// Woken when the fused location's expiry moved (``runExpiry()`` sleeps until it).
+    private let expiryChanged = Wakeup()
 
     public init(
         settings: Settings, engine: SearchEngine, clock: DaemonClock,
@@ -61,16 +87,28 @@ public actor LocationService {
         self.wallClock = wallClock
         self.logger = logger
         self.status = GPSStatus(enabled: settings.enabled)
+        self.fusion = LocationFusion(settings: settings.fusion)
         self.follow = FollowPolicy(distance: settings.followDistance)
         // Follow searches never queue up: only the newest waiting fix counts.
-        (followFixes, followContinuation) = AsyncStream.makeStream(of: GPSFix.self, bufferingPolicy: .bufferingNewest(1))
+        (followFixes, followContinuation) = AsyncStream.makeStream(of: LocationFix.self, bufferingPolicy: .bufferingNewest(1))
     }
 
     public var gpsStatus: GPSStatus { status }
     public var isEnabled: Bool { settings.enabled }
+    /// The fused location (`state.location`).
+    public var location: LocationFix? { fusion.location }
     /// `locate` requests waiting for a fix.
     public var waitingLocates: Int {
         waiters.values.count { if case .fixed = $0 { false } else { true } }
+    }
+
+    /// `state.location_sources`: every kind, always.
+    public var sources: [LocationSourceStatus] {
+        LocationSourceKind.allCases.map { kind in
+            LocationSourceStatus(
+                kind: kind, enabled: settings.isEnabled(kind),
+                connected: kind == .gpsd ? status.connected : kind == .client, lastFixAt: lastFixAt[kind])
+        }
     }
 
     /// New settings (configuration reload).
@@ -78,57 +116,136 @@ public actor LocationService {
         self.settings = settings
         follow.distance = settings.followDistance
         status.enabled = settings.enabled
-        await engine.updateGPS(status)
+        fusion.settings = settings.fusion
+        _ = fusion.expire(now: wallClock())
+        expiryChanged.wake()
+        await publish()
     }
 
-    // MARK: From the reader
+    // MARK: From the sources
 
     /// gpsd answered (true) or went away (false).
     public func setConnected(_ connected: Bool) async {
         guard status.connected != connected else { return }
         status.connected = connected
-        await engine.updateGPS(status)
+        await publish()
     }
 
-    /// One report from gpsd.
+    /// One report from gpsd, dated on arrival.
     public func receive(_ report: GPSReport) async {
-        let accepted = settings.filter.accept(report, at: wallClock())
-        if report.coordinate != nil || report.mode >= 2 {
+        let now = wallClock()
+        let accepted = settings.filter.accept(report, at: now)
+        let counted = report.coordinate != nil || report.mode >= 2
+        if counted {
             Counter(label: "weatherd_gps_fixes_total", dimensions: [("accepted", accepted == nil ? "false" : "true")]).increment()
         }
-        guard let fix = accepted else { return }
+        guard let fix = accepted else {
+            if counted { Self.count(.gpsd, accepted: false) }
+            return
+        }
         status.lastFix = fix
-        await engine.updateGPS(status)
+        await take(LocationFix(fix), now: now)
+    }
+
+    /// A client's position (`location.report`; `at` nil: now): what became of it.
+    public func report(
+        coordinate: Coordinate, horizontalError: Double, at: Date? = nil, source: LocationFix.Source = .client
+    ) async -> LocationFusion.Verdict {
+        let now = wallClock()
+        return await take(
+            LocationFix(coordinate: coordinate, horizontalError: horizontalError, at: at ?? now, source: source), now: now)
+    }
+
+    /// Runs one fix through the rule: answers the locates it is for, follows it, publishes the state.
+    @discardableResult
+    private func take(_ fix: LocationFix, now: Date) async -> LocationFusion.Verdict {
+        let kind = fix.source.kind
+        let decision = fusion.receive(fix, now: now)
+        let verdict = decision.verdict ?? .rejected(.tooOld)
+        Self.count(kind, accepted: verdict == .accepted)
+        // The fix as the rule took it (a time in the future is now).
+        var taken = fix
+        taken.at = min(fix.at, now)
+        var answered = false
+        if verdict == .accepted || verdict == .rejected(.held) {
+            lastFixAt[kind] = taken.at
+            answered = answerLocates(with: taken, fused: verdict == .accepted)
+        }
+        if decision.changed { expiryChanged.wake() }
+        if verdict == .accepted, !answered { followIfMoved(taken) }
+        await publish()
+        return verdict
+    }
+
+    /// Answers the waiting locates a fix is for: every one without a source when it is the fused
+    /// location now, those asking for its kind when it is within its limit. Whether any was.
+    private func answerLocates(with fix: LocationFix, fused: Bool) -> Bool {
         var answered = false
         for (id, waiter) in waiters {
             switch waiter {
-            case .entered:
+            case .entered(let source) where source == fix.source.kind || (source == nil && fused):
                 waiters[id] = .fixed(fix)
-            case .waiting(let continuation):
+            case .waiting(let source, let continuation) where source == fix.source.kind || (source == nil && fused):
                 waiters[id] = nil
                 continuation.resume(returning: fix)
-            case .fixed:
+            default:
                 continue
             }
             answered = true
         }
-        if answered {
-            // The waiting locates search this fix: follow mode counts it as searched.
-            follow.searched(fix.coordinate)
-        } else if settings.follow, follow.shouldSearch(fix) {
-            followContinuation.yield(fix)
-        }
+        // The locates search this fix: follow mode counts it as searched.
+        if answered { follow.searched(fix.coordinate) }
+        return answered
     }
 
-    /// The machine woke from suspend: in follow mode, the next accepted fix is searched even if it
+    private func followIfMoved(_ location: LocationFix) {
+        guard settings.follow, follow.shouldSearch(location) else { return }
+        followContinuation.yield(location)
+    }
+
+    private func publish() async {
+        await engine.updateLocation(gps: status, location: fusion.location, sources: sources)
+    }
+
+    private static func count(_ kind: LocationSourceKind, accepted: Bool) {
+        Counter(
+            label: "weatherd_location_fixes_total", dimensions: [("source", kind.rawValue), ("accepted", accepted ? "true" : "false")]
+        ).increment()
+    }
+
+    /// The machine woke from suspend: in follow mode, the next fused fix is searched even if it
     /// did not move.
     public func resumed() {
         follow.forget()
     }
 
+    // MARK: Expiry
+
+    /// Drops the fused location when it reaches `location.max_age` (another source's younger fix
+    /// takes its place, or none), until cancelled.
+    public nonisolated func runExpiry() async {
+        while !Task.isCancelled {
+            let due = await expiryInstant
+            guard (try? await expiryChanged.sleep(until: due, on: clock)) != nil else { return }
+            await expire()
+        }
+    }
+
+    /// When the fused location reaches `max_age`, on the daemon's clock.
+    private var expiryInstant: DaemonClock.Instant? {
+        fusion.nextExpiry.map { clock.now.advanced(by: .seconds(max($0.timeIntervalSince(wallClock()), 0))) }
+    }
+
+    private func expire() async {
+        let decision = fusion.expire(now: wallClock())
+        guard decision.changed else { return }
+        if let location = fusion.location { followIfMoved(location) }
+        await publish()
+    }
+
     // MARK: locate
 
-    /// A locate that has entered the stream: from then on the next accepted fix is its, until its
+    /// A locate that has entered the stream: from then on the next fix for it is its, until its
     /// deadline. ``complete(_:)`` waits for that fix and looks the weather up there; every entered
     /// locate must be completed, once.
     public struct EnteredLocate: Sendable {
@@ -136,16 +253,34 @@ public actor LocationService {
         let deadline: DaemonClock.Instant
     }
 
-    /// Enters a locate: it takes the next accepted fix after this call, within `timeout` (default
-    /// `gpsd.locate_timeout`).
-    /// - Throws: gps_disabled.
-    public func enterLocate(timeout: Duration? = nil) throws(WeatherError) -> EnteredLocate {
-        guard settings.enabled else {
-            throw WeatherError(.gpsDisabled, "gpsd is disabled (gpsd.enabled = false)")
+    /// Enters a locate: it takes the next fused fix after this call (with `source`, the next fix
+    /// of that kind within its limit), within `timeout` (default `location.locate_timeout`); with
+    /// `maxAge`, a fused fix (of that kind) at most that old answers at once.
+    /// - Throws: gps_disabled when `source` is not enabled, or when no fix can answer at once and
+    ///   none of the daemon's own sources (gpsd) is enabled.
+    public func enterLocate(
+        timeout: Duration? = nil, source: LocationSourceKind? = nil, maxAge: Duration? = nil
+    ) throws(WeatherError) -> EnteredLocate {
+        if let source, !settings.isEnabled(source) {
+            throw WeatherError(.gpsDisabled, "the location source \(source.rawValue) is disabled")
         }
         nextWaiter += 1
-        waiters[nextWaiter] = .entered
-        return EnteredLocate(id: nextWaiter, deadline: clock.now.advanced(by: timeout ?? settings.locateTimeout))
+        let entered = EnteredLocate(id: nextWaiter, deadline: clock.now.advanced(by: timeout ?? settings.locateTimeout))
+        // A fused fix that reached location.max_age but was not dropped yet (runExpiry is about to) does not count.
+        if let maxAge, let location = fusion.location, source == nil || source == location.source.kind,
+            case let age = Duration.seconds(wallClock().timeIntervalSince(location.at)), age <= maxAge, age < settings.fusion.maxAge
+        {
+            waiters[entered.id] = .fixed(location)
+            return entered
+        }
+        guard source != nil || LocationSourceKind.allCases.contains(where: { $0 != .client && settings.isEnabled($0) }) else {
+            throw WeatherError(
+                .gpsDisabled,
+                "no location source is enabled: gpsd is disabled (gpsd.enabled = false); a location.report answers a locate with max_age, "
+                    + "or one with source \"client\"")
+        }
+        waiters[entered.id] = .entered(source)
+        return entered
     }
 
     /// The weather at the fix of an entered locate.
@@ -154,17 +289,23 @@ public actor LocationService {
         try await engine.locate(try await fix(of: locate))
     }
 
-    /// The weather at the next accepted fix after this call.
-    /// - Throws: gps_disabled, no_fix after `timeout` (default `gpsd.locate_timeout`), or the lookup's error.
-    public func locate(timeout: Duration? = nil) async throws -> WeatherFeature {
-        try await complete(try enterLocate(timeout: timeout))
+    /// The weather at the next fused fix after this call (see ``enterLocate(timeout:source:maxAge:)``).
+    /// - Throws: gps_disabled, no_fix after `timeout` (default `location.locate_timeout`), or the lookup's error.
+    public func locate(timeout: Duration? = nil, source: LocationSourceKind? = nil, maxAge: Duration? = nil) async throws
+        -> WeatherFeature
+    {
+        try await complete(try enterLocate(timeout: timeout, source: source, maxAge: maxAge))
     }
 
     /// Waits for the fix of `locate`, until its deadline.
-    private func fix(of locate: EnteredLocate) async throws -> GPSFix {
-        if case .fixed(let fix)? = waiters[locate.id] {
+    private func fix(of locate: EnteredLocate) async throws -> LocationFix {
+        let source: LocationSourceKind?
+        switch waiters[locate.id] {
+        case .fixed(let fix)?:
             waiters[locate.id] = nil
             return fix
+        case .entered(let kind)?: source = kind
+        default: source = nil
         }
         return try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { [clock] in
@@ -173,18 +314,20 @@ public actor LocationService {
                 await self.expire(locate.id, cancelled: Task.isCancelled)
             }
             defer { group.cancelAll() }
-            return try await withCheckedThrowingContinuation { waiters[locate.id] = .waiting($0) }
+            return try await withCheckedThrowingContinuation { waiters[locate.id] = .waiting(source, $0) }
         }
     }
 
     private func expire(_ id: UInt64, cancelled: Bool) {
-        guard case .waiting(let waiter)? = waiters[id] else { return }
+        guard case .waiting(let source, let waiter)? = waiters[id] else { return }
         waiters[id] = nil
         if cancelled {
             waiter.resume(throwing: CancellationError())
-        } else {
+        } else if source == nil || source == .gpsd, settings.enabled {
             let detail = status.connected ? "no fix good enough" : "gpsd is not connected"
-            waiter.resume(throwing: WeatherError(.noFix, "no accepted gpsd fix before the timeout (\(detail))"))
+            waiter.resume(throwing: WeatherError(.noFix, "no accepted location fix before the timeout (\(detail))"))
+        } else {
+            waiter.resume(throwing: WeatherError(.noFix, "no accepted location fix before the timeout"))
         }
     }
 
@@ -206,8 +349,8 @@ public actor LocationService {
 }
 
 extension LocationService: Reconfigurable {
-    /// New `[gpsd]` settings apply at once (the reader applies the endpoint itself).
+    /// New `[gpsd]` and `[location]` settings apply at once (the reader applies the endpoint itself).
     public func apply(_ change: ConfigChange) async {
-        if change.changed(table: "gpsd") { await update(Settings(change.new.gpsd)) }
+        if change.changed(table: "gpsd") || change.changed(table: "location") { await update(Settings(change.new)) }
     }
 }

@@ -9,6 +9,10 @@ public struct DaemonState: Sendable, Hashable, JSONRepresentable {
     /// Set exactly when `phase` is `.error`.
     public var error: WeatherError?
     public var gps: GPSStatus
+    /// The fused location of every source; nil with no fix younger than `location.max_age`.
+    public var location: LocationFix?
+    /// Every kind of location source, always all four.
+    public var locationSources: [LocationSourceStatus]
     /// The request budget; a change of `used` alone is no news (no notification).
     public var budget: BudgetStatus
     /// Each provider of `weather.providers`, in that order; a change of its request counts alone is
@@ -30,6 +34,14 @@ public struct DaemonState: Sendable, Hashable, JSONRepresentable {
         self.input = input
         self.error = error
         self.gps = gps
+        self.location = nil
+        self.locationSources = LocationSourceKind.allCases.map {
+            switch $0 {
+            case .gpsd: LocationSourceStatus(kind: $0, enabled: gps.enabled, connected: gps.connected)
+            case .client: LocationSourceStatus(kind: $0, enabled: true, connected: true)
+            case .owntracks, .geoclue: LocationSourceStatus(kind: $0, enabled: false, connected: false)
+            }
+        }
         self.updatedAt = updatedAt
     }
 
@@ -38,7 +50,8 @@ public struct DaemonState: Sendable, Hashable, JSONRepresentable {
             "running": .bool(running), "phase": .string(phase.rawValue), "pending": .integer(Int64(pending)),
             "input": input?.json ?? .null,
             "error": error.map { .object(["code": .integer(Int64($0.code.value)), "message": .string($0.message)]) } ?? .null,
-            "gps": gps.json, "budget": budget.json,
+            "gps": gps.json, "location": location?.json ?? .null, "location_sources": .array(locationSources.map(\.json)),
+            "budget": budget.json,
             "providers": .array(providers.map(\.json)), "updated_at": .string(Timestamp.iso8601(updatedAt)),
         ])
     }
@@ -57,12 +70,16 @@ public struct DaemonState: Sendable, Hashable, JSONRepresentable {
         return self == other
     }
 
-    /// A change of `gps.last_fix` alone (besides what `sameFields` leaves out): sent at most once
-    /// every 10 s, or every second while it moves (``LocationNoticeState``).
+    /// A change of `gps.last_fix` alone (besides what `sameFields` leaves out), with the fused
+    /// location and the sources' `last_fix_at` it brought: sent at most once every 10 s, or every
+    /// second while it moves (``LocationNoticeState``).
     func changesOnlyLastFix(from other: DaemonState) -> Bool {
         guard gps.lastFix != other.gps.lastFix else { return false }
         var other = other
         other.gps.lastFix = gps.lastFix
+        other.location = location
+        guard other.locationSources.count == locationSources.count else { return false }
+        for index in locationSources.indices { other.locationSources[index].lastFixAt = locationSources[index].lastFixAt }
         return sameFields(as: other)
     }
 }

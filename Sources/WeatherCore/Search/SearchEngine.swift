@@ -183,8 +183,8 @@ public actor SearchEngine {
         try await lookups.places(named: name, limit: limit)
     }
 
-    /// Looks up the weather at an accepted gpsd fix as an interactive location input.
-    public func locate(_ fix: GPSFix) async throws -> WeatherFeature {
+    /// Looks up the weather at a fused fix as an interactive location input.
+    public func locate(_ fix: LocationFix) async throws -> WeatherFeature {
         let ticket = begin(.location(fix.coordinate), lookups: 1)
         return try await complete(
             EnteredSearch(ticket: ticket, query: .coordinate(fix.coordinate), source: .location, fix: FixSummary(fix)))
@@ -535,12 +535,14 @@ public actor SearchEngine {
         }
     }
 
-    // MARK: gpsd
+    // MARK: Locations
 
-    /// Records what is known of gpsd; a change is published.
-    public func updateGPS(_ gps: GPSStatus) {
+    /// Records what is known of gpsd, the fused location and its sources; a change is published.
+    public func updateLocation(gps: GPSStatus, location: LocationFix?, sources: [LocationSourceStatus]) {
         var next = state
         next.gps = gps
+        next.location = location
+        next.locationSources = sources
         commit(next)
     }
 

@@ -11,6 +11,7 @@ struct DescribedMetricsFactory: MetricsFactory {
         "weatherd_upstream_request_duration_seconds": "How long a weather provider took to answer a request, in seconds",
         "weatherd_lookups_total": "Weather lookups, by where the answer came from (cache, shared in flight, upstream)",
         "weatherd_gps_fixes_total": "Fixes received from gpsd, by whether they were accepted",
+        "weatherd_location_fixes_total": "Location fixes of each kind of source, by whether they became the fused location",
     ]
 
     let prometheus: PrometheusMetricsFactory

@@ -66,6 +66,13 @@ public final class MetricsExporter: Sendable {
         if let fixes = DescribedMetricsFactory.descriptor("weatherd_gps_fixes_total") {
             for accepted in ["true", "false"] { _ = registry.makeCounter(descriptor: fixes, labels: [("accepted", accepted)]) }
         }
+        if let fixes = DescribedMetricsFactory.descriptor("weatherd_location_fixes_total") {
+            for source in LocationSourceKind.allCases {
+                for accepted in ["true", "false"] {
+                    _ = registry.makeCounter(descriptor: fixes, labels: [("source", source.rawValue), ("accepted", accepted)])
+                }
+            }
+        }
     }
 
     /// The exposition, with the gauges read now (`webClients` from the web listener answering).

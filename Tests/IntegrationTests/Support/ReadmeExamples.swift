@@ -217,8 +217,8 @@ struct ReadmeExamples {
         "weatherctl locate": weather(startingWith: nil).said(.lines()),
         "weatherctl locate --timeout 5 --json": feature { feature in
             let fix = feature["properties"]?["fix"]
-            let keys = ["lat", "lon", "horizontal_error", "mode"]
-            return keys.allSatisfy({ fix?[$0]?.isNull == false }) ? nil : "no properties.fix {lat, lon, horizontal_error, mode}"
+            let keys = ["lat", "lon", "horizontal_error", "mode", "source"]
+            return keys.allSatisfy({ fix?[$0]?.isNull == false }) ? nil : "no properties.fix {lat, lon, horizontal_error, mode, source}"
         },
         "weatherctl region 44.34 10.99": accepted().said(.lines()),
         "weatherctl region -37.7 175.3 --span 2 2": accepted(),
