@@ -59,15 +59,7 @@ public final class DaemonSocket {
     /// The next whole message already read, without reading more; nil when none is buffered.
     /// - Throws: `ProtocolError` for a line over `DaemonConnection.maxLineBytes` or one that is not JSON.
     public func bufferedMessage() throws -> JSONValue? {
-        while let line = try bufferedLine() {
-            if line.isEmpty { continue }
-            do {
-                return try JSONValue.parse(line)
-            } catch {
-                throw ProtocolError(message: "the daemon sent a line that is not JSON: \(error)")
-            }
-        }
-        return nil
+        try message(from: bufferedLine)
     }
 
     private init(path: String) throws {
@@ -116,7 +108,12 @@ public final class DaemonSocket {
     /// - Throws: `ProtocolError` for a line over `DaemonConnection.maxLineBytes` or one that is
     ///   not JSON; `ConnectionLost` when the connection was reset.
     public func receive() throws -> JSONValue? {
-        while let line = try nextLine() {
+        try message(from: nextLine)
+    }
+
+    /// The first non-empty line `line` gives, parsed; nil once it gives none.
+    private func message(from line: () throws -> ArraySlice<UInt8>?) throws -> JSONValue? {
+        while let line = try line() {
             if line.isEmpty { continue }
             do {
                 return try JSONValue.parse(line)
