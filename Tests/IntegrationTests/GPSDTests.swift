@@ -131,7 +131,8 @@ struct GPSDTests {
         let elapsed = ContinuousClock.now - started
         #expect(error.code == -32005, "\(error.json.serialized)")
         #expect(error.name == "no_fix")
-        #expect(elapsed >= .milliseconds(1900) && elapsed < .seconds(5), "locate answered after \(elapsed)")
+        // Not before its timeout; how long after is for a busy machine to say (withTimeout ends a hang).
+        #expect(elapsed >= .milliseconds(1900), "locate answered after \(elapsed)")
 
         let state = try await daemon.call("state")
         #expect(state["gps"]?["connected"]?.boolValue == true, "\(state.serialized)")

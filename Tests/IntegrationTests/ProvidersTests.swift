@@ -188,7 +188,6 @@ struct ProvidersFailoverTests {
         "a 429 with Retry-After 2 s: Open-Meteo answers meanwhile; once the block ends (a state notification) OpenWeatherMap is first again"
     )
     func blockEnds() async throws {
-        // 2 s, not 1: room for the searches of the block on a loaded machine.
         try await Self.recovers(after: "429", ["retry_after": "2"], lasting: .seconds(2))
     }
 
@@ -220,11 +219,16 @@ struct ProvidersFailoverTests {
                 fault == "429" ? "rate limit reached" : "OpenWeatherMap answered HTTP") == true,
             "\(failed.serialized)")
         #expect((failed.params?.providerStatus(.openWeatherMap)?["blocked_until"] != .null) == (fault == "429"), "\(failed.serialized)")
-        // Meanwhile every lookup goes to Open-Meteo, though the fault is gone.
+        // Meanwhile every lookup goes to Open-Meteo, though the fault is gone. The failure came after
+        // `sent`, so an answer before `sent + lasting` was asked and answered within the block or
+        // backoff; one after it (a machine slow enough) could be OpenWeatherMap's, and says nothing.
         let paris = try await daemon.call("search", ["city": "Paris"])
-        #expect(paris.provider == "open-meteo", "\(paris.serialized)")
+        let parisWithin = ContinuousClock.now - sent < lasting
+        if parisWithin { #expect(paris.provider == "open-meteo", "\(paris.serialized)") }
 
-        let (recovered, _) = try await watcher.next("a state with OpenWeatherMap usable again", timeout: lasting + .seconds(10)) {
+        // The end of the block or backoff is an event: awaited without a deadline of its own (the
+        // suite's time limit ends a hang); that it came no earlier than `lasting` is checked.
+        let (recovered, _) = try await watcher.next("a state with OpenWeatherMap usable again", timeout: nil) {
             isOpenWeatherMapUsable($0, true)
         }
         let waited = ContinuousClock.now - sent
@@ -232,7 +236,10 @@ struct ProvidersFailoverTests {
         let status = recovered.params?.providerStatus(.openWeatherMap)
         #expect(status?["error"] == .null && status?["blocked_until"] == .null, "\(recovered.serialized)")
         let meanwhile = try await replay.stats()
-        #expect(meanwhile.requests == 1, "OpenWeatherMap was asked during its \(fault == "429" ? "block" : "backoff"): \(meanwhile)")
+        let askedMeanwhile = paris.provider == "openweathermap" && !parisWithin ? 3 : 1
+        #expect(
+            meanwhile.requests == askedMeanwhile,
+            "OpenWeatherMap was asked during its \(fault == "429" ? "block" : "backoff"): \(meanwhile)")
 
         let tokyo = try await daemon.call("search", ["city": "Tokyo"])
         #expect(tokyo.provider == "openweathermap" && tokyo["id"] == .string(Fixtures.tokyoID), "\(tokyo.serialized)")

@@ -48,9 +48,11 @@ final class GPSFake: Sendable {
     private let ended = Atomic<Bool>(false)
 
     /// Starts gpsfake on `port` (default: a free one) replaying `log` (looping unless `once`), one
-    /// sentence every `cycle` seconds, and waits until gpsd accepts TCP connections.
+    /// sentence every `cycle` seconds, and waits until gpsd accepts TCP connections (or gpsfake
+    /// ends). Starting takes no set time: without a `timeout` it waits for that alone, and the
+    /// test's time limit ends a hang.
     static func start(
-        _ log: String, port: Int? = nil, once: Bool = false, cycle: Double = 0.1, timeout: Duration = .seconds(10)
+        _ log: String, port: Int? = nil, once: Bool = false, cycle: Double = 0.1, timeout: Duration? = nil
     ) async throws -> GPSFake {
         guard FileManager.default.isReadableFile(atPath: log) else {
             throw ChildProcessError(message: "no NMEA log \(log)")
@@ -71,13 +73,13 @@ final class GPSFake: Sendable {
         }
     }
 
-    private static func launch(_ log: String, port: Int, once: Bool, cycle: Double, timeout: Duration) async throws -> GPSFake {
+    private static func launch(_ log: String, port: Int, once: Bool, cycle: Double, timeout: Duration?) async throws -> GPSFake {
         var arguments = ["-w", "gpsfake", "-q", "-n"]
         if once { arguments.append("-1") }
         arguments += ["-c", "\(cycle)", "-P", "\(port)", log]
         let process = try ChildProcess(
             "/usr/bin/setsid", arguments, environment: TestEnvironment.childEnvironment(), name: "gpsfake:\(port)")
-        let deadline = ContinuousClock.now.advanced(by: timeout)
+        let deadline = timeout.map { ContinuousClock.now.advanced(by: $0) }
         // setsid is a process group leader (Foundation starts children in a group of their own), so
         // it forks: the child calls setsid() and execs gpsfake. Find that child once it leads its group.
         var group: pid_t?
@@ -91,7 +93,7 @@ final class GPSFake: Sendable {
                         "setsid gpsfake on port \(port) ended at once (\(process.termination.value.map { "\($0)" } ?? "?")):\n\(process.stdoutText)\(process.stderrText)"
                 )
             }
-            guard ContinuousClock.now < deadline else {
+            if let deadline, let timeout, ContinuousClock.now >= deadline {
                 process.send(SIGKILL)
                 throw TimeoutError(what: "setsid to start gpsfake in a session of its own", timeout: timeout)
             }
@@ -132,7 +134,7 @@ final class GPSFake: Sendable {
                                 "gpsfake on port \(port) ended before gpsd answered (\(process.termination.value.map { "\($0)" } ?? "?")):\n\(process.stdoutText)\(process.stderrText)"
                         )
                     }
-                    guard ContinuousClock.now < deadline else {
+                    if let deadline, let timeout, ContinuousClock.now >= deadline {
                         throw TimeoutError(
                             what:
                                 "gpsd (gpsfake \(log)) to accept connections on 127.0.0.1:\(port); it printed:\n\(process.stdoutText)\(process.stderrText)",

@@ -14,7 +14,7 @@ import WeatherCore
 /// The daemon runs with `timeout = "2s"` (short, with room for a loaded machine), the cache off (`cache_ttl = "0s"`: every lookup is a
 /// request, so the replay's counts say exactly what was sent) and a budget far above what the tests
 /// use. Every case has a city of its own, so its requests are counted apart.
-@Suite("Reliability: upstream faults")
+@Suite("Reliability: upstream faults", .timeLimit(.minutes(3)))
 struct UpstreamFaultReliabilityTests {
     /// Distinctive, so a leak into a log line or a reply cannot be mistaken for anything else.
     static let apiKey = "uf-key-5e0b7c29a4d13f86"
@@ -193,8 +193,9 @@ struct UpstreamFaultReliabilityTests {
             #expect(error.message.contains(reason), "\(fault): \(error.message)")
         }
         if fault.endsAtTimeout {
+            // Not before the timeout; that it gives up at all is the search's answer (awaited: the
+            // suite's time limit ends a hang). How long past the timeout is in the figures.
             #expect(elapsed >= timeout - .milliseconds(50), "\(fault): gave up after \(elapsed), before the timeout")
-            #expect(elapsed < timeout + .seconds(5), "\(fault): took \(elapsed), far past the timeout")
             // The search could not be answered before the timeout: these were answered meanwhile.
             #expect(
                 servedMeanwhileAt < repliedAt, "\(fault): version and state answered only after the search (\(servedMeanwhileAt - started))"
@@ -239,9 +240,10 @@ struct UpstreamFaultReliabilityTests {
         #expect(blocked.requests == before.requests + 1, "\(blocked)")
 
         // Until Retry-After has passed every lookup is rate_limited and sends nothing, for any city.
+        // The block's end is awaited without a deadline of its own (the suite's time limit ends a
+        // block that never ends); that it came no earlier than Retry-After is checked.
         var attempts = 0
         var rateLimited = 0
-        let deadline = sent + .seconds(retryAfter) + .seconds(10)
         var feature: JSONValue?
         while feature == nil {
             for city in ["London", "New York"] {
@@ -261,10 +263,6 @@ struct UpstreamFaultReliabilityTests {
                     "a request reached OpenWeatherMap \(ContinuousClock.now - sent) after a 429 with Retry-After \(retryAfter): \(stats)")
             }
             guard feature == nil else { break }
-            guard ContinuousClock.now < deadline else {
-                Issue.record("no lookup succeeded within \(retryAfter) s + 10 s of the 429")
-                break
-            }
             try await Task.sleep(for: .milliseconds(100))  // the poll interval
         }
         #expect(rateLimited > 0, "the first lookups after the 429 must have been rate_limited")

@@ -38,27 +38,30 @@ extension ReplayServer {
         try await faultRequest("GET", "/_faults")
     }
 
-    /// Waits (polling `/_faults`) until exactly `count` requests hang on a fault.
-    func waitForHanging(_ count: Int, timeout: Duration = .seconds(10)) async throws {
-        let deadline = ContinuousClock.now.advanced(by: timeout)
-        while true {
-            let hanging = try await faults()["hanging"]?.intValue
-            if hanging == count { return }
-            guard ContinuousClock.now < deadline else {
-                throw TimeoutError(
-                    what: "\(count) requests hanging at owm-replay (now \(hanging.map(String.init) ?? "?"))", timeout: timeout)
-            }
-            try await Task.sleep(for: .milliseconds(20))
+    /// Waits (polling `/_faults`) until exactly `count` requests hang on a fault; without a
+    /// `timeout`, for that alone (the test's time limit ends a hang).
+    func waitForHanging(_ count: Int, timeout: Duration? = .seconds(10)) async throws {
+        try await poll("\(count) requests hanging at owm-replay", timeout: timeout, { try await faults()["hanging"]?.intValue }) {
+            $0 == count
         }
     }
 
-    /// Waits (polling `/_stats`) until `check` accepts the stand-in's request counts.
-    func waitForStats(_ what: String, timeout: Duration = .seconds(20), _ check: (ReplayStats) -> Bool) async throws {
-        let deadline = ContinuousClock.now.advanced(by: timeout)
+    /// Waits (polling `/_stats`) until `check` accepts the stand-in's request counts; without a
+    /// `timeout`, for that alone (the test's time limit ends a hang).
+    func waitForStats(_ what: String, timeout: Duration? = .seconds(20), _ check: (ReplayStats) -> Bool) async throws {
+        try await poll(what, timeout: timeout, { try await stats() }, until: check)
+    }
+
+    private func poll<Value>(
+        _ what: String, timeout: Duration?, _ read: () async throws -> Value, until check: (Value) -> Bool
+    ) async throws {
+        let deadline = timeout.map { ContinuousClock.now.advanced(by: $0) }
         while true {
-            let stats = try await stats()
-            if check(stats) { return }
-            guard ContinuousClock.now < deadline else { throw TimeoutError(what: "\(what) (now \(stats))", timeout: timeout) }
+            let value = try await read()
+            if check(value) { return }
+            if let deadline, let timeout, ContinuousClock.now >= deadline {
+                throw TimeoutError(what: "\(what) (now \(value))", timeout: timeout)
+            }
             try await Task.sleep(for: .milliseconds(20))
         }
     }

@@ -73,7 +73,7 @@ final class Watcher: Sendable {
     /// skipped on the way are consumed too and returned in `skipped`.
     @discardableResult
     func next(
-        _ what: String, timeout: Duration = .seconds(10), where predicate: @escaping @Sendable (JSONValue) -> Bool = { _ in true }
+        _ what: String, timeout: Duration? = .seconds(10), where predicate: @escaping @Sendable (JSONValue) -> Bool = { _ in true }
     ) async throws -> (message: JSONValue, skipped: [JSONValue]) {
         try await inbox.wait(for: "\(what); received so far: \(describe(inbox.value.messages))", timeout: timeout) { inbox in
             if let index = inbox.messages[inbox.cursor...].firstIndex(where: predicate) {
