@@ -69,7 +69,7 @@ struct RequestHandlerMethodTests {
         let p = try Protocol()
         let reply = try await p.reply(#"{"jsonrpc":"2.0","id":"req-7","method":"search","params":{"city":"  London  "}}"#)
         #expect(reply["id"] == "req-7")
-        #expect(reply["result"]?.serialized == OpenWeatherMapResponseTests.specLondonFeature)
+        #expect(reply["result"]?.serialized == Fixture.specLondonFeature)
         #expect(await p.engine.engine.currentState.input == .text(city: "London"))
     }
 
@@ -88,7 +88,7 @@ struct RequestHandlerMethodTests {
         let feature = try #require(try JSONValue.parse(Array(replies[0].utf8))["result"])
         let expected = RPCMessage.result(id: try JSONValue.parse(Array(id.utf8)), feature).serialized
         #expect(replies == [expected, expected, expected])
-        #expect(feature.serialized == OpenWeatherMapResponseTests.specLondonFeature)
+        #expect(feature.serialized == Fixture.specLondonFeature)
     }
 
     @Test("a batch of searches is the array of their replies' texts")
@@ -121,7 +121,7 @@ struct RequestHandlerMethodTests {
         #expect(result["type"] == "FeatureCollection")
         #expect(result["seq"] == .integer(1))
         #expect(result["focus"]?.serialized == "[-0.1257,51.5085]")
-        #expect(result["features"]?.arrayValue?.map(\.serialized) == [OpenWeatherMapResponseTests.specLondonFeature])
+        #expect(result["features"]?.arrayValue?.map(\.serialized) == [Fixture.specLondonFeature])
     }
 
     @Test("state answers the current state with every field of the spec")
