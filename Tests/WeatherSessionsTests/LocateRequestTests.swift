@@ -11,7 +11,7 @@ private let zocca = Coordinate(lat: 44.3412, lon: 10.9876)
 // MARK: - the locate request
 
 /// A RequestHandler over a LocationService (no socket).
-private struct LocateProtocol {
+private struct LocateHandlerHarness {
     let location: LocationHarness
     let handler: RequestHandler
 
@@ -44,7 +44,7 @@ private struct LocateProtocol {
 struct LocationServiceRequestTests {
     @Test("locate with {\"timeout\": 0.5} answers with the Feature at the next accepted fix")
     func locateWithTimeout() async throws {
-        let p = try LocateProtocol()
+        let p = try LocateHandlerHarness()
         p.location.scriptWeather(at: zocca, name: "Zocca", id: 3_163_858)
         let reply = p.startLocate(#"{"timeout": 0.5}"#)
         await p.location.waitForLocates(1)
@@ -61,7 +61,7 @@ struct LocationServiceRequestTests {
 
     @Test("locate with {\"timeout\": 0.5} gives up after 500 ms with -32005 no_fix")
     func locateTimeoutIsSeconds() async throws {
-        let p = try LocateProtocol()
+        let p = try LocateHandlerHarness()
         let reply = p.startLocate(#"{"timeout": 0.5}"#)
         await p.location.waitForLocates(1)
         p.location.clock.advance(by: .milliseconds(499))
@@ -81,7 +81,7 @@ struct LocationServiceRequestTests {
             #"{"wait": 1}"#, #"{"timeout": 1, "mode": 3}"#,
         ])
     func badParams(_ params: String) async throws {
-        let p = try LocateProtocol()
+        let p = try LocateHandlerHarness()
         let json = try await p.locate(params)
         #expect(json["error"]?["code"] == .integer(-32602), "\(json.serialized)")
         #expect(json["error"]?["data"]?["name"] == "invalid_params")
@@ -90,7 +90,7 @@ struct LocationServiceRequestTests {
 
     @Test("locate with gpsd disabled is -32006 with data.name gps_disabled")
     func disabled() async throws {
-        let p = try LocateProtocol(enabled: false)
+        let p = try LocateHandlerHarness(enabled: false)
         let json = try await p.locate("{}")
         #expect(json["error"]?["code"] == .integer(-32006))
         #expect(json["error"]?["data"]?["name"] == "gps_disabled")

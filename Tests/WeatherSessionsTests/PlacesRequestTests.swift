@@ -9,7 +9,7 @@ import Testing
 struct PlacesMethodTests {
     /// The handler, with seven Springfields scripted (S0 to S6).
     private static func handler() throws -> (RequestHandler, EngineHarness) {
-        let p = try Protocol()
+        let p = try HandlerHarness()
         p.engine.upstream.scriptPlaces(
             "Springfield",
             (0..<7).map {
