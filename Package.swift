@@ -158,7 +158,9 @@ let package = Package(
             ]
         ),
         // What the test targets share: running child processes (the real binaries, gpsd, gpsfake),
-        // raw sockets, systemd's notify socket, the recorded fixtures.
+        // raw sockets, systemd's notify socket, the recorded fixtures; the core over a scripted
+        // upstream on a manual clock (engine, location and region harnesses) for the core's and the
+        // sessions' tests.
         // A test target, so a release build never builds it (test targets may depend on one another).
         .testTarget(
             name: "TestSupport",
@@ -168,11 +170,13 @@ let package = Package(
             ],
             path: "Tests/Support"
         ),
-        // The core's tests; those that drive the engine through the method table use WeatherSessions.
+        // The core's tests.
         .testTarget(
             name: "WeatherCoreTests",
-            dependencies: ["WeatherCore", "WeatherSessions", "TestSupport"]
+            dependencies: ["WeatherCore", "TestSupport"]
         ),
+        // The sessions' tests: the method table, the request handler, clients' sessions and
+        // outboxes, the hub and their state machines.
         .testTarget(
             name: "WeatherSessionsTests",
             dependencies: ["WeatherSessions", "WeatherCore", "TestSupport"]

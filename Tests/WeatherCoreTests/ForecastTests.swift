@@ -13,14 +13,6 @@ func parisForecast(sourceLocation: SourceLocation = #_sourceLocation) throws -> 
     return forecast
 }
 
-/// A regular forecast: `count` steps 3 hours apart from `start`.
-func regularForecast(_ count: Int = 40, start: Date = Date(timeIntervalSince1970: 1_794_996_000)) -> WeatherForecast {
-    let place = sampleObservation("Somewhere", id: 42)
-    return WeatherForecast(
-        place: WeatherObservation(cityID: 42, name: "Somewhere", country: "XX", coordinate: place.coordinate, units: .metric),
-        steps: (0..<count).map { ForecastStep(at: start.addingTimeInterval(Double($0) * 10800), temperature: Double($0), icon: "01d") })
-}
-
 @Suite("forecast: decoding and hours")
 struct ForecastDecodingTests {
     @Test("the recorded Paris forecast decodes: the place from city, 2 steps oldest first, missing values nil")

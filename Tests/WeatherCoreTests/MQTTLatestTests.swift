@@ -3,7 +3,6 @@ import Testing
 
 @testable import TestSupport
 @testable import WeatherCore
-@testable import WeatherSessions
 
 @Suite("MQTT: the latest payload per topic")
 struct MQTTLatestTests {
@@ -18,16 +17,6 @@ struct MQTTLatestTests {
                     "weatherd/dev1/status", "weatherd/dev1/overlays", "weatherd/dev1/state", "weatherd/dev1/request",
                     "weatherd/dev1/reply", "weatherd/dev1/place/latest",
                 ])
-    }
-
-    @Test("MQTT requesters may call every method but reload, watch and unwatch")
-    func brokerAccess() {
-        for method in ["search", "locate", "region", "forecast", "overlays", "state", "cities", "cities.add", "cities.remove", "version"] {
-            #expect(ClientAccess.broker.allows(method), "\(method)")
-        }
-        for method in ["reload", "watch", "unwatch"] {
-            #expect(!ClientAccess.broker.allows(method), "\(method)")
-        }
     }
 
     @Test("the newest payload wins; nothing is taken twice; every change wakes the publisher")

@@ -6,11 +6,6 @@ import Testing
 
 @Suite("OpenWeatherMap responses → observations → Features")
 struct OpenWeatherMapResponseTests {
-    /// The Feature example of docs/protocol.md ("Feature"), character for character.
-    static let specLondonFeature = #"""
-        {"type":"Feature","id":"owm:2643743","geometry":{"type":"Point","coordinates":[-0.1257,51.5085]},"properties":{"name":"London","state":null,"country":"GB","source":"text","provider":"openweathermap","alternatives":0,"temperature":8.94,"feels_like":7.91,"temp_min":7.38,"temp_max":9.98,"humidity":90,"pressure":997,"wind_speed":2.06,"wind_deg":250,"clouds":100,"condition":"Clouds","description":"overcast clouds","icon":"04n","symbol":"☁","observed_at":"2019-04-28T09:35:55Z","units":"metric","fetched_at":null,"stale":false}}
-        """#
-
     private func decode(_ text: String, units: Units = .metric) -> OpenWeatherMapResponse.Body? {
         OpenWeatherMapResponse.decode(Array(text.utf8), units: units)
     }
@@ -22,7 +17,7 @@ struct OpenWeatherMapResponseTests {
     @Test("weather_q_london.json gives exactly the spec's Feature example")
     func londonFeature() throws {
         let feature = WeatherFeature(observation: try Fixture.londonObservation(), source: .text)
-        #expect(feature.json.serialized == Self.specLondonFeature)
+        #expect(feature.json.serialized == Fixture.specLondonFeature)
     }
 
     @Test("weather_q_london.json decodes every field of the observation")
@@ -115,7 +110,7 @@ struct OpenWeatherMapResponseTests {
         text = text.replacingOccurrences(of: #""timezone": 0,"#, with: "")
         #expect(!text.contains("timezone"))
         let feature = WeatherFeature(observation: try observation(text), source: .text)
-        #expect(feature.json.serialized == Self.specLondonFeature)
+        #expect(feature.json.serialized == Fixture.specLondonFeature)
     }
 
     @Test(

@@ -2,121 +2,6 @@ import Testing
 
 @testable import TestSupport
 @testable import WeatherCore
-@testable import WeatherSessions
-
-/// RegionSearches over an EngineHarness (no watched cities, scripted upstream, recording
-/// publisher), its `run()` loop running in a task that is cancelled with the harness.
-///
-/// The debounce runs on its own manual clock, `debounce`, so that every read of its `now` is the
-/// debounce's own: the debounce reads `now` when it takes an event (to set its deadline), which is
-/// how `submit` knows the event was taken before the test moves time.
-private final class RegionHarness: Sendable {
-    let engine: EngineHarness
-    let debounce = ManualClock()
-    let settings: RegionSearches.Settings
-    let regions: RegionSearches
-    private let loop: Task<Void, Never>
-
-    var upstream: ScriptedUpstream { engine.upstream }
-    var publisher: RecordingPublisher { engine.publisher }
-
-    init(debounce interval: Duration = .milliseconds(250), around: Int = 1, concurrency: Int = 4) throws {
-        engine = try EngineHarness(cities: [])
-        settings = .init(debounce: interval, around: around, concurrency: concurrency)
-        regions = RegionSearches(
-            settings: settings, engine: engine.engine, clock: DaemonClock(debounce),
-            logger: silentLogger)
-        loop = Task { [regions] in await regions.run() }
-    }
-
-    deinit { loop.cancel() }
-
-    /// Sends a region event and returns once the debounce has taken it (read the time for its
-    /// deadline) and is sleeping towards a deadline.
-    func submit(_ region: MapRegion) async {
-        let reads = debounce.readCount
-        await regions.submit(region)
-        await untilCancelled { [debounce] in
-            await debounce.waitForReads(reads + 1)
-            await debounce.waitForSleepers(1)
-        }
-    }
-
-    /// Moves the debounce clock on by less than the debounce still needs, and returns once the
-    /// debounce sleeps again (a sleep that came due has read the time and gone back to sleep).
-    /// Records an issue when instead a lookup starts (the debounce ended early).
-    func advanceWhileDebouncing(by duration: Duration, sourceLocation: SourceLocation = #_sourceLocation) async {
-        let fetched = upstream.fetchCount
-        debounce.advance(by: duration)
-        let stillDebouncing = await withTaskGroup(of: Bool.self) { group in
-            group.addTask { [debounce] in
-                await untilCancelled { await debounce.waitForSleepers(1) }
-                return true
-            }
-            group.addTask { [upstream] in
-                await untilCancelled { await upstream.waitForFetches(fetched + 1) }
-                return false
-            }
-            let first = await group.next() ?? false
-            group.cancelAll()
-            return first
-        }
-        #expect(stillDebouncing, "a search started before the debounce ended", sourceLocation: sourceLocation)
-    }
-
-    /// Moves the debounce clock on by the whole debounce interval.
-    func passDebounce() {
-        debounce.advance(by: settings.debounce)
-    }
-
-    /// The grid of `region` under the harness' settings.
-    func points(_ region: MapRegion) -> [RegionGrid.Point] {
-        RegionGrid.points(of: region, around: settings.around)
-    }
-
-    /// Scripts every point of `region`'s grid: `result(index, point)` (by default a station named
-    /// `P<index>` with id `base + index` at the point), each held behind its own gate when
-    /// `gated`. Returns the gates, in grid order.
-    @discardableResult
-    func scriptGrid(
-        _ region: MapRegion, base: Int = 1000, gated: Bool = false,
-        _ result: ((Int, RegionGrid.Point) -> Result<WeatherObservation, UpstreamError>?)? = nil
-    ) -> [Gate] {
-        points(region).enumerated().map { index, point in
-            let c = point.coordinate
-            let scripted =
-                result?(index, point)
-                ?? .success(sampleObservation("P\(index)", id: base + index, lat: c.lat, lon: c.lon))
-            return upstream.script(.coordinate(c), scripted, gated: gated)
-        }
-    }
-
-    func waitForFetches(_ count: Int) async {
-        await untilCancelled { [upstream] in await upstream.waitForFetches(count) }
-    }
-
-    func waitForOverlays(_ count: Int) async {
-        await untilCancelled { [publisher] in await publisher.waitForOverlays(count) }
-    }
-
-    func waitForState(where matches: @escaping @Sendable (DaemonState) -> Bool) async {
-        await untilCancelled { [publisher] in await publisher.waitForState(where: matches) }
-    }
-
-    /// Returns once the search of `region` has settled (nothing pending, no longer loading).
-    func waitUntilSettled(_ region: MapRegion) async {
-        await waitForState { $0.input == .region(region) && $0.pending == 0 && $0.phase != .loading }
-    }
-
-    /// Fetches of the points of `region`'s grid so far.
-    func gridFetches(_ region: MapRegion) -> Int {
-        points(region).reduce(0) { $0 + upstream.fetchCount(of: .coordinate($1.coordinate)) }
-    }
-}
-
-private func region(_ lat: Double, _ lon: Double, span: (lat: Double, lon: Double)? = nil) -> MapRegion {
-    MapRegion(center: Coordinate(lat: lat, lon: lon), span: span.map { Coordinate(lat: $0.lat, lon: $0.lon) })
-}
 
 private let londonID = "owm:2643743"
 
@@ -127,11 +12,11 @@ struct RegionSearchesDebounceTests {
     @Test("a burst of events starts its search only after a whole debounce of quiet after the last one: 1 ms before, nothing")
     func debounceCountsFromTheLastEvent() async throws {
         let h = try RegionHarness()
-        let last = region(30, 40)
+        let last = mapRegion(30, 40)
         h.scriptGrid(last)
-        await h.submit(region(10, 20))
+        await h.submit(mapRegion(10, 20))
         await h.advanceWhileDebouncing(by: .milliseconds(100))
-        await h.submit(region(20, 30))
+        await h.submit(mapRegion(20, 30))
         await h.advanceWhileDebouncing(by: .milliseconds(100))
         await h.submit(last)
 
@@ -148,7 +33,7 @@ struct RegionSearchesDebounceTests {
     @Test("a burst of events within the debounce starts exactly one search, of the last region of the burst")
     func burstStartsOneSearchOfTheLastRegion() async throws {
         let h = try RegionHarness()
-        let burst = [region(10, 20), region(11, 21), region(12, 22, span: (2, 2)), region(13, 23)]
+        let burst = [mapRegion(10, 20), mapRegion(11, 21), mapRegion(12, 22, span: (2, 2)), mapRegion(13, 23)]
         for r in burst { h.scriptGrid(r) }
         for r in burst {
             await h.submit(r)
@@ -169,8 +54,8 @@ struct RegionSearchesDebounceTests {
     func textDuringDebounceCancelsTheRegion() async throws {
         let h = try RegionHarness()
         try h.engine.scriptFixtures()
-        let dropped = region(10, 20)
-        let later = region(-20, -40)
+        let dropped = mapRegion(10, 20)
+        let later = mapRegion(-20, -40)
         h.scriptGrid(dropped)
         h.scriptGrid(later, base: 2000)
         await h.submit(dropped)
@@ -193,9 +78,9 @@ struct RegionSearchesDebounceTests {
     @Test("a region whose centre moved less than a tenth of its span from the last searched region starts no search")
     func negligibleMoveIsIgnored() async throws {
         let h = try RegionHarness()
-        let first = region(10, 20)
-        let near = region(10.29, 19.71)
-        let far = region(-20, -40)
+        let first = mapRegion(10, 20)
+        let near = mapRegion(10.29, 19.71)
+        let far = mapRegion(-20, -40)
         h.scriptGrid(first)
         h.scriptGrid(near, base: 2000)
         h.scriptGrid(far, base: 3000)
@@ -217,10 +102,10 @@ struct RegionSearchesDebounceTests {
 
     @Test(
         "a region whose centre moved a tenth of its span or more from the last searched region starts a search",
-        arguments: [region(10.5, 20, span: (5, 5)), region(10, 19.5, span: (5, 5)), region(14, 24, span: (5, 5))])
+        arguments: [mapRegion(10.5, 20, span: (5, 5)), mapRegion(10, 19.5, span: (5, 5)), mapRegion(14, 24, span: (5, 5))])
     func realMoveIsSearched(_ next: MapRegion) async throws {
         let h = try RegionHarness()
-        let first = region(10, 20, span: (5, 5))
+        let first = mapRegion(10, 20, span: (5, 5))
         h.scriptGrid(first)
         await h.submit(first)
         h.passDebounce()
@@ -244,7 +129,7 @@ struct RegionSearchesGridTests {
         arguments: [0, 1, 2])
     func beginsWithTheGridPending(around: Int) async throws {
         let h = try RegionHarness(around: around, concurrency: 4)
-        let r = region(10, 20)
+        let r = mapRegion(10, 20)
         let gates = h.scriptGrid(r, gated: true)
         await h.submit(r)
         h.passDebounce()
@@ -268,7 +153,7 @@ struct RegionSearchesGridTests {
     @Test("running goes false and pending to 0 once the whole grid has settled, not before")
     func settlesOnceEveryPointAnswered() async throws {
         let h = try RegionHarness()
-        let r = region(10, 20)
+        let r = mapRegion(10, 20)
         let gates = h.scriptGrid(r, gated: true)
         await h.submit(r)
         h.passDebounce()
@@ -292,7 +177,7 @@ struct RegionSearchesGridTests {
     @Test("at most `concurrency` lookups of a grid are in flight at once", arguments: [1, 2, 4])
     func concurrencyIsBounded(concurrency: Int) async throws {
         let h = try RegionHarness(concurrency: concurrency)
-        let r = region(10, 20)
+        let r = mapRegion(10, 20)
         let gates = h.scriptGrid(r, gated: true)
         let points = h.points(r)
         await h.submit(r)
@@ -318,7 +203,7 @@ struct RegionSearchesGridTests {
     @Test("the overlays change once, when the whole grid has settled: seq + 1, focus null")
     func overlaysChangeOnce() async throws {
         let h = try RegionHarness(concurrency: 2)
-        let r = region(10, 20)
+        let r = mapRegion(10, 20)
         let gates = h.scriptGrid(r, gated: true)
         await h.submit(r)
         h.passDebounce()
@@ -341,7 +226,7 @@ struct RegionSearchesGridTests {
     @Test("features are de-duplicated by id: points answered by the same city appear once, with the centre's source")
     func deduplicatedByID() async throws {
         let h = try RegionHarness()
-        let r = region(10, 20)
+        let r = mapRegion(10, 20)
         // The centre and points 1…4 are all the same station; 5…8 another.
         h.scriptGrid(r) { index, _ in
             index < 5
@@ -361,7 +246,7 @@ struct RegionSearchesGridTests {
     @Test("points that failed are left out; the others land and the phase is populated")
     func failedPointsLeftOut() async throws {
         let h = try RegionHarness()
-        let r = region(10, 20)
+        let r = mapRegion(10, 20)
         h.scriptGrid(r) { index, point in
             switch index {
             case 3: .failure(.unavailable("HTTP 503"))
@@ -385,7 +270,7 @@ struct RegionSearchesGridTests {
     @Test("when every point fails the phase is error with that error, and no grid feature lands")
     func allPointsFail() async throws {
         let h = try RegionHarness()
-        let r = region(10, 20)
+        let r = mapRegion(10, 20)
         h.scriptGrid(r) { _, _ in .failure(.unavailable("HTTP 503")) }
         await h.submit(r)
         h.passDebounce()
@@ -403,7 +288,7 @@ struct RegionSearchesGridTests {
     @Test("when every point fails and one failure is not not_found, the phase is error with that one")
     func allFailTheRealErrorWins() async throws {
         let h = try RegionHarness()
-        let r = region(10, 20)
+        let r = mapRegion(10, 20)
         h.scriptGrid(r) { index, _ in index == 6 ? .failure(.unauthorized) : .failure(.notFound(message: nil)) }
         await h.submit(r)
         h.passDebounce()
@@ -417,7 +302,7 @@ struct RegionSearchesGridTests {
     @Test("when no point has weather (all not_found) the phase is empty, not error")
     func allNotFoundIsEmpty() async throws {
         let h = try RegionHarness()
-        let r = region(10, 20)
+        let r = mapRegion(10, 20)
         await h.submit(r)  // nothing scripted: every point is not found
         h.passDebounce()
         await h.waitUntilSettled(r)
@@ -439,7 +324,7 @@ struct RegionSearchesSupersededTests {
     private func gridSupersededByText() async throws -> (RegionHarness, MapRegion, WeatherFeature) {
         let h = try RegionHarness(concurrency: 2)
         try h.engine.scriptFixtures()
-        let r = region(10, 20)
+        let r = mapRegion(10, 20)
         let gates = h.scriptGrid(r, gated: true)
         await h.submit(r)
         h.passDebounce()
@@ -483,8 +368,8 @@ struct RegionSearchesSupersededTests {
     @Test("a newer region supersedes an older grid: its queued lookups are never sent and its answers never land")
     func newerRegionSupersedesOlderGrid() async throws {
         let h = try RegionHarness(concurrency: 2)
-        let older = region(10, 20)
-        let newer = region(-20, -40)
+        let older = mapRegion(10, 20)
+        let newer = mapRegion(-20, -40)
         let gates = h.scriptGrid(older, base: 1000, gated: true)
         h.scriptGrid(newer, base: 2000)
         await h.submit(older)
@@ -511,8 +396,8 @@ struct RegionSearchesSupersededTests {
     @Test("a newer region supersedes an older grid even when the older one answers first")
     func olderGridAnsweringFirstNeverLands() async throws {
         let h = try RegionHarness(concurrency: 2)
-        let older = region(10, 20)
-        let newer = region(-20, -40)
+        let older = mapRegion(10, 20)
+        let newer = mapRegion(-20, -40)
         let olderGates = h.scriptGrid(older, base: 1000, gated: true)
         let newerGates = h.scriptGrid(newer, base: 2000, gated: true)
         await h.submit(older)
@@ -536,9 +421,9 @@ struct RegionSearchesSupersededTests {
     func runningIffPending() async throws {
         let h = try RegionHarness(concurrency: 3)
         try h.engine.scriptFixtures()
-        let a = region(10, 20)
-        let b = region(-20, -40)
-        let c = region(40, 60, span: (1, 1))
+        let a = mapRegion(10, 20)
+        let b = mapRegion(-20, -40)
+        let c = mapRegion(40, 60, span: (1, 1))
         let gatesA = h.scriptGrid(a, gated: true)
         h.scriptGrid(b, base: 2000) { index, _ in index.isMultiple(of: 2) ? .failure(.unavailable("timed out")) : nil }
         h.scriptGrid(c, base: 3000) { _, _ in .failure(.unavailable("HTTP 502")) }
@@ -562,61 +447,5 @@ struct RegionSearchesSupersededTests {
             #expect(state.running == (state.pending > 0), "\(state.json.serialized)")
         }
         h.engine.checkInvariants()
-    }
-}
-
-// MARK: - The `region` request
-
-@Suite("RequestHandler: region", .timeLimit(.minutes(1)))
-struct RegionSearchesRequestTests {
-    private func handler(_ h: RegionHarness) -> RequestHandler {
-        let location = LocationService(
-            settings: .init(enabled: false, maxHorizontalError: 100, locateTimeout: .seconds(30), follow: false, followDistance: 1000),
-            engine: h.engine.engine, clock: DaemonClock(h.engine.clock), logger: silentLogger)
-        return RequestHandler(engine: h.engine.engine, location: location, regions: h.regions, hub: NotificationHub(), logger: silentLogger)
-    }
-
-    private func reply(_ handler: RequestHandler, _ params: String) async throws -> JSONValue {
-        let outbox = Outbox()
-        await handler.handle(line: Array(#"{"jsonrpc":"2.0","id":1,"method":"region","params":\#(params)}"#.utf8), outbox: outbox)
-        let line = try #require(outbox.next())
-        #expect(outbox.next() == nil)
-        return try JSONValue.parse(Array(line.utf8))
-    }
-
-    @Test("region answers {\"accepted\": true} at once, before the debounce elapses; its search runs after it")
-    func acceptedAtOnce() async throws {
-        let h = try RegionHarness()
-        let r = region(10, 20, span: (2, 2))
-        h.scriptGrid(r)
-        let reply = try await reply(handler(h), #"{"center":{"lat":10,"lon":20},"span":{"lat":2,"lon":2}}"#)
-        #expect(reply.serialized == #"{"jsonrpc":"2.0","id":1,"result":{"accepted":true}}"#)
-        #expect(h.upstream.fetchCount == 0, "nothing looked up before the debounce")
-        #expect(await h.engine.engine.currentGeneration == 0)
-
-        await untilCancelled { [debounce = h.debounce] in await debounce.waitForSleepers(1) }
-        h.passDebounce()
-        await h.waitUntilSettled(r)
-        #expect(h.gridFetches(r) == 9)
-    }
-
-    @Test(
-        "region with bad params is -32602 invalid_params",
-        arguments: [
-            #"{}"#,
-            #"{"span":{"lat":2,"lon":2}}"#,
-            #"{"center":{"lat":91,"lon":20}}"#,
-            #"{"center":{"lat":10,"lon":180.5}}"#,
-            #"{"center":{"lat":10,"lon":20},"span":{"lat":0,"lon":2}}"#,
-            #"{"center":{"lat":10,"lon":20},"zoom":3}"#,
-            #"{"center":{"lat":"10","lon":20}}"#,
-            #"{"center":[20,10]}"#,
-        ])
-    func rejectsBadParams(_ params: String) async throws {
-        let h = try RegionHarness()
-        let reply = try await reply(handler(h), params)
-        #expect(reply["error"]?["code"] == .integer(-32602), "\(reply.serialized)")
-        #expect(reply["error"]?["data"]?["name"] == "invalid_params")
-        #expect(reply["result"] == nil)
     }
 }

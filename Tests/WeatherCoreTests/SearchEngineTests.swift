@@ -163,7 +163,7 @@ struct SearchEngineSearchTests {
         h.publisher.reset()
         let feature = try await h.engine.search(city: "London")
         #expect(feature.source == .text)
-        #expect(feature.json.serialized == OpenWeatherMapResponseTests.specLondonFeature)
+        #expect(feature.json.serialized == Fixture.specLondonFeature)
 
         let states = h.publisher.states
         #expect(states.first?.running == true)

@@ -1,5 +1,6 @@
 import Testing
 
+@testable import TestSupport
 @testable import WeatherCore
 
 @Suite("SearchEngine: the watched cities' features (the metrics' and the forecasts' source)")

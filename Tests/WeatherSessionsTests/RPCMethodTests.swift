@@ -28,6 +28,16 @@ struct RPCMethodTests {
         #expect(!ClientAccess.web.allows("reload") && ClientAccess.full.allows("reload"))
     }
 
+    @Test("MQTT requesters may call every method but reload, watch and unwatch")
+    func brokerAccess() {
+        for method in ["search", "locate", "region", "forecast", "overlays", "state", "cities", "cities.add", "cities.remove", "version"] {
+            #expect(ClientAccess.broker.allows(method), "\(method)")
+        }
+        for method in ["reload", "watch", "unwatch"] {
+            #expect(!ClientAccess.broker.allows(method), "\(method)")
+        }
+    }
+
     @Test("each method's params are the ones its reference names")
     func params() {
         let params = Dictionary(uniqueKeysWithValues: RPCMethod.all.map { ($0.name, $0.params) })

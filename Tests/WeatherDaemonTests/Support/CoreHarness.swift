@@ -6,7 +6,7 @@ import WeatherSessions
 
 @testable import TestSupport
 
-/// An in-memory `WeatherUpstream` (a small cousin of WeatherCoreTests' `ScriptedUpstream`): a city
+/// An in-memory `WeatherUpstream` (a small cousin of TestSupport's `ScriptedUpstream`): a city
 /// it was given is a place at its observation's coordinate, which answers with that observation; any
 /// other name is not found, and any other coordinate answers with a station at that very place.
 final class MemoryUpstream: WeatherUpstream, Sendable {
@@ -31,14 +31,6 @@ final class MemoryUpstream: WeatherUpstream, Sendable {
         cities.values.first { $0.coordinate == coordinate }
             ?? sampleObservation("Somewhere", id: 1, lat: coordinate.lat, lon: coordinate.lon)
     }
-}
-
-/// A plain observation of a station `name` at (`lat`, `lon`).
-func sampleObservation(_ name: String, id: Int, lat: Double = 10, lon: Double = 20) -> WeatherObservation {
-    WeatherObservation(
-        cityID: id, name: name, country: "XX", coordinate: Coordinate(lat: lat, lon: lon),
-        temperature: 15, humidity: 50, condition: "Clear", conditionDescription: "clear sky", icon: "01d",
-        units: .metric)
 }
 
 /// The daemon's publisher (the `NotificationHub`) with every published state also kept, so a test

@@ -1,6 +1,5 @@
 import Synchronization
 
-@testable import TestSupport
 @testable import WeatherCore
 
 /// A `CityStore` in memory that counts saves, can be made to fail, and can hold saves until the

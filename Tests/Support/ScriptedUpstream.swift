@@ -1,6 +1,5 @@
 import Synchronization
 
-@testable import TestSupport
 @testable import WeatherCore
 
 /// An in-memory `WeatherUpstream`. A scripted city is one place (named as its observation, at its

@@ -1,7 +1,6 @@
 import Foundation
 import Testing
 
-@testable import TestSupport
 @testable import WeatherCore
 
 /// A SearchEngine over a scripted upstream (through a real LookupService on a manual clock),

@@ -5,7 +5,7 @@ import Testing
 @testable import WeatherSessions
 
 /// A RequestHandler over a real engine and hub (no socket): lines in, queued lines out.
-struct Protocol {
+struct HandlerHarness {
     let hub = NotificationHub()
     let engine: EngineHarness
     let handler: RequestHandler
@@ -59,17 +59,17 @@ private func request(_ id: Int, _ method: String, _ params: String = "{}") -> St
 struct RequestHandlerMethodTests {
     @Test("version answers {\"version\", \"protocol\": 1}")
     func version() async throws {
-        let p = try Protocol()
+        let p = try HandlerHarness()
         let reply = try await p.reply(request(1, "version"))
         #expect(reply.serialized == #"{"jsonrpc":"2.0","id":1,"result":{"version":"\#(WeatherdVersion.current)","protocol":1}}"#)
     }
 
     @Test("search answers the Feature of the city, and keeps the request's id")
     func search() async throws {
-        let p = try Protocol()
+        let p = try HandlerHarness()
         let reply = try await p.reply(#"{"jsonrpc":"2.0","id":"req-7","method":"search","params":{"city":"  London  "}}"#)
         #expect(reply["id"] == "req-7")
-        #expect(reply["result"]?.serialized == OpenWeatherMapResponseTests.specLondonFeature)
+        #expect(reply["result"]?.serialized == Fixture.specLondonFeature)
         #expect(await p.engine.engine.currentState.input == .text(city: "London"))
     }
 
@@ -77,7 +77,7 @@ struct RequestHandlerMethodTests {
         "a search's reply is the text of RPCMessage.result, whatever the id, first and from the kept feature text",
         arguments: [#""req \"7\"""#, "7", "1.50", "-0", "null", #""ünï""#])
     func searchReplyText(id: String) async throws {
-        let p = try Protocol()
+        let p = try HandlerHarness()
         let outbox = Outbox()
         var replies: [String] = []
         for _ in 0..<3 {
@@ -88,12 +88,12 @@ struct RequestHandlerMethodTests {
         let feature = try #require(try JSONValue.parse(Array(replies[0].utf8))["result"])
         let expected = RPCMessage.result(id: try JSONValue.parse(Array(id.utf8)), feature).serialized
         #expect(replies == [expected, expected, expected])
-        #expect(feature.serialized == OpenWeatherMapResponseTests.specLondonFeature)
+        #expect(feature.serialized == Fixture.specLondonFeature)
     }
 
     @Test("a batch of searches is the array of their replies' texts")
     func searchBatchText() async throws {
-        let p = try Protocol()
+        let p = try HandlerHarness()
         let outbox = Outbox()
         let line = "[" + request(1, "search", #"{"city":"London"}"#) + "," + request(2, "version") + "]"
         await p.handler.handle(line: Array(line.utf8), outbox: outbox)
@@ -104,7 +104,7 @@ struct RequestHandlerMethodTests {
 
     @Test("search for an unknown city is error -32001 with data.name not_found")
     func searchNotFound() async throws {
-        let p = try Protocol()
+        let p = try HandlerHarness()
         let reply = try await p.reply(request(2, "search", #"{"city":"Atlantis"}"#))
         #expect(
             reply.serialized
@@ -114,19 +114,19 @@ struct RequestHandlerMethodTests {
 
     @Test("overlays answers the current FeatureCollection")
     func overlays() async throws {
-        let p = try Protocol()
+        let p = try HandlerHarness()
         _ = try await p.send(request(1, "search", #"{"city":"London"}"#))
         let result = try #require(try await p.reply(request(2, "overlays"))["result"])
         #expect(result.objectValue?.keys == ["type", "seq", "focus", "features"])
         #expect(result["type"] == "FeatureCollection")
         #expect(result["seq"] == .integer(1))
         #expect(result["focus"]?.serialized == "[-0.1257,51.5085]")
-        #expect(result["features"]?.arrayValue?.map(\.serialized) == [OpenWeatherMapResponseTests.specLondonFeature])
+        #expect(result["features"]?.arrayValue?.map(\.serialized) == [Fixture.specLondonFeature])
     }
 
     @Test("state answers the current state with every field of the spec")
     func state() async throws {
-        let p = try Protocol()
+        let p = try HandlerHarness()
         let result = try #require(try await p.reply(request(1, "state"))["result"])
         #expect(
             result.objectValue?.keys == [
@@ -148,7 +148,7 @@ struct RequestHandlerMethodTests {
 
     @Test("watch answers {\"topics\": [...]}; unwatch answers {\"topics\": []}")
     func watchReplies() async throws {
-        let p = try Protocol()
+        let p = try HandlerHarness()
         let outbox = Outbox()
         let watch = try await p.send(request(1, "watch", #"{"replay":false}"#), outbox)
         #expect(watch.first?.serialized == #"{"jsonrpc":"2.0","id":1,"result":{"topics":["overlays","state"]}}"#)
@@ -158,7 +158,7 @@ struct RequestHandlerMethodTests {
 
     @Test("cities answers {\"cities\": [...]}; add and remove answer the list after storing it")
     func cities() async throws {
-        let p = try Protocol(cities: ["London,GB"])
+        let p = try HandlerHarness(cities: ["London,GB"])
         #expect(try await p.reply(request(1, "cities")).serialized == #"{"jsonrpc":"2.0","id":1,"result":{"cities":["London,GB"]}}"#)
         #expect(
             try await p.reply(request(2, "cities.add", #"{"city":"Zocca"}"#))["result"]?.serialized == #"{"cities":["London,GB","Zocca"]}"#)
@@ -169,7 +169,7 @@ struct RequestHandlerMethodTests {
 
     @Test("cities.remove of a city that is not watched is -32602")
     func removeUnwatched() async throws {
-        let p = try Protocol()
+        let p = try HandlerHarness()
         let error = try await p.error(request(1, "cities.remove", #"{"city":"Paris"}"#))
         #expect(error["code"] == .integer(-32602))
         #expect(error["data"]?["name"] == "invalid_params")
@@ -180,7 +180,7 @@ struct RequestHandlerMethodTests {
 struct RequestHandlerErrorTests {
     @Test("a line that is not JSON is -32700 with id null", arguments: ["{", "hello", #"{"jsonrpc":"2.0",}"#, ""])
     func parseError(_ line: String) async throws {
-        let p = try Protocol()
+        let p = try HandlerHarness()
         let reply = try await p.reply(line)
         #expect(reply["id"] == .null)
         #expect(reply["error"]?["code"] == .integer(-32700))
@@ -189,7 +189,7 @@ struct RequestHandlerErrorTests {
 
     @Test("a message that is not an object is -32600 with id null", arguments: ["42", #""version""#, "null", "true"])
     func notAnObject(_ line: String) async throws {
-        let p = try Protocol()
+        let p = try HandlerHarness()
         let reply = try await p.reply(line)
         #expect(reply["id"] == .null)
         #expect(reply["error"]?["code"] == .integer(-32600))
@@ -202,7 +202,7 @@ struct RequestHandlerErrorTests {
             #"{"jsonrpc":"1.0","id":3,"method":"version"}"#, #"{"id":3,"method":"version"}"#, #"{"jsonrpc":2.0,"id":3,"method":"version"}"#,
         ])
     func wrongVersion(_ line: String) async throws {
-        let p = try Protocol()
+        let p = try HandlerHarness()
         let reply = try await p.reply(line)
         #expect(reply["id"] == .integer(3))
         #expect(reply["error"]?["code"] == .integer(-32600))
@@ -215,7 +215,7 @@ struct RequestHandlerErrorTests {
             #"{"jsonrpc":"2.0","id":true,"method":"version"}"#,
         ])
     func badID(_ line: String) async throws {
-        let p = try Protocol()
+        let p = try HandlerHarness()
         let reply = try await p.reply(line)
         #expect(reply["id"] == .null)
         #expect(reply["error"]?["code"] == .integer(-32600))
@@ -227,7 +227,7 @@ struct RequestHandlerErrorTests {
             "18446744073709551616", "-18446744073709551617", "1e400", "0.10", "1.0", "-0", "123456789012345678901234567890.5", "7",
         ])
     func numberIDEchoedExactly(_ id: String) async throws {
-        let p = try Protocol()
+        let p = try HandlerHarness()
         let outbox = Outbox()
         await p.handler.handle(line: Array(#"{"jsonrpc":"2.0","id":\#(id),"method":"version"}"#.utf8), outbox: outbox)
         await p.handler.handle(line: Array(#"{"jsonrpc":"2.0","id":\#(id),"method":"nope"}"#.utf8), outbox: outbox)
@@ -239,7 +239,7 @@ struct RequestHandlerErrorTests {
 
     @Test("a number param may be written in any JSON form; one beyond a double's range is -32602")
     func numberParamForms() async throws {
-        let p = try Protocol()
+        let p = try HandlerHarness()
         let accepted = try await p.reply(request(1, "region", #"{"center":{"lat":4.50e1,"lon":-0},"span":{"lat":2.0,"lon":0.20e1}}"#))
         #expect(accepted["result"] == .object(["accepted": .bool(true)]), "\(accepted.serialized)")
         for params in [#"{"center":{"lat":1e400,"lon":0}}"#, #"{"center":{"lat":0,"lon":-1E999}}"#] {
@@ -250,13 +250,13 @@ struct RequestHandlerErrorTests {
 
     @Test("a missing or non-string method is -32600", arguments: [#"{"jsonrpc":"2.0","id":4}"#, #"{"jsonrpc":"2.0","id":4,"method":7}"#])
     func badMethod(_ line: String) async throws {
-        let p = try Protocol()
+        let p = try HandlerHarness()
         #expect(try await p.error(line)["code"] == .integer(-32600))
     }
 
     @Test("an unknown method is -32601", arguments: ["frobnicate", "Search", "cities.clear", "regions"])
     func unknownMethod(_ method: String) async throws {
-        let p = try Protocol()
+        let p = try HandlerHarness()
         let error = try await p.error(request(5, method))
         #expect(error["code"] == .integer(-32601))
         #expect(error["data"]?["name"] == "method_not_found")
@@ -276,7 +276,7 @@ struct RequestHandlerErrorTests {
             request(1, "cities.add", #"{"city":""}"#), request(1, "cities.add", #"{}"#),
         ])
     func badParams(_ line: String) async throws {
-        let p = try Protocol()
+        let p = try HandlerHarness()
         let error = try await p.error(line)
         #expect(error["code"] == .integer(-32602))
         #expect(error["data"]?["name"] == "invalid_params")
@@ -286,7 +286,7 @@ struct RequestHandlerErrorTests {
 
     @Test("every error object carries data.name")
     func errorsCarryName() async throws {
-        let p = try Protocol()
+        let p = try HandlerHarness()
         for line in ["{", "42", request(1, "nope"), request(1, "search"), request(1, "search", #"{"city":"Atlantis"}"#)] {
             let error = try await p.error(line)
             #expect(error["data"]?["name"]?.stringValue?.isEmpty == false, "\(error.serialized)")
@@ -299,7 +299,7 @@ struct RequestHandlerErrorTests {
 struct RequestHandlerBatchTests {
     @Test("a batch is answered with one array of replies in request order")
     func batch() async throws {
-        let p = try Protocol()
+        let p = try HandlerHarness()
         let lines = try await p.send("[\(request(1, "version")),\(request(2, "search", #"{"city":"London"}"#)),\(request(3, "nope"))]")
         #expect(lines.count == 1)
         let replies = try #require(lines.first?.arrayValue)
@@ -310,7 +310,7 @@ struct RequestHandlerBatchTests {
 
     @Test("the elements of a batch enter the stream in array order, one after another")
     func batchOrder() async throws {
-        let p = try Protocol()
+        let p = try HandlerHarness()
         let lines = try await p.send(
             "["
                 + [
@@ -323,7 +323,7 @@ struct RequestHandlerBatchTests {
 
     @Test("a batch's lookups run concurrently, but its searches enter the stream in array order: the last one wins")
     func batchSearchOrder() async throws {
-        let p = try Protocol()
+        let p = try HandlerHarness()
         let london = p.engine.upstream.script(.city("London"), .success(try Fixture.londonObservation()), gated: true)
         let batch = Task {
             try await p.send("[\(request(1, "search", #"{"city":"London"}"#)),\(request(2, "search", #"{"city":"Zocca"}"#))]")
@@ -339,7 +339,7 @@ struct RequestHandlerBatchTests {
 
     @Test("read-only access: the methods that search or change answer -32601, in a batch too; looking works")
     func readOnly() async throws {
-        let p = try Protocol(cities: ["London,GB"])
+        let p = try HandlerHarness(cities: ["London,GB"])
         let outbox = Outbox()
         let batch =
             "["
@@ -357,7 +357,7 @@ struct RequestHandlerBatchTests {
 
     @Test("requests without id in a batch are carried out but get no reply")
     func batchNotifications() async throws {
-        let p = try Protocol()
+        let p = try HandlerHarness()
         // Batch elements may run concurrently (JSON-RPC 2.0 §6), so the check follows the batch.
         let lines = try await p.send(#"[{"jsonrpc":"2.0","method":"cities.add","params":{"city":"Zocca"}},\#(request(9, "version"))]"#)
         #expect(lines.count == 1)
@@ -367,13 +367,13 @@ struct RequestHandlerBatchTests {
 
     @Test("a batch of only notifications gets no reply at all")
     func batchOfNotifications() async throws {
-        let p = try Protocol()
+        let p = try HandlerHarness()
         #expect(try await p.send(#"[{"jsonrpc":"2.0","method":"version"},{"jsonrpc":"2.0","method":"state"}]"#).isEmpty)
     }
 
     @Test("an empty batch is one -32600 error, not an array")
     func emptyBatch() async throws {
-        let p = try Protocol()
+        let p = try HandlerHarness()
         let reply = try await p.reply("[]")
         #expect(reply["error"]?["code"] == .integer(-32600))
         #expect(reply["id"] == .null)
@@ -381,14 +381,14 @@ struct RequestHandlerBatchTests {
 
     @Test("a batch of non-objects gets one -32600 error per element")
     func batchOfGarbage() async throws {
-        let p = try Protocol()
+        let p = try HandlerHarness()
         let replies = try #require(try await p.reply("[1,2]").arrayValue)
         #expect(replies.map { $0["error"]?["code"] } == [.integer(-32600), .integer(-32600)])
     }
 
     @Test("a request without id is carried out without a reply, even when it fails")
     func notification() async throws {
-        let p = try Protocol()
+        let p = try HandlerHarness()
         #expect(try await p.send(#"{"jsonrpc":"2.0","method":"cities.add","params":{"city":"Zocca"}}"#).isEmpty)
         #expect(p.engine.store.stored.added == ["Zocca"])
         #expect(try await p.send(#"{"jsonrpc":"2.0","method":"search","params":{"city":"Atlantis"}}"#).isEmpty)
@@ -399,7 +399,7 @@ struct RequestHandlerBatchTests {
 struct RequestHandlerWatchTests {
     @Test("watch with replay sends the reply, then the current state and overlays")
     func replay() async throws {
-        let p = try Protocol()
+        let p = try HandlerHarness()
         _ = try await p.send(request(1, "search", #"{"city":"London"}"#))
         let lines = try await p.send(request(2, "watch"))
         #expect(lines.count == 3)
@@ -412,7 +412,7 @@ struct RequestHandlerWatchTests {
 
     @Test("watch with replay false sends only the reply, then later changes")
     func noReplay() async throws {
-        let p = try Protocol()
+        let p = try HandlerHarness()
         let outbox = Outbox()
         let lines = try await p.send(request(1, "watch", #"{"replay":false}"#), outbox)
         #expect(lines.count == 1)
@@ -425,7 +425,7 @@ struct RequestHandlerWatchTests {
 
     @Test("topics [\"state\"] gets state notifications only")
     func stateOnly() async throws {
-        let p = try Protocol()
+        let p = try HandlerHarness()
         let outbox = Outbox()
         let lines = try await p.send(request(1, "watch", #"{"topics":["state"]}"#), outbox)
         #expect(lines.first?["result"]?.serialized == #"{"topics":["state"]}"#)
@@ -438,7 +438,7 @@ struct RequestHandlerWatchTests {
 
     @Test("a new watch replaces the last")
     func rewatch() async throws {
-        let p = try Protocol()
+        let p = try HandlerHarness()
         let outbox = Outbox()
         _ = try await p.send(request(1, "watch", #"{"topics":["state"],"replay":false}"#), outbox)
         _ = try await p.send(request(2, "watch", #"{"topics":["overlays"],"replay":false}"#), outbox)
@@ -449,7 +449,7 @@ struct RequestHandlerWatchTests {
 
     @Test("unwatch stops notifications and drops those not yet sent")
     func unwatch() async throws {
-        let p = try Protocol()
+        let p = try HandlerHarness()
         let outbox = Outbox()
         _ = try await p.send(request(1, "watch", #"{"replay":false}"#), outbox)
         _ = try await p.send(request(2, "search", #"{"city":"London"}"#))
@@ -462,7 +462,7 @@ struct RequestHandlerWatchTests {
 
     @Test("a disconnected client is no longer watching")
     func disconnected() async throws {
-        let p = try Protocol()
+        let p = try HandlerHarness()
         let outbox = Outbox()
         _ = try await p.send(request(1, "watch"), outbox)
         #expect(p.hub.watcherCount == 1)
@@ -472,7 +472,7 @@ struct RequestHandlerWatchTests {
 
     @Test("a watcher that does not read gets only the newest state and overlays, not a backlog")
     func slowWatcherThroughEngine() async throws {
-        let p = try Protocol()
+        let p = try HandlerHarness()
         let watcher = Outbox()
         _ = try await p.send(request(1, "watch", #"{"replay":false}"#), watcher)
         for i in 0..<50 { _ = try await p.send(request(i + 2, "search", #"{"city":"\#(i.isMultiple(of: 2) ? "London" : "Zocca")"}"#)) }
@@ -488,7 +488,7 @@ struct RequestHandlerWatchTests {
 struct RequestHandlerForecastTests {
     @Test("forecast {city} answers the place's Feature with the steps of the default 24 hours")
     func city() async throws {
-        let p = try Protocol()
+        let p = try HandlerHarness()
         p.engine.upstream.scriptForecast(.city("Paris"), .success(regularForecast()))
         let reply = try await p.reply(request(1, "forecast", #"{"city":"  Paris "}"#))
         let result = try #require(reply["result"], "\(reply.serialized)")
@@ -499,7 +499,7 @@ struct RequestHandlerForecastTests {
 
     @Test("forecast {lat, lon, hours} asks at the point; hours from 3 to 120")
     func point() async throws {
-        let p = try Protocol()
+        let p = try HandlerHarness()
         p.engine.upstream.scriptForecast(.coordinate(Coordinate(lat: 10, lon: 20)), .success(regularForecast()))
         for (hours, steps) in [(3, 1), (12, 4), (120, 40)] {
             let reply = try await p.reply(request(1, "forecast", #"{"lat":10,"lon":20,"hours":\#(hours)}"#))
@@ -509,7 +509,7 @@ struct RequestHandlerForecastTests {
 
     @Test("bad params are -32602: no place, both, out of range, hours not a whole number in 3..120, unknown params")
     func badParams() async throws {
-        let p = try Protocol()
+        let p = try HandlerHarness()
         for params in [
             #"{}"#, #"{"city":""}"#, #"{"city":"Paris","lat":1,"lon":2}"#, #"{"lat":91,"lon":0}"#, #"{"lat":0,"lon":-180.5}"#,
             #"{"lat":0}"#, #"{"lon":0}"#, #"{"lat":"1","lon":2}"#, #"{"city":"Paris","hours":2}"#, #"{"city":"Paris","hours":121}"#,
@@ -523,7 +523,7 @@ struct RequestHandlerForecastTests {
 
     @Test("upstream errors as for search: -32001 not found, -32004 unavailable")
     func upstreamErrors() async throws {
-        let p = try Protocol()
+        let p = try HandlerHarness()
         p.engine.upstream.scriptForecast(.city("Nowhere"), .failure(.unavailable("HTTP 502")))
         let notFound = try await p.error(request(1, "forecast", #"{"city":"Atlantis"}"#))
         #expect(
@@ -533,7 +533,7 @@ struct RequestHandlerForecastTests {
 
     @Test("a forecast changes neither overlays nor state, and notifies no watcher")
     func notAnInput() async throws {
-        let p = try Protocol()
+        let p = try HandlerHarness()
         p.engine.upstream.scriptForecast(.city("Paris"), .success(regularForecast()))
         _ = try await p.reply(request(1, "search", #"{"city":"London"}"#))
         let watcher = Outbox()
@@ -548,7 +548,7 @@ struct RequestHandlerForecastTests {
 
     @Test("read-only access: forecast is -32601")
     func readOnly() async throws {
-        let p = try Protocol()
+        let p = try HandlerHarness()
         let outbox = Outbox()
         await p.handler.handle(line: Array(request(1, "forecast", #"{"city":"Paris"}"#).utf8), outbox: outbox, access: .readOnly)
         #expect(try p.drained(outbox).first?["error"]?["code"] == .integer(-32601))

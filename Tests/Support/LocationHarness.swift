@@ -1,6 +1,5 @@
 import Foundation
 
-@testable import TestSupport
 @testable import WeatherCore
 
 /// A LocationService over an EngineHarness (scripted upstream, recording publisher, manual clock,

@@ -1,6 +1,5 @@
 import Synchronization
 
-@testable import TestSupport
 @testable import WeatherCore
 
 /// A `ChangePublisher` that records every state and overlays it is given, in order.

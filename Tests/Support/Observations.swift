@@ -3,7 +3,6 @@ import Logging
 import Synchronization
 import Testing
 
-@testable import TestSupport
 @testable import WeatherCore
 
 /// A small observation for engine tests: a city with an id and a temperature.
@@ -14,6 +13,14 @@ func sampleObservation(_ name: String, id: Int, country: String = "XX", lat: Dou
         cityID: id, name: name, country: country, coordinate: Coordinate(lat: lat, lon: lon),
         temperature: temperature, humidity: 50, condition: "Clear", conditionDescription: "clear sky", icon: "01d",
         units: .metric)
+}
+
+/// A regular forecast: `count` steps 3 hours apart from `start`.
+func regularForecast(_ count: Int = 40, start: Date = Date(timeIntervalSince1970: 1_794_996_000)) -> WeatherForecast {
+    let place = sampleObservation("Somewhere", id: 42)
+    return WeatherForecast(
+        place: WeatherObservation(cityID: 42, name: "Somewhere", country: "XX", coordinate: place.coordinate, units: .metric),
+        steps: (0..<count).map { ForecastStep(at: start.addingTimeInterval(Double($0) * 10800), temperature: Double($0), icon: "01d") })
 }
 
 /// A logger whose lines the test can read (to check that the API key never appears).
