@@ -48,6 +48,9 @@ final class RecordingPublisher: ChangePublisher, Sendable {
 
     var events: [Event] { recorded.withLock { $0.events } }
 
+    /// How many states have been published since the start (`reset` or not).
+    var stateCount: Int { recorded.withLock { $0.allStates.count } }
+
     var states: [DaemonState] {
         events.compactMap { if case .state(let s) = $0 { s } else { nil } }
     }
@@ -74,10 +77,11 @@ final class RecordingPublisher: ChangePublisher, Sendable {
 
     /// Returns once a state matching `matches` has been published (at once when one already was,
     /// counting from the start, `reset` or not).
-    func waitForState(where matches: @escaping @Sendable (DaemonState) -> Bool) async {
+    /// With `after`, only a state published after the first `after` states counts.
+    func waitForState(after earlier: Int = 0, where matches: @escaping @Sendable (DaemonState) -> Bool) async {
         await withCheckedContinuation { continuation in
             let now = recorded.withLock { recorded in
-                if recorded.allStates.contains(where: matches) { return true }
+                if recorded.allStates.dropFirst(earlier).contains(where: matches) { return true }
                 recorded.stateWaiters.append((matches, continuation))
                 return false
             }

@@ -560,10 +560,13 @@ struct BudgetStateTests {
         let started = try #require(h.publisher.states.last { $0.budget.blockedUntil != nil }, "a state with the block")
         #expect(started.budget.used == 2 && started.budget.requestsPerMinute == 1000, "the places and the weather")
         #expect(await h.engine.freshState.budget.blockedUntil != nil)
+        // The harness's wall clock stands still: the end of the block is the first unblocked state
+        // published after the blocked one (the states before the block were unblocked too).
+        let blocked = h.publisher.stateCount
         await h.clock.waitForSleepers(1)  // the watcher sleeps until the block ends
         h.clock.advance(by: .seconds(5))
         await untilCancelled { [publisher = h.publisher] in
-            await publisher.waitForState { $0.budget.blockedUntil == nil && $0.updatedAt >= started.updatedAt }
+            await publisher.waitForState(after: blocked) { $0.budget.blockedUntil == nil }
         }
         #expect(h.publisher.states.last?.budget.blockedUntil == nil)
         watcher.cancel()
