@@ -15,13 +15,9 @@ private struct SessionHarness {
 
     init() throws {
         engine = try EngineHarness(cities: [], publisher: hub)
-        location = LocationService(
-            settings: .init(enabled: true, maxHorizontalError: 100, locateTimeout: .seconds(3600), follow: false, followDistance: 1000),
-            engine: engine.engine, clock: DaemonClock(engine.clock), logger: silentLogger)
-        let regions = RegionSearches(
-            settings: .init(debounce: .milliseconds(250), around: 1, concurrency: 4), engine: engine.engine,
-            clock: DaemonClock(engine.clock), logger: silentLogger)
-        handler = RequestHandler(engine: engine.engine, location: location, regions: regions, hub: hub, logger: silentLogger)
+        location = locationService(on: engine, enabled: true, locateTimeout: .seconds(3600))
+        handler = RequestHandler(
+            engine: engine.engine, location: location, regions: regionSearches(on: engine), hub: hub, logger: silentLogger)
         try engine.scriptFixtures()
     }
 }

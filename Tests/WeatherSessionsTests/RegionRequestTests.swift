@@ -9,10 +9,9 @@ import Testing
 @Suite("RequestHandler: region", .timeLimit(.minutes(1)))
 struct RegionSearchesRequestTests {
     private func handler(_ h: RegionHarness) -> RequestHandler {
-        let location = LocationService(
-            settings: .init(enabled: false, maxHorizontalError: 100, locateTimeout: .seconds(30), follow: false, followDistance: 1000),
-            engine: h.engine.engine, clock: DaemonClock(h.engine.clock), logger: silentLogger)
-        return RequestHandler(engine: h.engine.engine, location: location, regions: h.regions, hub: NotificationHub(), logger: silentLogger)
+        RequestHandler(
+            engine: h.engine.engine, location: locationService(on: h.engine), regions: h.regions, hub: NotificationHub(),
+            logger: silentLogger)
     }
 
     private func reply(_ handler: RequestHandler, _ params: String) async throws -> JSONValue {

@@ -12,13 +12,9 @@ struct HandlerHarness {
 
     init(cities: [String] = []) throws {
         engine = try EngineHarness(cities: cities, publisher: hub)
-        let location = LocationService(
-            settings: .init(enabled: false, maxHorizontalError: 100, locateTimeout: .seconds(30), follow: false, followDistance: 1000),
-            engine: engine.engine, clock: DaemonClock(engine.clock), logger: silentLogger)
-        let regions = RegionSearches(
-            settings: .init(debounce: .milliseconds(250), around: 1, concurrency: 4), engine: engine.engine,
-            clock: DaemonClock(engine.clock), logger: silentLogger)
-        handler = RequestHandler(engine: engine.engine, location: location, regions: regions, hub: hub, logger: silentLogger)
+        handler = RequestHandler(
+            engine: engine.engine, location: locationService(on: engine), regions: regionSearches(on: engine), hub: hub,
+            logger: silentLogger)
         try engine.scriptFixtures()
     }
 
