@@ -40,7 +40,10 @@ const view = createMapView({
   },
 });
 
-const panel = createPanel({ config: config, connection: connection, store: overlays, showFeature: view.showFeature });
+const panel = createPanel({
+  config: config, connection: connection, store: overlays, showFeature: view.showFeature,
+  location: () => (state.daemon && state.daemon.location) || null,
+});
 
 // Changes arrive as diffs after one full collection (and after each new watch).
 function watch() {

@@ -14,6 +14,7 @@ const PURE = {
   'connection.js': [],
   'page-state.js': ['overlay-store.js'],
   'map-room.js': [],
+  'locate-flow.js': [],
 };
 const ALLOWED = {
   ...PURE,
@@ -27,7 +28,8 @@ const ALLOWED = {
   'credits.js': ['dom.js'],
   'status.js': ['dom.js', 'format.js', 'credits.js'],
   'cities.js': ['dom.js', 'format.js', 'symbols.js'],
-  'panel.js': ['dom.js', 'cities.js', 'status.js', 'suggestions.js'],
+  'locate.js': ['dom.js', 'locate-flow.js'],
+  'panel.js': ['dom.js', 'cities.js', 'locate.js', 'status.js', 'suggestions.js'],
   'app.js': ['connection.js', 'credits.js', 'map-view.js', 'panel.js', 'page-state.js'],
 };
 
