@@ -378,15 +378,6 @@ def test_changes_arrive_as_diffs_that_the_page_applies(page):
         page.driver.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": recorder["identifier"]})
 
 
-def test_locate_without_gps_says_why(page):
-    page.open()
-    wait_cities_settled(page)
-    page.find("locate-button").click()
-    notice = page.wait(lambda d: [e for e in d.find_elements(By.ID, "notice")
-                                  if e.is_displayed() and "gps" in e.text.lower()], "the locate error")[0]
-    assert "disabled" in notice.text.lower()
-
-
 def test_the_page_reconnects_after_the_daemon_restarts(page):
     page.open()
     expected = wait_cities_settled(page)
