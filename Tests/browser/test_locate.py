@@ -6,8 +6,8 @@ violation in each of these states."""
 
 from selenium.webdriver.common.by import By
 
-from test_accessibility import assert_no_violations
-from test_map_page import near, owm_id, wait_cities_settled
+from test_accessibility import assert_no_violations, wait_popup_settled
+from test_map_page import at, near, owm_id, wait_cities_settled
 from test_metrics import scrape, value
 
 HAMILTON = (-37.7848, 175.3149)  # owm-replay answers the recorded Hamilton, NZ (owm:2190324) here
@@ -82,9 +82,10 @@ def test_without_a_fix_the_browser_position_is_reported_searched_and_named(page,
 
     # The search landed there: Hamilton as the located feature, the map flown to it.
     page.wait(lambda d: page.features().get(owm_id("Hamilton")) == "location", "the Hamilton marker")
-    page.wait(lambda d: page.settled() and near(page.center(), HAMILTON, 0.2), "the map at Hamilton")
+    page.wait(lambda d: page.settled() and at(page, HAMILTON), "the map at Hamilton")
     assert client_fixes(page.daemon) == (1, 0)
     assert not page.driver.find_element(By.ID, "notice").is_displayed()
+    wait_popup_settled(page, "Hamilton")  # the result's popup, faded in
     assert_no_violations(page, "located by the browser")
 
 
@@ -118,6 +119,7 @@ def test_a_fix_of_the_daemon_is_used_without_asking_the_browser(page, geolocatio
     [locate] = sent(page, "locate")
     assert locate["max_age"] > 0, locate
     assert client_fixes(page.daemon) == (1, 0)  # the test's own report, nothing from the page
+    wait_popup_settled(page, "Hamilton")
     assert_no_violations(page, "located by the daemon")
 
 
