@@ -23,6 +23,9 @@
 // `location.max_age`, so the page takes it as it is, whatever that setting (this is the most
 // `locate` accepts). It is the browser's position just reported, or a fix of the daemon's own.
 export const LOCATE_MAX_AGE = 604800;
+// `timeout` of the page's `locate` (seconds): the fused location answers at once; should it have
+// expired since the page heard of it, the page waits this long for another before it asks the browser.
+export const LOCATE_TIMEOUT = 10;
 
 // The Geolocation API's options: a position up to 30 s old will do (the weather does not change
 // within a few metres); the browser gives up after 20 s (a `position-error` with TIMEOUT).
@@ -106,7 +109,7 @@ export function reportParams({ lat, lon, accuracy, timestamp }) {
   return params;
 }
 
-const LOCATE = { do: 'locate', params: { max_age: LOCATE_MAX_AGE } };
+const LOCATE = { do: 'locate', params: { max_age: LOCATE_MAX_AGE, timeout: LOCATE_TIMEOUT } };
 const ASK = [{ do: 'notice', text: WORDS.asking, kind: 'info' }, { do: 'ask-browser' }];
 
 function done(...actions) {

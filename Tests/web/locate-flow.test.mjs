@@ -4,11 +4,11 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import {
-  GEOLOCATION_OPTIONS, LOCATE_IDLE, LOCATE_MAX_AGE, WORDS, accuracyText, locateStep, refusalText, reportParams, sourceText,
+  GEOLOCATION_OPTIONS, LOCATE_IDLE, LOCATE_MAX_AGE, LOCATE_TIMEOUT, WORDS, accuracyText, locateStep, refusalText, reportParams, sourceText,
 } from '../../web/locate-flow.js';
 
 const FUSED = { source: 'gpsd', lat: -37.78, lon: 175.31, horizontal_error: 21, at: '2026-11-26T10:00:00Z' };
-const LOCATE = { do: 'locate', params: { max_age: LOCATE_MAX_AGE } };
+const LOCATE = { do: 'locate', params: { max_age: LOCATE_MAX_AGE, timeout: LOCATE_TIMEOUT } };
 const HAMILTON = { type: 'position', lat: -37.7848, lon: 175.3149, accuracy: 40, timestamp: Date.UTC(2026, 10, 26, 10, 0, 5, 250) };
 
 // Runs events from `flow` (idle by default): the flow after the last, and each event's actions.
