@@ -310,6 +310,11 @@ class Geolocation:
     def deny(self, daemon):
         self._permit(daemon, "denied")
 
+    def unavailable(self, daemon):
+        """Allowed, but the device cannot tell where it is (an override without a position)."""
+        self._permit(daemon, "granted")
+        self.driver.execute_cdp_cmd("Emulation.setGeolocationOverride", {})
+
     def reset(self):
         self.driver.execute_cdp_cmd("Emulation.clearGeolocationOverride", {})
         self.driver.execute_cdp_cmd("Browser.resetPermissions", {})

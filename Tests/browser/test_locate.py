@@ -135,3 +135,13 @@ def test_a_position_the_daemon_does_not_take_is_said_with_its_reason(page, geolo
     assert page.daemon.rpc("state")["location"] is None
     assert client_fixes(page.daemon) == (0, 1)
     assert_no_violations(page, "browser position refused by the daemon")
+
+
+def test_a_position_the_browser_cannot_tell_is_said_in_words(page, geolocation):
+    geolocation.unavailable(page.daemon)
+    open_recorded(page)
+    page.find("locate-button").click()
+    notice(page, "could not tell your position")
+    page.wait(lambda d: page.find("locate-button").get_attribute("aria-busy") == "false", "the button to be free again")
+    assert asked(page) == 1 and sent(page, "location.report") == [] and sent(page, "locate") == []
+    assert page.daemon.rpc("state")["location"] is None
