@@ -14,6 +14,7 @@ const PURE = {
   'connection.js': [],
   'page-state.js': ['overlay-store.js'],
   'map-room.js': [],
+  'air-quality.js': [],
 };
 const ALLOWED = {
   ...PURE,
@@ -21,10 +22,10 @@ const ALLOWED = {
   'symbols.js': [],
   'forecast-chart.js': ['dom.js', 'symbols.js', 'forecast-data.js'],
   'suggestions.js': ['format.js'],
-  'popup.js': ['dom.js', 'format.js', 'symbols.js', 'forecast-chart.js'],
+  'popup.js': ['dom.js', 'format.js', 'symbols.js', 'forecast-chart.js', 'air-quality.js'],
   'markers.js': ['dom.js', 'format.js', 'symbols.js'],
   'map-view.js': ['format.js', 'map-room.js', 'markers.js', 'popup.js'],
-  'credits.js': ['dom.js'],
+  'credits.js': ['dom.js', 'air-quality.js'],
   'status.js': ['dom.js', 'format.js', 'credits.js'],
   'cities.js': ['dom.js', 'format.js', 'symbols.js'],
   'panel.js': ['dom.js', 'cities.js', 'status.js', 'suggestions.js'],
