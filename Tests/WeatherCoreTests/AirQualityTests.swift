@@ -242,3 +242,52 @@ struct AirQualityLookupTests {
         #expect(await l.status == ServiceStatus(name: "air-quality", usable: false, error: "disabled (air-quality.enabled = false)"))
     }
 }
+
+/// Another service that reports itself in `state.services` (as the NWS alerts will).
+private actor OtherService: ServiceStatusReporting {
+    var status = ServiceStatus(name: "other", usable: true)
+
+    var serviceStatuses: [ServiceStatus] { [status] }
+
+    func fail(_ error: String) {
+        status = ServiceStatus(name: "other", usable: false, error: error)
+    }
+}
+
+@Suite("state.services: a list every service adds itself to", .timeLimit(.minutes(1)))
+struct ServiceStatusesTests {
+    @Test("the engine lists each reporter's entries in the order given, air-quality first; a change goes out as a state notification")
+    func listed() async throws {
+        let clock = ManualClock()
+        let publisher = RecordingPublisher()
+        let air = AirQualityStub()
+        var limits = LookupService.Limits(cacheTTL: .seconds(600), requestsPerMinute: 60, providers: [.openMeteo])
+        limits.airQuality = true
+        let lookups = LookupService(
+            upstreams: [ProviderStub(.openMeteo, maxPointsPerRequest: 50)], airQuality: air, limits: limits,
+            clock: DaemonClock(clock), logger: silentLogger)
+        let other = OtherService()
+        let engine = SearchEngine(
+            cities: try WatchedCities(configured: [], store: MemoryCityStore(CityChanges())), gps: GPSStatus(enabled: false),
+            lookups: lookups, publisher: publisher, services: [lookups, other], wallClock: { EngineHarness.startTime },
+            clock: DaemonClock(clock), logger: silentLogger)
+        await engine.refreshBudget()
+        #expect(
+            await engine.currentState.services == [
+                ServiceStatus(name: "air-quality", usable: true), ServiceStatus(name: "other", usable: true),
+            ])
+        #expect(await engine.currentState.json["services"]?.arrayValue?.map { $0["name"] } == ["air-quality", "other"])
+
+        air.fail(with: .unavailable("down"))
+        _ = try await lookups.lookup(.coordinate(Coordinate(lat: 1, lon: 1)))
+        await other.fail("no answer")
+        let before = publisher.states.count
+        await engine.refreshBudget()
+        #expect(publisher.states.count == before + 1, "one state notification")
+        #expect(
+            publisher.states.last?.services == [
+                ServiceStatus(name: "air-quality", usable: false, error: "down"),
+                ServiceStatus(name: "other", usable: false, error: "no answer"),
+            ])
+    }
+}
