@@ -73,6 +73,7 @@ function showState(daemon) {
 function overlaysChanged() {
   view.show(overlays);
   credits.showProviders(overlays.providers(PROVIDER_NAMES));
+  credits.showAirQuality(overlays.features.some((f) => f.properties && f.properties.air_quality));
   panel.cities.render();
   panel.cities.refreshIfChanged();
   if (state.daemon) showState(state.daemon);  // the place count in the phase line

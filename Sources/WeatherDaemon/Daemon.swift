@@ -53,12 +53,14 @@ public struct Daemon: Sendable {
             units: config.weather.units, lang: config.weather.lang, timeout: config.openWeatherMap.timeout,
             logger: logger)
         let openMeteo = OpenMeteoClient(transport: transport, config, apiKey: keys.openMeteo, logger: logger)
+        let airQuality = OpenMeteoAirQualityClient(transport: transport, endpoint: .init(config, apiKey: keys.openMeteo), logger: logger)
         // The state files are written on a thread of their own, never on an event loop.
         let stateWrites = NIOThreadPool(numberOfThreads: 1)
         stateWrites.start()
         let placeStore = FilePlaceStore(directory: config.state.directory, logger: logger, pool: stateWrites)
         let lookups = LookupService(
-            upstreams: [upstream, openMeteo], limits: .init(config, keys: keys), placeStore: placeStore, clock: clock, logger: logger)
+            upstreams: [upstream, openMeteo], airQuality: airQuality, limits: .init(config, keys: keys), placeStore: placeStore,
+            clock: clock, logger: logger)
         let store = FileCityStore(directory: config.state.directory, logger: logger, pool: stateWrites)
         let watched: WatchedCities
         do {
@@ -112,7 +114,8 @@ public struct Daemon: Sendable {
                 }
             }
             web = WebServer(
-                config: config.web, listen: listen, handler: handler, engine: engine, assets: assets, metrics: exporter, logger: logger)
+                config: config.web, listen: listen, handler: handler, engine: engine, assets: assets,
+                airQualityScale: config.airQuality.scale, metrics: exporter, logger: logger)
         }
         var mqtt: MQTTPublisher?
         if let mqttLatest, let broker = config.mqtt.brokerAddress {
@@ -126,7 +129,9 @@ public struct Daemon: Sendable {
         // its cache before the cities are looked up again.
         let reloader = ConfigReloader(
             source: source, running: config,
-            parts: [server] + (web.map { [$0] } ?? []) + [upstream, openMeteo, lookups, engine, location, reader, regions, refresher],
+            parts: [server] + (web.map { [$0] } ?? []) + [
+                upstream, openMeteo, airQuality, lookups, engine, location, reader, regions, refresher,
+            ],
             notifier: notifier, servingStatus: "serving on \(socketPath)", requests: reloads, logger: logger)
 
         let providers = config.weather.providers.filter { $0.canServe(with: keys) }.map { provider in

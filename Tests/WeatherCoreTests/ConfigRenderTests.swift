@@ -24,6 +24,7 @@ struct ConfigRenderTests {
             location: LocationConfig(
                 maxHorizontalError: 12.5, reportMaxHorizontalError: 800, maxAge: .seconds(45), hold: .zero,
                 locateTimeout: .seconds(5), follow: true, followDistance: 0),
+            airQuality: AirQualityConfig(enabled: false, baseURL: "http://127.0.0.1:9", scale: .us, timeout: .seconds(2)),
             region: RegionConfig(debounce: .seconds(1), around: 0, concurrency: 32),
             state: StateConfig(directory: "/srv/weatherd"),
             web: WebConfig(

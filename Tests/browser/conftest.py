@@ -164,6 +164,10 @@ base_url = "{owm_url}"
 geocoding_url = "{owm_url}"
 timeout = "5s"
 
+[air-quality]
+base_url = "{owm_url}"
+timeout = "5s"
+
 [socket]
 path = "{self.socket_path}"
 

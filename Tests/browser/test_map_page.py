@@ -486,7 +486,9 @@ def test_tiles_from_tile_url_with_the_attribution_as_text(make_daemon, make_page
         box = page.driver.find_element(By.CSS_SELECTOR, ".attribution")
         assert attribution in box.text
         assert box.find_elements(By.TAG_NAME, "b") == []
-        assert [a.text for a in box.find_elements(By.TAG_NAME, "a")] == ["Leaflet", "Weather data by OpenWeatherMap"]
+        assert [a.text for a in box.find_elements(By.TAG_NAME, "a")] == [
+            "Leaflet", "Weather data by OpenWeatherMap",
+            "Air quality: Copernicus Atmosphere Monitoring Service (CAMS), via Open-Meteo.com"]
         assert page.driver.find_elements(By.CSS_SELECTOR, ".leaflet-overlay-pane canvas") == []
     finally:
         server.shutdown()
@@ -499,7 +501,8 @@ def test_the_credits_name_every_provider_whose_weather_is_on_the_map(make_daemon
     wait_cities_settled(page)
     credits = page.find("attribution")
     page.wait(lambda d: "Weather data by OpenWeatherMap" in credits.text, "OpenWeatherMap credited")
-    assert "Open-Meteo" not in credits.text
+    # (Open-Meteo is named in the air quality's credit, CAMS's, not as a weather provider.)
+    assert "Open-Meteo" not in credits.find_element(By.CSS_SELECTOR, ".weather-credits").text
     # Open-Meteo first: its weather on the map is credited as its terms ask, linked, with the licence.
     page = make_page(make_daemon(providers=("open-meteo", "openweathermap"))).open()
     wait_cities_settled(page)

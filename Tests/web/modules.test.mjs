@@ -15,6 +15,7 @@ const PURE = {
   'page-state.js': ['overlay-store.js'],
   'map-room.js': [],
   'locate-flow.js': [],
+  'air-quality.js': [],
 };
 const ALLOWED = {
   ...PURE,
@@ -22,10 +23,10 @@ const ALLOWED = {
   'symbols.js': [],
   'forecast-chart.js': ['dom.js', 'symbols.js', 'forecast-data.js'],
   'suggestions.js': ['format.js'],
-  'popup.js': ['dom.js', 'format.js', 'symbols.js', 'forecast-chart.js'],
+  'popup.js': ['dom.js', 'format.js', 'symbols.js', 'forecast-chart.js', 'air-quality.js'],
   'markers.js': ['dom.js', 'format.js', 'symbols.js'],
   'map-view.js': ['format.js', 'map-room.js', 'markers.js', 'popup.js'],
-  'credits.js': ['dom.js'],
+  'credits.js': ['dom.js', 'air-quality.js'],
   'status.js': ['dom.js', 'format.js', 'credits.js'],
   'cities.js': ['dom.js', 'format.js', 'symbols.js'],
   'locate.js': ['dom.js', 'locate-flow.js'],

@@ -4,7 +4,8 @@
 public enum ConfigSchema {
     /// The tables of the file, in order ("" is the top level).
     public static let tables = [
-        "", "weather", "openweathermap", "open-meteo", "socket", "gpsd", "location", "region", "state", "web", "mqtt",
+        "", "weather", "openweathermap", "open-meteo", "socket", "gpsd", "location", "air-quality", "region", "state", "web",
+        "mqtt",
     ]
 
     /// Every key, table by table.
@@ -59,6 +60,14 @@ public enum ConfigSchema {
             .duration(.moreThan(.zero, atMost: .seconds(600))), reload: .live),
         ConfigKey("location.follow", \.location.follow, .boolean, reload: .live),
         ConfigKey("location.follow_distance", \.location.followDistance, .metres(atLeast: 0), reload: .live),
+
+        // Air quality: a new URL or timeout applies to the next request. The scale names the Home
+        // Assistant sensor's value, published once at start.
+        ConfigKey("air-quality.enabled", \.airQuality.enabled, .boolean, reload: .live),
+        ConfigKey("air-quality.base_url", \.airQuality.baseURL, .httpURL, reload: .live),
+        ConfigKey("air-quality.scale", \.airQuality.scale, .choice, reload: .restart),
+        ConfigKey(
+            "air-quality.timeout", \.airQuality.timeout, .duration(.moreThan(.zero, atMost: .seconds(300))), reload: .live),
 
         ConfigKey("region.debounce", \.region.debounce, .duration(.atMost(.seconds(10))), reload: .restart),
         ConfigKey("region.around", \.region.around, .integer(0...3), reload: .live),

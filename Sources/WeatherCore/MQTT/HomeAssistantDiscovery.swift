@@ -2,7 +2,8 @@
 /// humidity, wind speed, condition) for each place: the latest interactive place (`latest`: the
 /// result of the latest text, location or region search) and each watched city (`city_<id>`).
 /// A watched city has a fifth, its forecast: its state is the city's condition in Home Assistant's
-/// names, its JSON attributes (`P/D/forecast/KEY`, see ``HomeAssistantForecast``) the forecast.
+/// names, its JSON attributes (`P/D/forecast/KEY`, see ``HomeAssistantForecast``) the forecast; and
+/// with air quality on, a sixth, its air quality index (`device_class: aqi`, on `air-quality.scale`).
 ///
 /// Each place's weather is published retained on `P/D/place/KEY` (the feature's properties as a
 /// JSON object); its sensors read it with a value template and take `P/D/status` as their
@@ -19,6 +20,8 @@ public struct HomeAssistantDiscovery: Sendable {
         let icon: String?
         /// Reads the city's forecast topic, not its place topic.
         var forecast = false
+        /// The value template, when it is not `{{ value_json.<property> }}`.
+        var template: String?
     }
 
     private let topics: MQTTTopics
@@ -28,6 +31,8 @@ public struct HomeAssistantDiscovery: Sendable {
     private let forecastSensor = Sensor(
         measure: "forecast", label: "forecast", property: "condition", deviceClass: nil, unit: nil, icon: "mdi:weather-partly-cloudy",
         forecast: true)
+    /// The air quality sensor of a watched city; nil while air quality is disabled.
+    private let airQualitySensor: Sensor?
     private let version: String
     /// The device name as a discovery node id: letters, digits, `_` and `-`.
     let nodeID: String
@@ -40,8 +45,20 @@ public struct HomeAssistantDiscovery: Sendable {
     /// even when an interactive search of the same place replaced its source.
     private var cityIDs: Set<String> = []
 
-    public init(topics: MQTTTopics, discoveryPrefix: String, units: Units, version: String) {
+    /// - Parameter airQualityScale: the index of each watched city's air quality sensor; nil: no
+    ///   such sensor (air quality disabled).
+    public init(
+        topics: MQTTTopics, discoveryPrefix: String, units: Units, airQualityScale: AirQualityScale? = nil, version: String
+    ) {
         self.topics = topics
+        airQualitySensor = airQualityScale.map { scale in
+            let property = scale == .european ? "european_aqi" : "us_aqi"
+            // air_quality is null while it is not known: the sensor's state is then unknown.
+            return Sensor(
+                measure: "aqi", label: "air quality index", property: "air_quality.\(property)", deviceClass: "aqi", unit: nil,
+                icon: nil,
+                template: "{{ value_json.air_quality.\(property) if value_json.air_quality else None }}")
+        }
         self.discoveryPrefix = discoveryPrefix
         self.version = version
         nodeID = Self.slug(topics.device)
@@ -79,7 +96,7 @@ public struct HomeAssistantDiscovery: Sendable {
 
     /// The sensors of the place `key`: a watched city's have its forecast, too.
     private func sensors(of key: String) -> [Sensor] {
-        key == "latest" ? sensors : sensors + [forecastSensor]
+        key == "latest" ? sensors : sensors + [forecastSensor] + (airQualitySensor.map { [$0] } ?? [])
     }
 
     /// The discovery topic of one sensor of a place.
@@ -132,7 +149,7 @@ public struct HomeAssistantDiscovery: Sendable {
             "name": .string(place == "latest" ? "Latest \(sensor.label)" : "\(name) \(sensor.label)"),
             "unique_id": .string("weatherd_\(nodeID)_\(place)_\(sensor.measure)"),
             "state_topic": .string(topic),
-            "value_template": .string("{{ value_json.\(sensor.property) }}"),
+            "value_template": .string(sensor.template ?? "{{ value_json.\(sensor.property) }}"),
             "json_attributes_topic": .string(topic),
             "availability_topic": .string(topics.status),
             "payload_available": .string(MQTTTopics.online),

@@ -12,6 +12,7 @@ public struct WeatherSeries: Sendable, Hashable {
         case windSpeed = "weatherd_weather_wind_speed_meters_per_second"
         case cloudiness = "weatherd_weather_cloudiness_ratio"
         case observed = "weatherd_weather_observed_timestamp_seconds"
+        case airQualityIndex = "weatherd_weather_air_quality_index"
 
         /// The series' name.
         public var name: String { rawValue }
@@ -26,6 +27,7 @@ public struct WeatherSeries: Sendable, Hashable {
             case .windSpeed: "Wind speed at a watched city, in meters per second"
             case .cloudiness: "Cloud cover at a watched city, as a ratio from 0 to 1"
             case .observed: "When the weather of a watched city was observed, in seconds since the Unix epoch"
+            case .airQualityIndex: "Air quality index at a watched city, on the scale of the label scale (european or us)"
             }
         }
     }
@@ -40,16 +42,21 @@ public struct WeatherSeries: Sendable, Hashable {
         public var country: String
         /// The provider that answered.
         public var provider: String
+        /// The index's scale (`european`, `us`), for the air quality series only.
+        public var scale: String?
 
-        public init(city: String, id: String, country: String, provider: String) {
+        public init(city: String, id: String, country: String, provider: String, scale: String? = nil) {
             self.city = city
             self.id = id
             self.country = country
             self.provider = provider
+            self.scale = scale
         }
 
         /// As Prometheus labels, in the contract's order.
-        public var pairs: [(String, String)] { [("city", city), ("id", id), ("country", country), ("provider", provider)] }
+        public var pairs: [(String, String)] {
+            [("city", city), ("id", id), ("country", country), ("provider", provider)] + (scale.map { [("scale", $0)] } ?? [])
+        }
     }
 
     /// What identifies a series: its measure and labels.
@@ -87,8 +94,21 @@ public struct WeatherSeries: Sendable, Hashable {
             (.cloudiness, observation.clouds.map { $0 / 100 }),
             (.observed, observation.observedAt.map(\.timeIntervalSince1970)),
         ]
-        return values.compactMap { measure, value in
+        let weather = values.compactMap { measure, value in
             value.flatMap { $0.isFinite ? WeatherSeries(measure: measure, labels: labels, value: $0) : nil }
+        }
+        return weather + airQualitySamples(observation.airQuality, labels: labels)
+    }
+
+    /// The air quality index of each scale it has, labelled with the data's provider and the scale.
+    static func airQualitySamples(_ quality: AirQuality?, labels: Labels) -> [WeatherSeries] {
+        guard let quality else { return [] }
+        return AirQualityScale.allCases.compactMap { scale in
+            guard let index = quality.index(scale), index.isFinite else { return nil }
+            var labels = labels
+            labels.provider = quality.provider
+            labels.scale = scale.rawValue
+            return WeatherSeries(measure: .airQualityIndex, labels: labels, value: index)
         }
     }
 

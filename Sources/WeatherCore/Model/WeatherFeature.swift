@@ -30,6 +30,7 @@ public struct WeatherFeature: Sendable, Hashable, JSONRepresentable {
             "icon": .string(o.icon), "symbol": .string(o.icon.flatMap(WeatherSymbol.glyph(forIcon:))),
             "observed_at": .string(o.observedAt.map(Timestamp.iso8601)), "units": .string(o.units.rawValue),
             "fetched_at": .string(o.fetchedAt.map(Timestamp.iso8601)), "stale": .bool(stale),
+            "air_quality": o.airQuality?.json ?? .null,
         ]
         if let fix { properties["fix"] = fix.json }
         return .object([

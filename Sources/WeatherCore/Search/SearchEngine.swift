@@ -34,6 +34,8 @@ public actor SearchEngine {
     }
 
     private let lookups: LookupService
+    /// What `state.services` lists, in order.
+    private let services: [any ServiceStatusReporting]
     private let publisher: any ChangePublisher
     private let wallClock: @Sendable () -> Date
     private let clock: DaemonClock
@@ -71,11 +73,12 @@ public actor SearchEngine {
     public init(
         cities watched: WatchedCities, gps: GPSStatus, lookups: LookupService, publisher: any ChangePublisher,
         budget: BudgetStatus = BudgetStatus(requestsPerMinute: 60), providers: [ProviderStatus] = [],
-        wallClock: @escaping @Sendable () -> Date = Date.init,
+        services: [any ServiceStatusReporting]? = nil, wallClock: @escaping @Sendable () -> Date = Date.init,
         clock: DaemonClock = .continuous, logger: Logger
     ) {
         self.clock = clock
         self.lookups = lookups
+        self.services = services ?? [lookups]
         self.publisher = publisher
         self.wallClock = wallClock
         self.logger = logger
@@ -106,6 +109,7 @@ public actor SearchEngine {
         get async {
             var now = state
             (now.budget, now.providers) = await (lookups.budget, lookups.providerStatuses)
+            now.services = await serviceStatuses
             return now
         }
     }
@@ -114,10 +118,21 @@ public actor SearchEngine {
     /// or ended, a provider failed or recovered, or a limit changed; none for request counts alone.
     public func refreshBudget() async {
         let (budget, providers) = await (lookups.budget, lookups.providerStatuses)
+        let services = await serviceStatuses
         var next = state  // read after the wait: the state may have changed meanwhile
         next.budget = budget
         next.providers = providers
+        next.services = services
         commit(next)
+    }
+
+    /// `state.services` now: every reporter's entries, in order.
+    private var serviceStatuses: [ServiceStatus] {
+        get async {
+            var statuses: [ServiceStatus] = []
+            for reporter in services { statuses += await reporter.serviceStatuses }
+            return statuses
+        }
     }
     public var currentOverlays: Overlays { overlays }
     public var watchedCities: [String] { cities }

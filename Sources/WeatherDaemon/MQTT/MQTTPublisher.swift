@@ -32,6 +32,8 @@ public final class MQTTPublisher: Service, CustomStringConvertible {
         public var homeAssistant: Bool
         public var discoveryPrefix: String
         public var units: Units
+        /// The index of the air quality sensor (`air-quality.scale`); nil while air quality is disabled.
+        public var airQualityScale: AirQualityScale?
 
         public init(_ config: DaemonConfig, broker: BrokerAddress, clientID: String) {
             self.broker = broker
@@ -42,6 +44,7 @@ public final class MQTTPublisher: Service, CustomStringConvertible {
             homeAssistant = config.mqtt.homeAssistant
             discoveryPrefix = config.mqtt.discoveryPrefix
             units = config.weather.units
+            airQualityScale = config.airQuality.enabled ? config.airQuality.scale : nil
         }
     }
 
@@ -92,7 +95,7 @@ public final class MQTTPublisher: Service, CustomStringConvertible {
             ? DiscoveryState(
                 HomeAssistantDiscovery(
                     topics: latest.topics, discoveryPrefix: settings.discoveryPrefix, units: settings.units,
-                    version: WeatherdVersion.current))
+                    airQualityScale: settings.airQualityScale, version: WeatherdVersion.current))
             : nil
         latest.onChange { [wakeup] in wakeup.signal() }
     }

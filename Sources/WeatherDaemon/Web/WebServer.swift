@@ -56,7 +56,8 @@ public final class WebServer: Service {
     /// - Parameter onListening: called with the bound address (the port chosen when `listen` asks for 0).
     public init(
         config: WebConfig, listen: ListenAddress, handler: RequestHandler, engine: SearchEngine, assets: WebAssets,
-        metrics: MetricsExporter? = nil, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, logger: Logger,
+        airQualityScale: AirQualityScale = .european, metrics: MetricsExporter? = nil,
+        group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, logger: Logger,
         onListening: @escaping @Sendable (ListenAddress) -> Void = { _ in }
     ) {
         self.listen = listen
@@ -78,6 +79,7 @@ public final class WebServer: Service {
                     .object([
                         "tile_url": .string(live.tileURL), "tile_attribution": .string(live.tileAttribution),
                         "read_only": .bool(live.readOnly), "version": .string(WeatherdVersion.current),
+                        "air_quality_scale": .string(airQualityScale.rawValue),
                     ])
                 }
             })

@@ -36,6 +36,10 @@ struct DaemonSetup: Sendable {
     /// More TOML lines for the `[open-meteo]` table (its URLs are the stand-in's, so nothing ever
     /// reaches the internet), e.g. `requests_per_day = 3`.
     var openMeteoLines: [String] = []
+    /// `air-quality.enabled`: off unless a test asks for it (its URL is the stand-in's either way).
+    var airQuality = false
+    /// More TOML lines for the `[air-quality]` table, e.g. `scale = "us"`.
+    var airQualityLines: [String] = []
     /// The `[gpsd]` table; `nil` (the default): gpsd is off (`enabled = false`).
     var gpsd: GPSDSettings?
     /// TOML lines for a `[region]` table (none: no table, the defaults), e.g. `debounce = "250ms"`.
@@ -67,6 +71,7 @@ struct DaemonSetup: Sendable {
             "", "[open-meteo]", "base_url = \"\(openMeteoURL ?? baseURL)\"", "geocoding_url = \"\(openMeteoGeocodingURL ?? baseURL)\"",
         ]
         lines += openMeteoLines
+        lines += ["", "[air-quality]", "enabled = \(airQuality)", "base_url = \"\(openMeteoURL ?? baseURL)\""] + airQualityLines
         lines += ["", "[socket]", "path = \"\(socketPath)\""]
         if let maxClients { lines.append("max_clients = \(maxClients)") }
         if let socketMode { lines.append("mode = \"\(socketMode)\"") }

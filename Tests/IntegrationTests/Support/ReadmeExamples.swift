@@ -212,7 +212,9 @@ struct ReadmeExamples {
         },
         "weatherctl search Enschede": Shape { stdout, stderr in
             if let problem = weather(startingWith: "Enschede, Overijssel, NL").check(stdout, stderr) { return problem }
-            return lines(stdout).last == "Weather data by Open-Meteo.com (CC BY 4.0)" ? nil : "no Open-Meteo credit"
+            let all = lines(stdout)
+            guard all.contains("Weather data by Open-Meteo.com (CC BY 4.0)") else { return "no Open-Meteo credit" }
+            return all.last == AirQuality.attribution ? nil : "no CAMS credit last"
         }.said(.lines()),
         "weatherctl locate": weather(startingWith: nil).said(.lines()),
         "weatherctl locate --timeout 5 --json": feature { feature in
