@@ -32,8 +32,10 @@ public final class MQTTPublisher: Service, CustomStringConvertible {
         public var homeAssistant: Bool
         public var discoveryPrefix: String
         public var units: Units
+        /// `owntracks.mqtt_topics` and the service their payloads go to; nil: none.
+        var ownTracks: OwnTracksSubscription?
 
-        public init(_ config: DaemonConfig, broker: BrokerAddress, clientID: String) {
+        public init(_ config: DaemonConfig, broker: BrokerAddress, clientID: String, ownTracks: OwnTracksService? = nil) {
             self.broker = broker
             self.clientID = clientID
             username = config.mqtt.username
@@ -42,6 +44,9 @@ public final class MQTTPublisher: Service, CustomStringConvertible {
             homeAssistant = config.mqtt.homeAssistant
             discoveryPrefix = config.mqtt.discoveryPrefix
             units = config.weather.units
+            if let ownTracks, !config.ownTracks.mqttTopics.isEmpty {
+                self.ownTracks = OwnTracksSubscription(topics: config.ownTracks.mqttTopics, service: ownTracks)
+            }
         }
     }
 
@@ -107,7 +112,7 @@ public final class MQTTPublisher: Service, CustomStringConvertible {
     private var sessionSettings: MosquittoSession.Settings {
         MosquittoSession.Settings(
             broker: settings.broker, clientID: settings.clientID, username: settings.username, password: settings.password,
-            keepaliveSeconds: Int32(settings.keepalive.components.seconds), topics: latest.topics)
+            keepaliveSeconds: Int32(settings.keepalive.components.seconds), topics: latest.topics, ownTracks: settings.ownTracks)
     }
 
     /// Ends the connection loop: `offline` is published, then the connection closed.
@@ -173,6 +178,7 @@ public final class MQTTPublisher: Service, CustomStringConvertible {
             }
             let ended = await serve(session, on: thread)
             latest.connectionLost()
+            settings.ownTracks?.service.submit(subscribed: false)
             let dropped = replies.withLock { replies in
                 defer { replies = [] }
                 return replies.count
