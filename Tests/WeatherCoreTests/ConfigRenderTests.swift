@@ -24,6 +24,9 @@ struct ConfigRenderTests {
             location: LocationConfig(
                 maxHorizontalError: 12.5, reportMaxHorizontalError: 800, maxAge: .seconds(45), hold: .zero,
                 locateTimeout: .seconds(5), follow: true, followDistance: 0),
+            ownTracks: OwnTracksConfig(
+                mqttTopics: ["owntracks/+/+"], http: true, follow: "alice/phone", devices: false, deviceDistance: 250,
+                deviceTTL: .seconds(3600), secretFile: "/etc/weatherd/owntracks-secret"),
             region: RegionConfig(debounce: .seconds(1), around: 0, concurrency: 32),
             state: StateConfig(directory: "/srv/weatherd"),
             web: WebConfig(
