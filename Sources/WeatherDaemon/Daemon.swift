@@ -83,6 +83,10 @@ public struct Daemon: Sendable {
             cities: watched, gps: GPSStatus(enabled: config.gpsd.enabled), lookups: lookups, publisher: publisher,
             budget: await lookups.budget, providers: await lookups.providerStatuses, clock: clock, logger: logger)
         let location = LocationService(settings: .init(config), engine: engine, clock: clock, logger: logger)
+        // OwnTracks: its devices' weather through the same lookups (cell, cache, budget) as every search.
+        let ownTracks = OwnTracksService(
+            settings: .init(config), location: location, engine: engine, lookUp: { [lookups] in try await lookups.lookup(.coordinate($0)) },
+            makeOpener: { SodiumOpener(secret: $0) }, clock: clock, logger: logger)
         let regions = RegionSearches(settings: .init(config.region), engine: engine, clock: clock, logger: logger)
         let reloads = ReloadRequests()
         let handler = RequestHandler(engine: engine, location: location, regions: regions, hub: hub, reloads: reloads, logger: logger)
@@ -115,12 +119,13 @@ public struct Daemon: Sendable {
             }
             web = WebServer(
                 config: config.web, listen: listen, handler: handler, engine: engine, assets: assets,
-                airQualityScale: config.airQuality.scale, metrics: exporter, logger: logger)
+                airQualityScale: config.airQuality.scale, metrics: exporter, ownTracks: ownTracks,
+                ownTracksHTTP: config.ownTracks.http, logger: logger)
         }
         var mqtt: MQTTPublisher?
         if let mqttLatest, let broker = config.mqtt.brokerAddress {
             mqtt = MQTTPublisher(
-                settings: .init(config, broker: broker, clientID: mqttClientID), latest: mqttLatest, handler: handler,
+                settings: .init(config, broker: broker, clientID: mqttClientID, ownTracks: ownTracks), latest: mqttLatest, handler: handler,
                 clock: clock, logger: logger)
         }
         let refresher = CityRefresher(engine: engine, clock: clock, refresh: config.refresh)
@@ -130,7 +135,7 @@ public struct Daemon: Sendable {
         let reloader = ConfigReloader(
             source: source, running: config,
             parts: [server] + (web.map { [$0] } ?? []) + [
-                upstream, openMeteo, airQuality, lookups, engine, location, reader, regions, refresher,
+                upstream, openMeteo, airQuality, lookups, engine, location, ownTracks, reader, regions, refresher,
             ],
             notifier: notifier, servingStatus: "serving on \(socketPath)", requests: reloads, logger: logger)
 
@@ -156,6 +161,7 @@ public struct Daemon: Sendable {
                 reader,
                 untilShutdown { await location.runFollow() },  // the follow-mode searches
                 untilShutdown { await location.runExpiry() },  // the fused location dropped at location.max_age
+                untilShutdown { await ownTracks.run() },  // OwnTracks payloads from MQTT, the devices' weather and expiry
                 ResumeDetectorService(
                     detector: ResumeDetector(
                         clock: clock, clocks: ResumeDetectorService.clocks, lookups: lookups, refresher: refresher,

@@ -17,6 +17,16 @@ enum Fixture {
         Array(try Data(contentsOf: owmDirectory.appendingPathComponent(name)))
     }
 
+    static let ownTracksDirectory = URL(fileURLWithPath: TestEnvironment.packageRoot).appendingPathComponent("Tests/Fixtures/owntracks")
+
+    /// The bytes of `Tests/Fixtures/owntracks/<name>`: a payload of the OwnTracks app.
+    static func ownTracks(_ name: String) throws -> [UInt8] {
+        Array(try Data(contentsOf: ownTracksDirectory.appendingPathComponent(name)))
+    }
+
+    /// The secret `encrypted-location-5s.json` was encrypted with.
+    static let ownTracksSecret = "weatherd-fixture-key"
+
     /// `weather_q_london.json`: London, metric, the spec's Feature example.
     static func london() throws -> [UInt8] { try owm("weather_q_london.json") }
 

@@ -4,8 +4,8 @@
 public enum ConfigSchema {
     /// The tables of the file, in order ("" is the top level).
     public static let tables = [
-        "", "weather", "openweathermap", "open-meteo", "socket", "gpsd", "location", "air-quality", "region", "state", "web",
-        "mqtt",
+        "", "weather", "openweathermap", "open-meteo", "socket", "gpsd", "location", "air-quality", "owntracks", "region",
+        "state", "web", "mqtt",
     ]
 
     /// Every key, table by table.
@@ -68,6 +68,15 @@ public enum ConfigSchema {
         ConfigKey("air-quality.scale", \.airQuality.scale, .choice, reload: .restart),
         ConfigKey(
             "air-quality.timeout", \.airQuality.timeout, .duration(.moreThan(.zero, atMost: .seconds(300))), reload: .live),
+        // The subscriptions are made on the [mqtt] connection, once, at start.
+        ConfigKey("owntracks.mqtt_topics", \.ownTracks.mqttTopics, .topicFilterList, reload: .restart),
+        ConfigKey("owntracks.http", \.ownTracks.http, .boolean, reload: .live),
+        ConfigKey("owntracks.follow", \.ownTracks.follow, .ownTracksDevice, reload: .live),
+        ConfigKey("owntracks.devices", \.ownTracks.devices, .boolean, reload: .live),
+        ConfigKey("owntracks.device_distance", \.ownTracks.deviceDistance, .metres(atLeast: 0), reload: .live),
+        ConfigKey(
+            "owntracks.device_ttl", \.ownTracks.deviceTTL, .duration(.moreThan(.zero, atMost: .seconds(30 * 86_400))), reload: .live),
+        ConfigKey("owntracks.secret_file", \.ownTracks.secretFile, .string, reload: .live),
 
         ConfigKey("region.debounce", \.region.debounce, .duration(.atMost(.seconds(10))), reload: .restart),
         ConfigKey("region.around", \.region.around, .integer(0...3), reload: .live),

@@ -22,6 +22,8 @@ public struct DaemonConfig: Sendable, Equatable {
     public var location: LocationConfig
     /// The `[air-quality]` table: air quality from Open-Meteo.
     public var airQuality: AirQualityConfig
+    /// The `[owntracks]` table: phones and vehicles running the OwnTracks app.
+    public var ownTracks: OwnTracksConfig
     /// The `[region]` table: map region searches.
     public var region: RegionConfig
     /// The `[state]` table: durable state.
@@ -50,6 +52,7 @@ public struct DaemonConfig: Sendable, Equatable {
         gpsd: GPSDConfig = GPSDConfig(),
         location: LocationConfig = LocationConfig(),
         airQuality: AirQualityConfig = AirQualityConfig(),
+        ownTracks: OwnTracksConfig = OwnTracksConfig(),
         region: RegionConfig = RegionConfig(),
         state: StateConfig = StateConfig(),
         web: WebConfig = WebConfig(),
@@ -64,6 +67,7 @@ public struct DaemonConfig: Sendable, Equatable {
         self.gpsd = gpsd
         self.location = location
         self.airQuality = airQuality
+        self.ownTracks = ownTracks
         self.region = region
         self.state = state
         self.web = web

@@ -6,6 +6,8 @@ public struct WeatherFeature: Sendable, Hashable, JSONRepresentable {
     public var source: FeatureSource
     public var observation: WeatherObservation
     public var fix: FixSummary?
+    /// An OwnTracks device's feature: the device (`properties.device`).
+    public var device: DeviceSummary?
     /// A watched city's last good feature, kept while its refresh fails.
     public var stale = false
 
@@ -33,6 +35,7 @@ public struct WeatherFeature: Sendable, Hashable, JSONRepresentable {
             "air_quality": o.airQuality?.json ?? .null,
         ]
         if let fix { properties["fix"] = fix.json }
+        if let device { properties["device"] = device.json }
         return .object([
             "type": "Feature", "id": .string(id),
             "geometry": .object(["type": "Point", "coordinates": coordinate.geoJSONPosition]),

@@ -57,6 +57,8 @@ public actor SearchEngine {
     /// The first watched-city round's lookups, counted from the start until it begins.
     private var firstRound: PendingLookups.Run?
     private var interactiveFeatures: [WeatherFeature] = []
+    /// The OwnTracks devices' features (``setDeviceFeatures(_:)``).
+    private var deviceFeatures: [WeatherFeature] = []
     private var latestGeneration = 0
     /// Text and location inputs begun so far: what a debounced region event must not override.
     private var textAndLocationInputs = 0
@@ -561,6 +563,16 @@ public actor SearchEngine {
         commit(next)
     }
 
+    // MARK: Devices
+
+    /// The OwnTracks devices' features (`source: "device"`), in the overlays beside the watched
+    /// cities'; like them they never set `focus`, are not counted in `pending` and leave `phase` alone.
+    public func setDeviceFeatures(_ features: [WeatherFeature]) {
+        guard features != deviceFeatures else { return }
+        deviceFeatures = features
+        publishOverlays(focus: nil, onlyIfChanged: true)
+    }
+
     // MARK: Publishing
 
     /// Takes in a new state and publishes it if it is news: not for `budget.used` alone, and for
@@ -600,7 +612,7 @@ public actor SearchEngine {
     /// always a change (the map re-centres on it); a city round only when its features differ.
     private func publishOverlays(focus: Coordinate?, onlyIfChanged: Bool = false) {
         let watched = Self.uniqueByID(cityKeys.compactMap { cityFeatures[$0] }, excluding: interactiveFeatures)
-        let features = watched + interactiveFeatures
+        let features = watched + interactiveFeatures + deviceFeatures
         // A round that changed no feature is no change, even though `focus` would go back to null.
         if onlyIfChanged, overlays.seq > 0, features == overlays.features { return }
         overlays = Overlays(seq: overlays.seq + 1, focus: focus, features: features)

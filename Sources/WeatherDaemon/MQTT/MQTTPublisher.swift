@@ -34,8 +34,10 @@ public final class MQTTPublisher: Service, CustomStringConvertible {
         public var units: Units
         /// The index of the air quality sensor (`air-quality.scale`); nil while air quality is disabled.
         public var airQualityScale: AirQualityScale?
+        /// `owntracks.mqtt_topics` and the service their payloads go to; nil: none.
+        var ownTracks: OwnTracksSubscription?
 
-        public init(_ config: DaemonConfig, broker: BrokerAddress, clientID: String) {
+        public init(_ config: DaemonConfig, broker: BrokerAddress, clientID: String, ownTracks: OwnTracksService? = nil) {
             self.broker = broker
             self.clientID = clientID
             username = config.mqtt.username
@@ -45,6 +47,9 @@ public final class MQTTPublisher: Service, CustomStringConvertible {
             discoveryPrefix = config.mqtt.discoveryPrefix
             units = config.weather.units
             airQualityScale = config.airQuality.enabled ? config.airQuality.scale : nil
+            if let ownTracks, !config.ownTracks.mqttTopics.isEmpty {
+                self.ownTracks = OwnTracksSubscription(topics: config.ownTracks.mqttTopics, service: ownTracks)
+            }
         }
     }
 
@@ -110,7 +115,7 @@ public final class MQTTPublisher: Service, CustomStringConvertible {
     private var sessionSettings: MosquittoSession.Settings {
         MosquittoSession.Settings(
             broker: settings.broker, clientID: settings.clientID, username: settings.username, password: settings.password,
-            keepaliveSeconds: Int32(settings.keepalive.components.seconds), topics: latest.topics)
+            keepaliveSeconds: Int32(settings.keepalive.components.seconds), topics: latest.topics, ownTracks: settings.ownTracks)
     }
 
     /// Ends the connection loop: `offline` is published, then the connection closed.
@@ -176,6 +181,7 @@ public final class MQTTPublisher: Service, CustomStringConvertible {
             }
             let ended = await serve(session, on: thread)
             latest.connectionLost()
+            settings.ownTracks?.service.submit(subscribed: false)
             let dropped = replies.withLock { replies in
                 defer { replies = [] }
                 return replies.count

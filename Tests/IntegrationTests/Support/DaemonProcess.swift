@@ -48,6 +48,8 @@ struct DaemonSetup: Sendable {
     var webLines: [String] = []
     /// TOML lines for an `[mqtt]` table (none: no table, MQTT is off), e.g. `broker = "mqtt://127.0.0.1:1883"`.
     var mqttLines: [String] = []
+    /// TOML lines for an `[owntracks]` table (none: no table, OwnTracks is off), e.g. `http = true`.
+    var ownTracksLines: [String] = []
 
     init(directory: TemporaryDirectory, replay: ReplayServer?, cities: [String] = []) {
         self.directory = directory
@@ -80,6 +82,7 @@ struct DaemonSetup: Sendable {
         lines += gpsd?.tomlLines ?? ["[gpsd]", "enabled = false"]
         if !webLines.isEmpty { lines += ["", "[web]"] + webLines }
         if !mqttLines.isEmpty { lines += ["", "[mqtt]"] + mqttLines }
+        if !ownTracksLines.isEmpty { lines += ["", "[owntracks]"] + ownTracksLines }
         lines.append("")
         return lines.joined(separator: "\n")
     }
