@@ -4,7 +4,7 @@
 public enum ConfigSchema {
     /// The tables of the file, in order ("" is the top level).
     public static let tables = [
-        "", "weather", "openweathermap", "open-meteo", "socket", "gpsd", "location", "region", "state", "web", "mqtt",
+        "", "weather", "openweathermap", "open-meteo", "socket", "gpsd", "location", "geoclue", "region", "state", "web", "mqtt",
     ]
 
     /// Every key, table by table.
@@ -59,6 +59,12 @@ public enum ConfigSchema {
             .duration(.moreThan(.zero, atMost: .seconds(600))), reload: .live),
         ConfigKey("location.follow", \.location.follow, .boolean, reload: .live),
         ConfigKey("location.follow_distance", \.location.followDistance, .metres(atLeast: 0), reload: .live),
+
+        // The GeoClue client is made once, at start: only its accuracy limit applies at a reload.
+        ConfigKey("geoclue.enabled", \.geoclue.enabled, .boolean, reload: .restart),
+        ConfigKey("geoclue.accuracy", \.geoclue.accuracy, .choice, reload: .restart),
+        ConfigKey("geoclue.desktop_id", \.geoclue.desktopID, .desktopID, reload: .restart),
+        ConfigKey("geoclue.max_horizontal_error", \.geoclue.maxHorizontalError, .metres(greaterThan: 0), reload: .live),
 
         ConfigKey("region.debounce", \.region.debounce, .duration(.atMost(.seconds(10))), reload: .restart),
         ConfigKey("region.around", \.region.around, .integer(0...3), reload: .live),

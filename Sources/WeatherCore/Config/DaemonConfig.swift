@@ -20,6 +20,8 @@ public struct DaemonConfig: Sendable, Equatable {
     public var gpsd: GPSDConfig
     /// The `[location]` table: the fused location of every source.
     public var location: LocationConfig
+    /// The `[geoclue]` table: GeoClue2, a source of location.
+    public var geoclue: GeoClueConfig
     /// The `[region]` table: map region searches.
     public var region: RegionConfig
     /// The `[state]` table: durable state.
@@ -47,6 +49,7 @@ public struct DaemonConfig: Sendable, Equatable {
         socket: SocketConfig = SocketConfig(),
         gpsd: GPSDConfig = GPSDConfig(),
         location: LocationConfig = LocationConfig(),
+        geoclue: GeoClueConfig = GeoClueConfig(),
         region: RegionConfig = RegionConfig(),
         state: StateConfig = StateConfig(),
         web: WebConfig = WebConfig(),
@@ -60,6 +63,7 @@ public struct DaemonConfig: Sendable, Equatable {
         self.socket = socket
         self.gpsd = gpsd
         self.location = location
+        self.geoclue = geoclue
         self.region = region
         self.state = state
         self.web = web
