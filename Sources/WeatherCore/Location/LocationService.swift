@@ -7,10 +7,12 @@ import Logging
 /// `state.location` and `state.location_sources` true, answers `locate` with the next fused fix,
 /// and in follow mode turns fused fixes that moved far enough into searches.
 public actor LocationService {
-    /// The `[gpsd]` and `[location]` settings this service uses.
+    /// The `[gpsd]`, `[location]` and `[geoclue]` settings this service uses.
     public struct Settings: Sendable, Equatable {
         /// `gpsd.enabled`.
         public var enabled: Bool
+        /// `geoclue.enabled`.
+        public var geoclueEnabled: Bool
         /// Which gpsd reports are fixes (`state.gps.last_fix`).
         public var filter: FixFilter
         public var fusion: LocationFusion.Settings
@@ -20,33 +22,40 @@ public actor LocationService {
 
         public init(
             enabled: Bool, maxHorizontalError: Double, reportMaxHorizontalError: Double = 5000, maxAge: Duration = .seconds(120),
-            hold: Duration = .seconds(30), locateTimeout: Duration, follow: Bool, followDistance: Double
+            hold: Duration = .seconds(30), locateTimeout: Duration, follow: Bool, followDistance: Double,
+            geoclue: GeoClueConfig = GeoClueConfig()
         ) {
             self.enabled = enabled
+            self.geoclueEnabled = geoclue.enabled
             self.filter = FixFilter(maxHorizontalError: maxHorizontalError)
             self.fusion = LocationFusion.Settings(
-                maxHorizontalError: [.gpsd: maxHorizontalError, .owntracks: maxHorizontalError, .client: reportMaxHorizontalError],
+                maxHorizontalError: [
+                    .gpsd: maxHorizontalError, .owntracks: maxHorizontalError, .client: reportMaxHorizontalError,
+                    .geoclue: geoclue.maxHorizontalError,
+                ],
                 maxAge: maxAge, hold: hold)
             self.locateTimeout = locateTimeout
             self.follow = follow
             self.followDistance = followDistance
         }
 
-        /// The settings of the `[gpsd]` and `[location]` tables.
+        /// The settings of the `[gpsd]`, `[location]` and `[geoclue]` tables.
         public init(_ config: DaemonConfig) {
             let location = config.location
             self.init(
                 enabled: config.gpsd.enabled, maxHorizontalError: location.maxHorizontalError,
                 reportMaxHorizontalError: location.reportMaxHorizontalError, maxAge: location.maxAge, hold: location.hold,
-                locateTimeout: location.locateTimeout, follow: location.follow, followDistance: location.followDistance)
+                locateTimeout: location.locateTimeout, follow: location.follow, followDistance: location.followDistance,
+                geoclue: config.geoclue)
         }
 
-        /// Whether fixes of `kind` can come: gpsd when enabled; a client's `location.report` always.
+        /// Whether fixes of `kind` can come: gpsd and GeoClue when enabled; a client's `location.report` always.
         public func isEnabled(_ kind: LocationSourceKind) -> Bool {
             switch kind {
             case .gpsd: enabled
+            case .geoclue: geoclueEnabled
             case .client: true
-            case .owntracks, .geoclue: false
+            case .owntracks: false
             }
         }
     }
@@ -60,6 +69,8 @@ public actor LocationService {
     private var fusion: LocationFusion
     /// Each kind's latest fix within its limit, as `location_sources[].last_fix_at` shows it.
     private var lastFixAt: [LocationSourceKind: Date] = [:]
+    /// The sources other than gpsd (``GPSStatus``) and clients (always) that are connected now.
+    private var connectedSources: Set<LocationSourceKind> = []
     private var follow: FollowPolicy
     /// A locate from when it entered the stream until it has its fix or gives up.
     private enum Waiter {
@@ -106,8 +117,15 @@ public actor LocationService {
     public var sources: [LocationSourceStatus] {
         LocationSourceKind.allCases.map { kind in
             LocationSourceStatus(
-                kind: kind, enabled: settings.isEnabled(kind),
-                connected: kind == .gpsd ? status.connected : kind == .client, lastFixAt: lastFixAt[kind])
+                kind: kind, enabled: settings.isEnabled(kind), connected: isConnected(kind), lastFixAt: lastFixAt[kind])
+        }
+    }
+
+    private func isConnected(_ kind: LocationSourceKind) -> Bool {
+        switch kind {
+        case .gpsd: status.connected
+        case .client: true
+        case .owntracks, .geoclue: connectedSources.contains(kind)
         }
     }
 
@@ -128,6 +146,20 @@ public actor LocationService {
     public func setConnected(_ connected: Bool) async {
         guard status.connected != connected else { return }
         status.connected = connected
+        await publish()
+    }
+
+    /// A source other than gpsd is connected (true) or not (false): GeoClue's client started or ended.
+    public func setConnected(_ connected: Bool, source kind: LocationSourceKind) async {
+        guard kind != .gpsd else { return await setConnected(connected) }
+        guard connected != connectedSources.contains(kind) else { return }
+        if connected { connectedSources.insert(kind) } else { connectedSources.remove(kind) }
+        await publish()
+    }
+
+    /// Publishes `state.location_sources` as the settings have it: a source's service calls it when
+    /// it starts, so that its entry shows enabled before its first event.
+    public func publishSources() async {
         await publish()
     }
 
@@ -349,8 +381,12 @@ public actor LocationService {
 }
 
 extension LocationService: Reconfigurable {
-    /// New `[gpsd]` and `[location]` settings apply at once (the reader applies the endpoint itself).
+    /// New `[gpsd]`, `[location]` and `[geoclue]` settings apply at once (the reader applies the endpoint itself).
     public func apply(_ change: ConfigChange) async {
-        if change.changed(table: "gpsd") || change.changed(table: "location") { await update(Settings(change.new)) }
+        if change.changed(table: "gpsd") || change.changed(table: "location") || change.changed(table: "geoclue") {
+            var settings = Settings(change.new)
+            settings.geoclueEnabled = self.settings.geoclueEnabled  // geoclue.enabled takes a restart
+            await update(settings)
+        }
     }
 }
