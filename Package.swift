@@ -82,6 +82,12 @@ let package = Package(
             pkgConfig: "libmosquitto",
             providers: [.apt(["libmosquitto-dev"])]
         ),
+        // sd-bus from libsystemd (Debian: libsystemd-dev): GeoClue2 over the system D-Bus.
+        .systemLibrary(
+            name: "CSDBus",
+            pkgConfig: "libsystemd",
+            providers: [.apt(["libsystemd-dev"])]
+        ),
         // Linux calls the Glibc module does not bring (timerfd, eventfd): a header-only shim.
         .systemLibrary(
             name: "CLinux"
@@ -104,6 +110,7 @@ let package = Package(
                 "CCurl",
                 "CGPS",
                 "CMosquitto",
+                "CSDBus",
                 "CLinux",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
