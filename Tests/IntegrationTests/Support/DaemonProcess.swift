@@ -44,6 +44,8 @@ struct DaemonSetup: Sendable {
     var webLines: [String] = []
     /// TOML lines for an `[mqtt]` table (none: no table, MQTT is off), e.g. `broker = "mqtt://127.0.0.1:1883"`.
     var mqttLines: [String] = []
+    /// TOML lines for a `[geoclue]` table (none: no table, GeoClue is off), e.g. `enabled = true`.
+    var geoclueLines: [String] = []
 
     init(directory: TemporaryDirectory, replay: ReplayServer?, cities: [String] = []) {
         self.directory = directory
@@ -75,6 +77,7 @@ struct DaemonSetup: Sendable {
         lines += gpsd?.tomlLines ?? ["[gpsd]", "enabled = false"]
         if !webLines.isEmpty { lines += ["", "[web]"] + webLines }
         if !mqttLines.isEmpty { lines += ["", "[mqtt]"] + mqttLines }
+        if !geoclueLines.isEmpty { lines += ["", "[geoclue]"] + geoclueLines }
         lines.append("")
         return lines.joined(separator: "\n")
     }
