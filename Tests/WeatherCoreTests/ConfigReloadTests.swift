@@ -19,11 +19,16 @@ struct ConfigReloadTests {
         #expect(!same.invalidatesWeather)
     }
 
-    @Test("socket.path, state.directory, region.debounce, web.listen and every mqtt key need a restart; every other key applies at once")
+    @Test(
+        "socket.path, geoclue's keys but its accuracy limit, state.directory, region.debounce, web.listen and every mqtt key need a restart; every other key applies at once"
+    )
     func restartKeys() {
         let restart = ConfigSchema.keys.filter { $0.reload == .restart }.map(\.path)
         #expect(
-            restart == ["socket.path", "region.debounce", "state.directory", "web.listen"]
+            restart == [
+                "socket.path", "geoclue.enabled", "geoclue.accuracy", "geoclue.desktop_id", "region.debounce", "state.directory",
+                "web.listen",
+            ]
                 + ["broker", "client_id", "topic_prefix", "username", "password_file", "keepalive", "homeassistant", "discovery_prefix"].map
             { "mqtt." + $0 })
         let all = change {
