@@ -88,6 +88,12 @@ let package = Package(
             pkgConfig: "libsodium",
             providers: [.apt(["libsodium-dev"])]
         ),
+        // sd-bus from libsystemd (Debian: libsystemd-dev): GeoClue2 over the system D-Bus.
+        .systemLibrary(
+            name: "CSDBus",
+            pkgConfig: "libsystemd",
+            providers: [.apt(["libsystemd-dev"])]
+        ),
         // Linux calls the Glibc module does not bring (timerfd, eventfd): a header-only shim.
         .systemLibrary(
             name: "CLinux"
@@ -111,6 +117,7 @@ let package = Package(
                 "CGPS",
                 "CMosquitto",
                 "CSodium",
+                "CSDBus",
                 "CLinux",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

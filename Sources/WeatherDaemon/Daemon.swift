@@ -130,6 +130,7 @@ public struct Daemon: Sendable {
         }
         let refresher = CityRefresher(engine: engine, clock: clock, refresh: config.refresh)
         let reader = GPSDReader(endpoint: .init(config.gpsd), location: location, clock: clock, logger: logger)
+        let geoclue = config.geoclue.enabled ? GeoClueClient(config: config.geoclue, location: location, clock: clock, logger: logger) : nil
         // Each part applies its own keys of a reloaded configuration, in this order: the upstream and
         // its cache before the cities are looked up again.
         let reloader = ConfigReloader(
@@ -159,6 +160,7 @@ public struct Daemon: Sendable {
                 untilShutdown { await engine.runHeldNotices() },  // held state notifications, when due
                 untilShutdown { await regions.run() },  // the debounced region searches
                 reader,
+            ] + (geoclue.map { [$0] } ?? []) + [
                 untilShutdown { await location.runFollow() },  // the follow-mode searches
                 untilShutdown { await location.runExpiry() },  // the fused location dropped at location.max_age
                 untilShutdown { await ownTracks.run() },  // OwnTracks payloads from MQTT, the devices' weather and expiry

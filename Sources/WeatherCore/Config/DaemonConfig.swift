@@ -24,6 +24,8 @@ public struct DaemonConfig: Sendable, Equatable {
     public var airQuality: AirQualityConfig
     /// The `[owntracks]` table: phones and vehicles running the OwnTracks app.
     public var ownTracks: OwnTracksConfig
+    /// The `[geoclue]` table: GeoClue2, a source of location.
+    public var geoclue: GeoClueConfig
     /// The `[region]` table: map region searches.
     public var region: RegionConfig
     /// The `[state]` table: durable state.
@@ -53,6 +55,7 @@ public struct DaemonConfig: Sendable, Equatable {
         location: LocationConfig = LocationConfig(),
         airQuality: AirQualityConfig = AirQualityConfig(),
         ownTracks: OwnTracksConfig = OwnTracksConfig(),
+        geoclue: GeoClueConfig = GeoClueConfig(),
         region: RegionConfig = RegionConfig(),
         state: StateConfig = StateConfig(),
         web: WebConfig = WebConfig(),
@@ -68,6 +71,7 @@ public struct DaemonConfig: Sendable, Equatable {
         self.location = location
         self.airQuality = airQuality
         self.ownTracks = ownTracks
+        self.geoclue = geoclue
         self.region = region
         self.state = state
         self.web = web
