@@ -1,5 +1,5 @@
 import Foundation
-import WeatherCore
+import WeatherRPC
 
 #if canImport(Glibc)
     import Glibc
