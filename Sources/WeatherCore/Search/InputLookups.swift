@@ -89,4 +89,9 @@ enum InputLookups {
             return first
         }
     }
+
+    /// Whether `answer` is a 429 (rate_limited): it shows in `state.budget` at once.
+    static func isRateLimited(_ answer: Answer) -> Bool {
+        if case .failure(let error)? = answer { error.code == .rateLimited } else { false }
+    }
 }

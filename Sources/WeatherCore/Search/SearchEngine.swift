@@ -9,15 +9,13 @@ import Logging
 /// changes the stream inside the engine's isolation; the changes it made are published after it,
 /// outside (``ChangeDelivery``), so no watcher's connection is written from inside the engine.
 public actor SearchEngine {
-    private let lookups: LookupService, changes: ChangeDelivery, watched: WatchedCities
-    /// What `state.services` lists, in order.
-    private let services: [any ServiceStatusReporting]
+    /// `services`: what `state.services` lists, in order.
+    private let lookups: LookupService, changes: ChangeDelivery, watched: WatchedCities, services: [any ServiceStatusReporting]
     private let wallClock: @Sendable () -> Date, clock: DaemonClock, logger: Logger
     private var stream: SearchStream
     /// Woken when the due time of a held state notification may have changed.
     private let heldNotices = Wakeup()
-    /// The region search in progress, by generation: woken when it is superseded (its request is
-    /// then cancelled).
+    /// The region search in progress, by generation: woken when it is superseded (its request is then cancelled).
     private var regionSuperseded: [Int: Wakeup] = [:]
 
     /// The most watched-city lookups of one round in flight at once.
@@ -29,13 +27,9 @@ public actor SearchEngine {
         services: [any ServiceStatusReporting]? = nil, wallClock: @escaping @Sendable () -> Date = Date.init,
         clock: DaemonClock = .continuous, logger: Logger
     ) {
-        self.clock = clock
-        self.lookups = lookups
+        (self.clock, self.lookups, self.wallClock, self.logger, self.watched) = (clock, lookups, wallClock, logger, watched)
         self.services = services ?? [lookups]
         self.changes = ChangeDelivery(publisher)
-        self.wallClock = wallClock
-        self.logger = logger
-        self.watched = watched
         stream = SearchStream(cities: watched.effective, gps: gps, budget: budget, providers: providers, now: wallClock())
         changes.post(stream.startEffects.compactMap(\.change))
         changes.deliver()
@@ -45,13 +39,12 @@ public actor SearchEngine {
 
     public var currentState: DaemonState { stream.state }
 
-    /// The state with the budget and the providers as they are now (their request counts change
-    /// without a notification).
+    /// The state with the budget, providers and services as they are now (counts change without a notification).
     public var freshState: DaemonState {
         get async {
             var now = stream.state
             (now.budget, now.providers) = await (lookups.budget, lookups.providerStatuses)
-            now.services = await serviceStatuses
+            now.services = await services.statuses
             return now
         }
     }
@@ -68,18 +61,8 @@ public actor SearchEngine {
     /// Takes in the budget and the providers as they are now: a notification when a block started
     /// or ended, a provider failed or recovered, or a limit changed; none for request counts alone.
     public nonisolated func refreshBudget() async {
-        let (budget, providers) = await (lookups.budget, lookups.providerStatuses)
-        let services = await serviceStatuses
-        await turn { $0.stream.providersChanged(budget: budget, providers: providers, services: services, at: $1) }
-    }
-
-    /// `state.services` now: every reporter's entries, in order.
-    private nonisolated var serviceStatuses: [ServiceStatus] {
-        get async {
-            var statuses: [ServiceStatus] = []
-            for reporter in services { statuses += await reporter.serviceStatuses }
-            return statuses
-        }
+        let (budget, providers, statuses) = await (lookups.budget, lookups.providerStatuses, services.statuses)
+        await turn { $0.stream.providersChanged(budget: budget, providers: providers, services: statuses, at: $1) }
     }
 
     /// The 5 day / 3 hour forecast for `query`, through the stream's lookups. Not an input.
@@ -244,7 +227,7 @@ public actor SearchEngine {
     /// yet are still wanted: not once `ticket` is superseded.
     private nonisolated func settled(_ run: PendingLookups.Run, supersededBy ticket: SearchStream.Ticket?) -> InputLookups.Settled {
         { count, answers in
-            if answers.contains(where: Self.isRateLimited) { await self.refreshBudget() }
+            if answers.contains(where: InputLookups.isRateLimited) { await self.refreshBudget() }
             return await self.step { engine, now in
                 (ticket.map(engine.stream.isCurrent) != false, engine.stream.answered(run, count: count, at: now))
             }
@@ -254,12 +237,8 @@ public actor SearchEngine {
     /// One lookup, in the caller's task; a 429 shows in `state.budget` at once.
     private nonisolated func lookUp(_ query: LookupQuery) async -> InputLookups.Answer {
         let answer = await InputLookups.lookUp(query, with: lookups)
-        if Self.isRateLimited(answer) { await refreshBudget() }
+        if InputLookups.isRateLimited(answer) { await refreshBudget() }
         return answer
-    }
-
-    private static func isRateLimited(_ answer: InputLookups.Answer) -> Bool {
-        if case .failure(let error)? = answer { error.code == .rateLimited } else { false }
     }
 
     /// Records what is known of gpsd, the fused location and its sources.
@@ -267,8 +246,7 @@ public actor SearchEngine {
         await turn { $0.stream.locationChanged(gps: gps, location: location, sources: sources, at: $1) }
     }
 
-    /// The OwnTracks devices' features (`source: "device"`), in the overlays after the watched
-    /// cities'; like them they never set `focus`, are not counted in `pending` and leave `phase` alone.
+    /// The OwnTracks devices' features (`source: "device"`): a layer of the overlays, like the watched cities'.
     public nonisolated func setDeviceFeatures(_ features: [WeatherFeature]) async {
         await turn { engine, _ in engine.stream.devicesChanged(features) }
     }
