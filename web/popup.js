@@ -84,7 +84,7 @@ export function createPopups({ config, connection, whenStill }) {
     if (fetched) detailRow(list, 'Fetched', relativeTime(fetched, Date.now()));
     const c = feature.geometry && feature.geometry.coordinates;
     if (Array.isArray(c) && isNum(c[0]) && isNum(c[1])) detailRow(list, 'Position', formatCoord(c[1], c[0]));
-    if (p.fix && isNum(p.fix.horizontal_error)) detailRow(list, 'GPS error', '± ' + Math.round(p.fix.horizontal_error) + ' m');
+    if (p.fix && isNum(p.fix.horizontal_error)) detailRow(list, 'Position error', '± ' + Math.round(p.fix.horizontal_error) + ' m');
     airQualityRow(list, p.air_quality);
     root.appendChild(list);
 
