@@ -24,6 +24,9 @@ struct ConfigRenderTests {
             location: LocationConfig(
                 maxHorizontalError: 12.5, reportMaxHorizontalError: 800, maxAge: .seconds(45), hold: .zero,
                 locateTimeout: .seconds(5), follow: true, followDistance: 0),
+            alerts: AlertsConfig(
+                nwsURL: "http://127.0.0.1:8084/nws", contact: "ops@example.org", refresh: .seconds(90), requestsPerMinute: 5,
+                timeout: .seconds(3)),
             region: RegionConfig(debounce: .seconds(1), around: 0, concurrency: 32),
             state: StateConfig(directory: "/srv/weatherd"),
             web: WebConfig(

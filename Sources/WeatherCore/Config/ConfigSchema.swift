@@ -4,7 +4,8 @@
 public enum ConfigSchema {
     /// The tables of the file, in order ("" is the top level).
     public static let tables = [
-        "", "weather", "openweathermap", "open-meteo", "socket", "gpsd", "location", "region", "state", "web", "mqtt",
+        "", "weather", "openweathermap", "open-meteo", "socket", "gpsd", "location", "alerts", "region", "state", "web",
+        "mqtt",
     ]
 
     /// Every key, table by table.
@@ -59,6 +60,15 @@ public enum ConfigSchema {
             .duration(.moreThan(.zero, atMost: .seconds(600))), reload: .live),
         ConfigKey("location.follow", \.location.follow, .boolean, reload: .live),
         ConfigKey("location.follow_distance", \.location.followDistance, .metres(atLeast: 0), reload: .live),
+
+        // The User-Agent is the alert transport's own, made at start.
+        ConfigKey("alerts.providers", \.alerts.providers, .alertProviderList, reload: .restart),
+        ConfigKey("alerts.nws_url", \.alerts.nwsURL, .httpURL, reload: .restart),
+        ConfigKey("alerts.contact", \.alerts.contact, .string, reload: .restart),
+        ConfigKey("alerts.refresh", \.alerts.refresh, .duration(.atLeast(.seconds(1))), reload: .live),
+        ConfigKey("alerts.requests_per_minute", \.alerts.requestsPerMinute, .integer(1...6000), reload: .live),
+        ConfigKey(
+            "alerts.timeout", \.alerts.timeout, .duration(.moreThan(.zero, atMost: .seconds(300))), reload: .restart),
 
         ConfigKey("region.debounce", \.region.debounce, .duration(.atMost(.seconds(10))), reload: .restart),
         ConfigKey("region.around", \.region.around, .integer(0...3), reload: .live),

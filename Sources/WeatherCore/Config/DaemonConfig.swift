@@ -20,6 +20,8 @@ public struct DaemonConfig: Sendable, Equatable {
     public var gpsd: GPSDConfig
     /// The `[location]` table: the fused location of every source.
     public var location: LocationConfig
+    /// The `[alerts]` table: official weather warnings.
+    public var alerts: AlertsConfig
     /// The `[region]` table: map region searches.
     public var region: RegionConfig
     /// The `[state]` table: durable state.
@@ -47,6 +49,7 @@ public struct DaemonConfig: Sendable, Equatable {
         socket: SocketConfig = SocketConfig(),
         gpsd: GPSDConfig = GPSDConfig(),
         location: LocationConfig = LocationConfig(),
+        alerts: AlertsConfig = AlertsConfig(),
         region: RegionConfig = RegionConfig(),
         state: StateConfig = StateConfig(),
         web: WebConfig = WebConfig(),
@@ -60,6 +63,7 @@ public struct DaemonConfig: Sendable, Equatable {
         self.socket = socket
         self.gpsd = gpsd
         self.location = location
+        self.alerts = alerts
         self.region = region
         self.state = state
         self.web = web
