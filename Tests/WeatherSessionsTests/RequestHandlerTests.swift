@@ -126,7 +126,8 @@ struct RequestHandlerMethodTests {
         let result = try #require(try await p.reply(request(1, "state"))["result"])
         #expect(
             result.objectValue?.keys == [
-                "running", "phase", "pending", "input", "error", "gps", "location", "location_sources", "budget", "providers", "updated_at",
+                "running", "phase", "pending", "input", "error", "gps", "location", "location_sources", "budget", "providers", "services",
+                "updated_at",
             ])
         #expect(result["budget"]?.serialized == #"{"requests_per_minute":1000,"used":0,"blocked_until":null}"#)
         #expect(result["running"] == .bool(false))

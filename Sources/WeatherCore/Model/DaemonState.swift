@@ -18,6 +18,9 @@ public struct DaemonState: Sendable, Hashable, JSONRepresentable {
     /// Each provider of `weather.providers`, in that order; a change of its request counts alone is
     /// no news.
     public var providers: [ProviderStatus]
+    /// The data services beside the weather providers (alerts, air quality), each entry put there
+    /// by its service, in the order they came.
+    public var services: [ServiceStatus] = []
     public var updatedAt: Date
 
     /// True exactly while lookups are in flight.
@@ -52,7 +55,8 @@ public struct DaemonState: Sendable, Hashable, JSONRepresentable {
             "error": error.map { .object(["code": .integer(Int64($0.code.value)), "message": .string($0.message)]) } ?? .null,
             "gps": gps.json, "location": location?.json ?? .null, "location_sources": .array(locationSources.map(\.json)),
             "budget": budget.json,
-            "providers": .array(providers.map(\.json)), "updated_at": .string(Timestamp.iso8601(updatedAt)),
+            "providers": .array(providers.map(\.json)), "services": .array(services.map(\.json)),
+            "updated_at": .string(Timestamp.iso8601(updatedAt)),
         ])
     }
 

@@ -8,6 +8,11 @@ public struct WeatherFeature: Sendable, Hashable, JSONRepresentable {
     public var fix: FixSummary?
     /// A watched city's last good feature, kept while its refresh fails.
     public var stale = false
+    /// The alerts in force here, most severe first: `[]` when asked and there are none; nil while not
+    /// known yet or outside every alert provider's area.
+    public var alerts: [Alert]?
+    /// A refresh of `alerts` failed: they are the last ones known.
+    public var alertsStale = false
 
     public init(observation: WeatherObservation, source: FeatureSource, fix: FixSummary? = nil) {
         self.id = observation.featureID
@@ -32,6 +37,8 @@ public struct WeatherFeature: Sendable, Hashable, JSONRepresentable {
             "fetched_at": .string(o.fetchedAt.map(Timestamp.iso8601)), "stale": .bool(stale),
         ]
         if let fix { properties["fix"] = fix.json }
+        properties["alerts"] = alerts.map { .array($0.map(\.json)) } ?? .null
+        properties["alerts_stale"] = .bool(alertsStale)
         return .object([
             "type": "Feature", "id": .string(id),
             "geometry": .object(["type": "Point", "coordinates": coordinate.geoJSONPosition]),

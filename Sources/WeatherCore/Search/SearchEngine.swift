@@ -62,6 +62,8 @@ public actor SearchEngine {
     /// When a `gps.last_fix` change alone is sent; one held back is sent by ``runHeldNotices()``.
     private var locationNotices = LocationNoticeState()
     private let heldNotices = Wakeup()
+    /// The alerts of the places on the map and their areas (``updateAlerts(_:)``); empty without alerts.
+    var alertView = AlertView()
     /// Woken when the region search in progress is superseded (its request is then cancelled).
     private var regionSuperseded: Wakeup?
 
@@ -550,7 +552,7 @@ public actor SearchEngine {
 
     /// Takes in a new state and publishes it if it is news: not for `budget.used` alone, and for
     /// `gps.last_fix` alone as ``LocationNoticeState`` says (a later one waits, the latest wins).
-    private func commit(_ next: DaemonState) {
+    func commit(_ next: DaemonState) {
         var next = next
         next.pending = pending.total
         guard !next.sameFields(as: state) else { return }
@@ -583,12 +585,12 @@ public actor SearchEngine {
 
     /// Publishes the overlays as a new change (`seq` + 1). A result of an interactive input is
     /// always a change (the map re-centres on it); a city round only when its features differ.
-    private func publishOverlays(focus: Coordinate?, onlyIfChanged: Bool = false) {
+    func publishOverlays(focus: Coordinate?, onlyIfChanged: Bool = false) {
         let watched = Self.uniqueByID(cityKeys.compactMap { cityFeatures[$0] }, excluding: interactiveFeatures)
-        let features = watched + interactiveFeatures
+        let features = alertView.annotated(watched + interactiveFeatures)
         // A round that changed no feature is no change, even though `focus` would go back to null.
-        if onlyIfChanged, overlays.seq > 0, features == overlays.features { return }
-        overlays = Overlays(seq: overlays.seq + 1, focus: focus, features: features)
+        if onlyIfChanged, overlays.seq > 0, features == overlays.features, alertView.areas == overlays.areas { return }
+        overlays = Overlays(seq: overlays.seq + 1, focus: focus, features: features, areas: alertView.areas)
         publisher.publish(overlays: overlays)
     }
 
