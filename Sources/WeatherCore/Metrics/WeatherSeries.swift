@@ -12,6 +12,7 @@ public struct WeatherSeries: Sendable, Hashable {
         case windSpeed = "weatherd_weather_wind_speed_meters_per_second"
         case cloudiness = "weatherd_weather_cloudiness_ratio"
         case observed = "weatherd_weather_observed_timestamp_seconds"
+        case alerts = "weatherd_weather_alerts"
 
         /// The series' name.
         public var name: String { rawValue }
@@ -26,6 +27,7 @@ public struct WeatherSeries: Sendable, Hashable {
             case .windSpeed: "Wind speed at a watched city, in meters per second"
             case .cloudiness: "Cloud cover at a watched city, as a ratio from 0 to 1"
             case .observed: "When the weather of a watched city was observed, in seconds since the Unix epoch"
+            case .alerts: "Official alerts in force at a watched city, by severity (CAP)"
             }
         }
     }
@@ -40,16 +42,21 @@ public struct WeatherSeries: Sendable, Hashable {
         public var country: String
         /// The provider that answered.
         public var provider: String
+        /// An alert series' severity (`extreme` … `unknown`); nil for the weather's.
+        public var severity: String?
 
-        public init(city: String, id: String, country: String, provider: String) {
+        public init(city: String, id: String, country: String, provider: String, severity: String? = nil) {
             self.city = city
             self.id = id
             self.country = country
             self.provider = provider
+            self.severity = severity
         }
 
         /// As Prometheus labels, in the contract's order.
-        public var pairs: [(String, String)] { [("city", city), ("id", id), ("country", country), ("provider", provider)] }
+        public var pairs: [(String, String)] {
+            [("city", city), ("id", id), ("country", country), ("provider", provider)] + (severity.map { [("severity", $0)] } ?? [])
+        }
     }
 
     /// What identifies a series: its measure and labels.
@@ -89,6 +96,23 @@ public struct WeatherSeries: Sendable, Hashable {
         ]
         return values.compactMap { measure, value in
             value.flatMap { $0.isFinite ? WeatherSeries(measure: measure, labels: labels, value: $0) : nil }
+        } + alertSamples(of: feature, labels: labels)
+    }
+
+    /// The number of alerts of each severity in force at the feature's place (every severity, 0
+    /// where none), labelled with the alerts' provider; none while its alerts are not known or it
+    /// is outside every alert provider's area.
+    static func alertSamples(of feature: WeatherFeature, labels: Labels) -> [WeatherSeries] {
+        guard let alerts = feature.alerts else { return [] }
+        let providers = Set(alerts.map(\.provider))
+        return (providers.isEmpty ? [AlertProviderName.nws.rawValue] : providers.sorted()).flatMap { provider in
+            AlertSeverity.allCases.map { severity in
+                var labels = labels
+                labels.provider = provider
+                labels.severity = severity.label
+                let count = alerts.filter { $0.provider == provider && $0.severity == severity }.count
+                return WeatherSeries(measure: .alerts, labels: labels, value: Double(count))
+            }
         }
     }
 
@@ -120,6 +144,6 @@ extension SearchEngine {
     /// The watched cities' weather series now, with the overlays' `seq` they go with (read together,
     /// in one turn of the engine: the series change only with the overlays).
     public var weatherSeries: (version: Int, samples: [WeatherSeries]) {
-        (currentOverlays.seq, WeatherSeries.samples(of: watchedCityFeatures))
+        (currentOverlays.seq, WeatherSeries.samples(of: watchedCityFeatures.map { ($0.city, alertView.annotated($0.feature)) }))
     }
 }
