@@ -14,6 +14,7 @@ const PURE = {
   'connection.js': [],
   'page-state.js': ['overlay-store.js'],
   'map-room.js': [],
+  'alert-format.js': ['format.js'],
 };
 const ALLOWED = {
   ...PURE,
@@ -23,7 +24,8 @@ const ALLOWED = {
   'suggestions.js': ['format.js'],
   'popup.js': ['dom.js', 'format.js', 'symbols.js', 'forecast-chart.js'],
   'markers.js': ['dom.js', 'format.js', 'symbols.js'],
-  'map-view.js': ['format.js', 'map-room.js', 'markers.js', 'popup.js'],
+  'map-view.js': ['alert-areas.js', 'format.js', 'map-room.js', 'markers.js', 'popup.js'],
+  'alert-areas.js': ['dom.js', 'alert-format.js'],
   'credits.js': ['dom.js'],
   'status.js': ['dom.js', 'format.js', 'credits.js'],
   'cities.js': ['dom.js', 'format.js', 'symbols.js'],
