@@ -164,6 +164,10 @@ base_url = "{owm_url}"
 geocoding_url = "{owm_url}"
 timeout = "5s"
 
+[alerts]
+nws_url = "{owm_url}"
+contact = "weatherd-browser-tests@example.invalid"
+
 [socket]
 path = "{self.socket_path}"
 

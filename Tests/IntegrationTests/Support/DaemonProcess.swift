@@ -44,6 +44,9 @@ struct DaemonSetup: Sendable {
     var webLines: [String] = []
     /// TOML lines for an `[mqtt]` table (none: no table, MQTT is off), e.g. `broker = "mqtt://127.0.0.1:1883"`.
     var mqttLines: [String] = []
+    /// More TOML lines for the `[alerts]` table (its `nws_url` is the stand-in's, so nothing ever
+    /// reaches the internet), e.g. `refresh = "2s"`.
+    var alertsLines: [String] = []
 
     init(directory: TemporaryDirectory, replay: ReplayServer?, cities: [String] = []) {
         self.directory = directory
@@ -67,6 +70,7 @@ struct DaemonSetup: Sendable {
             "", "[open-meteo]", "base_url = \"\(openMeteoURL ?? baseURL)\"", "geocoding_url = \"\(openMeteoGeocodingURL ?? baseURL)\"",
         ]
         lines += openMeteoLines
+        lines += ["", "[alerts]", "nws_url = \"\(baseURL)\"", "contact = \"weatherd-tests@example.invalid\""] + alertsLines
         lines += ["", "[socket]", "path = \"\(socketPath)\""]
         if let maxClients { lines.append("max_clients = \(maxClients)") }
         if let socketMode { lines.append("mode = \"\(socketMode)\"") }
