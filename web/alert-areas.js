@@ -41,6 +41,11 @@ export function createAlertAreas({ map }) {
       style: { className: 'alert-area alert-' + severity, weight: 2, fillOpacity: 0.25 },
     });
     layer.bindPopup(() => popupContent(p), { maxWidth: 320, minWidth: 220 });
+    // The popup is a dialog (web/markers.js makes every popup one), named after the alert.
+    layer.on('popupopen', (e) => {
+      const wrapper = e.popup.getElement().querySelector('.leaflet-popup-content-wrapper');
+      if (wrapper) wrapper.setAttribute('aria-label', (p.event || 'Alert') + ', ' + severity + ' severity');
+    });
     layer.addTo(map);
     layer.eachLayer((shape) => {
       const path = shape.getElement && shape.getElement();
