@@ -49,13 +49,19 @@ def test_an_alert_area_is_drawn_by_severity_with_legend_popup_and_credit(page, o
         page.wait(lambda d: "Alerts by the US National Weather Service" in page.find("attribution").text,
                   "the NWS in the credits")
 
-        # A click on the area (not on the place's marker in it) opens its popup.
+        # Once the map stands still (it flew to the search's result), a click on the area (not on the
+        # place's marker in it) opens its popup.
+        page.wait(lambda d: page.settled(), "the map to stand still")
         driver.execute_script(
             "const r = arguments[0].getBoundingClientRect();"
             "arguments[0].dispatchEvent(new MouseEvent('click', {bubbles: true,"
             " clientX: r.left + r.width / 2, clientY: r.top + r.height / 2}))", area)
-        popup = page.wait(lambda d: d.find_elements(By.CSS_SELECTOR, '[data-testid="alert-popup"]'), "the alert's popup")[0]
-        assert "Severe Thunderstorm Warning" in popup.text
+        # Open, faded in and laid out (its text is read as shown).
+        popup = page.wait(lambda d: [
+            e for e in d.find_elements(By.CSS_SELECTOR, '[data-testid="alert-popup"]')
+            if "Severe Thunderstorm Warning" in e.text and d.execute_script(
+                "return getComputedStyle(arguments[0].closest('.leaflet-popup')).opacity", e) == "1"],
+            "the alert's popup")[0]
         assert HEADLINE in popup.text
         assert "For your protection move to an interior room" in popup.text
         assert "until" in popup.text.lower()
