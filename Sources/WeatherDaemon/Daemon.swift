@@ -94,6 +94,8 @@ public struct Daemon: Sendable {
         let engine = SearchEngine(
             cities: watched, gps: GPSStatus(enabled: config.gpsd.enabled), lookups: lookups, publisher: publisher,
             budget: await lookups.budget, providers: await lookups.providerStatuses, clock: clock, logger: logger)
+        // state.services lists each alert provider from the start, before any client connects.
+        for name in config.alerts.providers { await engine.updateService(ServiceStatus(name: name.rawValue, usable: true)) }
         let location = LocationService(settings: .init(config), engine: engine, clock: clock, logger: logger)
         let regions = RegionSearches(settings: .init(config.region), engine: engine, clock: clock, logger: logger)
         let reloads = ReloadRequests()
