@@ -184,7 +184,7 @@ fi
 
 cat >"$config" <<TOML
 # Written by scripts/run-demo.sh for \`make run\`; see config/weatherd.toml for every key.
-cities = ["Seoul,KR", "London,GB", "Enschede,NL"]
+cities = ["Seoul,KR", "London,GB", "Enschede,NL", "Norman,US"]
 refresh = "10m"
 
 [weather]
