@@ -180,6 +180,34 @@ struct AlertsTests {
         await watcher.close()
     }
 
+    @Test(
+        "a zone-based alert (the recorded Portland Flood Watch): its zones asked once each, its area their MultiPolygon; alerts by city name"
+    )
+    func zones() async throws {
+        let (replay, daemon) = try await Self.start()
+        try await Self.nws(replay, "POST", "?ends_in=3600")
+        let watcher = try await Watcher.start(socketPath: daemon.setup.socketPath, params: ["topics": .array(["overlays"])])
+        let portland: JSONObject = ["name": "Portland", "state": "Oregon", "country": "US", "lat": .double(45.52), "lon": .double(-122.68)]
+        _ = try await daemon.call("search", ["place": .object(portland)])
+        let id = "alert:NWS-IDP-PROD-3965873-3369046"
+        let (overlays, _) = try await watcher.next("the Flood Watch's area", timeout: nil) {
+            Self.isOverlays($0) && Self.feature($0["params"] ?? .null, id) != nil
+        }
+        let area = try #require(Self.feature(overlays["params"] ?? .null, id))
+        #expect(area["geometry"]?["type"] == "MultiPolygon")
+        #expect(area["geometry"]?["coordinates"]?.arrayValue?.count == 11, "one polygon per zone")
+        #expect(area["properties"]?["event"] == "Flood Watch")
+        // Refreshed every second, the alert's zones are not asked again.
+        try await replay.waitForNWS { $0["by_query"]?["point=45.52,-122.68"]?.intValue ?? 0 >= 3 }
+        let stats = try await Self.nws(replay, "GET")
+        let zoneCounts = (stats["by_query"]?.objectValue?.members ?? []).filter { $0.key.hasPrefix("zone:") }.map(\.value)
+        #expect(zoneCounts.count == 11 && zoneCounts.allSatisfy { $0 == .integer(1) }, "\(stats.serialized)")
+
+        let byName = try await daemon.call("alerts", ["city": "Norman,US"])
+        #expect(byName["alerts"]?.arrayValue?.map { $0["event"] } == ["Severe Thunderstorm Warning"], "\(byName.serialized)")
+        await watcher.close()
+    }
+
     @Test("markup in a headline stays text: the daemon passes it on as it came")
     func markupInHeadline() async throws {
         let (replay, daemon) = try await Self.start()
