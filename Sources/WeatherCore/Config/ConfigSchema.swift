@@ -64,7 +64,7 @@ public enum ConfigSchema {
         // The User-Agent is the alert transport's own, made at start.
         ConfigKey("alerts.providers", \.alerts.providers, .alertProviderList, reload: .restart),
         ConfigKey("alerts.nws_url", \.alerts.nwsURL, .httpURL, reload: .restart),
-        ConfigKey("alerts.contact", \.alerts.contact, .string, reload: .restart),
+        ConfigKey("alerts.contact", \.alerts.contact, .headerText, reload: .restart),
         ConfigKey("alerts.refresh", \.alerts.refresh, .duration(.atLeast(.seconds(1))), reload: .live),
         ConfigKey("alerts.requests_per_minute", \.alerts.requestsPerMinute, .integer(1...6000), reload: .live),
         ConfigKey(

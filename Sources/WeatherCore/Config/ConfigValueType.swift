@@ -417,6 +417,16 @@ extension ConfigValueType where Value == [String] {
     }
 }
 
+extension ConfigValueType where Value == String {
+    /// A string that can go into an HTTP header (the User-Agent): no control characters.
+    static var headerText: ConfigValueType {
+        string.checked { text in
+            text.unicodeScalars.contains { $0.properties.generalCategory == .control }
+                ? "expected text without control characters (it goes into the User-Agent header)" : nil
+        }
+    }
+}
+
 extension ConfigValueType where Value == [WeatherProviderName] {
     /// A non-empty list of weather provider names (``WeatherProviderName``), each at most once.
     static var providerList: ConfigValueType { nameList() }
