@@ -46,7 +46,9 @@ browser-test:
 ## bench: on release binaries, the daemon figures beside their floors (scripts/bench-daemon.py: search and
 ##        notification latency, fan-out, idle footprint, weatherctl vs socat), the region-drag benchmark
 ##        (scripts/bench-region.py), the fleet behind its nginx proxy (scripts/bench-fleet.py: upstream
-##        requests against devices, docs/fleet.md), then the map-event benchmark in headless Chromium
+##        requests against devices, docs/fleet.md), 1,000 OwnTracks devices through Mosquitto
+##        (scripts/bench-owntracks.py: the daemon's CPU and upstream requests against the budget,
+##        docs/owntracks.md), then the map-event benchmark in headless Chromium
 ##        (scripts/bench-map.py; its browser tools from scripts/browser-venv.sh)
 bench: deps
 	scripts/install-deps.sh bench
@@ -56,6 +58,7 @@ bench: deps
 	scripts/bench-daemon.py --bin-dir "$$($(SWIFT) build $(SWIFT_FLAGS) $(RELEASE_FLAGS) --show-bin-path)"
 	scripts/bench-region.py --bin-dir "$$($(SWIFT) build $(SWIFT_FLAGS) $(RELEASE_FLAGS) --show-bin-path)"
 	scripts/bench-fleet.py --bin-dir "$$($(SWIFT) build $(SWIFT_FLAGS) $(RELEASE_FLAGS) --show-bin-path)"
+	scripts/bench-owntracks.py --bin-dir "$$($(SWIFT) build $(SWIFT_FLAGS) $(RELEASE_FLAGS) --show-bin-path)"
 	python="$$(scripts/browser-venv.sh)" && \
 	"$$python" scripts/bench-map.py --bin-dir "$$($(SWIFT) build $(SWIFT_FLAGS) $(RELEASE_FLAGS) --show-bin-path)"
 

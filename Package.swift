@@ -82,6 +82,12 @@ let package = Package(
             pkgConfig: "libmosquitto",
             providers: [.apt(["libmosquitto-dev"])]
         ),
+        // libsodium, from the system (Debian: libsodium-dev): opens the OwnTracks app's encrypted payloads.
+        .systemLibrary(
+            name: "CSodium",
+            pkgConfig: "libsodium",
+            providers: [.apt(["libsodium-dev"])]
+        ),
         // Linux calls the Glibc module does not bring (timerfd, eventfd): a header-only shim.
         .systemLibrary(
             name: "CLinux"
@@ -104,6 +110,7 @@ let package = Package(
                 "CCurl",
                 "CGPS",
                 "CMosquitto",
+                "CSodium",
                 "CLinux",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -226,6 +233,8 @@ let package = Package(
                 "TestSupport",
                 "WeatherClient",
                 "WeatherCore",
+                // The tests seal OwnTracks payloads of their own as the app does.
+                "CSodium",
             ]
         ),
     ]

@@ -203,7 +203,7 @@ def start_daemon(bin_dir, tmp, base, sock, gpsd_port, procs):
     with open(config, "w") as f:
         f.write(f'cities = {json.dumps(CITIES)}\n[weather]\ncache_ttl = "1h"\n'
                 f'[openweathermap]\nbase_url = "{base}"\napi_key = "bench"\n'
-                f'requests_per_minute = 6000\n[socket]\npath = "{sock}"\nmax_clients = 4096\n'
+                f'requests_per_minute = 6000\n[air-quality]\nbase_url = "{base}"\n[socket]\npath = "{sock}"\nmax_clients = 4096\n'
                 f'[gpsd]\n{gpsd}[state]\ndirectory = "{tmp}/state"\n')
     env = {k: v for k, v in os.environ.items()
            if k not in ("OWM_API_KEY", "CREDENTIALS_DIRECTORY", "NOTIFY_SOCKET", "WATCHDOG_USEC", "LISTEN_FDS", "LISTEN_PID")}

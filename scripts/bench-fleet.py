@@ -167,6 +167,7 @@ def start_daemon(args, tmp, index, proxy_url, children):
     with open(config, "w") as f:
         f.write(f'cities = []\n[weather]\nproviders = ["openweathermap"]\n'
                 f'[openweathermap]\nbase_url = "{proxy_url}/openweathermap"\napi_key = "fleet"\n'
+                f'[air-quality]\nenabled = false\n'
                 f'[socket]\npath = "{sock}"\n[gpsd]\nenabled = false\n[state]\ndirectory = "{home}/state"\n')
     env = {k: v for k, v in os.environ.items() if k not in ("OWM_API_KEY", "CREDENTIALS_DIRECTORY")}
     process = subprocess.Popen([f"{args.bin_dir}/weatherd", "--config", config, "--log-level", "warning"],

@@ -213,6 +213,7 @@ class Bench:
         config.write_text(
             'cities = ["London,GB", "Paris,FR", "Berlin,DE"]\nrefresh = "1h"\n'
             f'[openweathermap]\nbase_url = "{self.owm}"\napi_key = "bench"\nrequests_per_minute = 6000\n'
+            f'[air-quality]\nbase_url = "{self.owm}"\n'
             f'[socket]\npath = "{sock}"\n[gpsd]\nenabled = false\n[state]\ndirectory = "{self.tmp}/state"\n'
             f'[region]\n{debounce}[web]\nlisten = "127.0.0.1:0"\n')
         env = {k: v for k, v in os.environ.items() if k not in ("OWM_API_KEY", "CREDENTIALS_DIRECTORY")}

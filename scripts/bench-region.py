@@ -4,9 +4,11 @@
 Starts owm-replay with a fixed upstream latency and weatherd (both from BIN_DIR), then sends
 region events at RATE per second for DURATION seconds along a straight drag, and reports, once with
 OpenWeatherMap as the provider and once with Open-Meteo:
-  - upstream HTTP requests the drag cost, and the grid points they asked (from owm-replay's /_stats):
-    OpenWeatherMap has no several-points endpoint, so a 3x3 grid is 9 requests; Open-Meteo asks the
-    whole grid in one request (its budget counts it as 9),
+  - upstream HTTP requests for weather the drag cost, and the grid points they asked (from
+    owm-replay's /_stats): OpenWeatherMap has no several-points endpoint, so a 3x3 grid is 9 requests;
+    Open-Meteo asks the whole grid in one request (its budget counts it as 9),
+  - the requests to Open-Meteo's air quality API (air quality is on): one for the grid whichever
+    provider gives the weather,
   - time from the last region event to the overlays notification of its grid,
   - the daemon's CPU time (user + system, from /proc) during the drag and its search,
   - the NWS alert requests (owm-replay's /_nws) sent by the time the grid's overlays arrived, and 2 s
@@ -30,15 +32,15 @@ def main():
     print(f"region drag: {args.duration:g} s at {args.rate:g} events/s, upstream latency {args.latency_ms} ms, "
           f"{args.runs} runs per provider, binaries in {args.bin_dir}")
     print(f"{'provider':>14}  {'run':>3}  {'events':>6}  {'HTTP requests':>13}  {'points asked':>12}  "
-          f"{'last event -> overlays':>22}  {'daemon CPU':>10}  {'alerts at overlays / 2 s later':>30}")
+          f"{'air quality':>11}  {'last event -> overlays':>22}  {'daemon CPU':>10}  {'alerts at overlays / 2 s later':>30}")
     for provider, runs in results.items():
         for i, r in enumerate(runs, 1):
             print(f"{provider:>14}  {i:>3}  {r['events']:>6}  {r['requests']:>13}  {r['points']:>12}  "
-                  f"{r['latency_ms']:>19.1f} ms  {r['cpu_ms']:>7.0f} ms  "
+                  f"{r['air_quality']:>11}  {r['latency_ms']:>19.1f} ms  {r['cpu_ms']:>7.0f} ms  "
                   f"{r['alerts_at_overlays']:>23} / {r['alerts_later']:>4}")
     print("requests per drag (one 3x3 grid): " + ", ".join(
-        f"{provider} {min(r['requests'] for r in runs)}" for provider, runs in results.items())
-          + " (one request per point: 9)")
+        f"{provider} {min(r['requests'] for r in runs)} weather + {min(r['air_quality'] for r in runs)} air quality"
+        for provider, runs in results.items()) + " (one request per point: 9)")
 
 PROVIDERS = ("openweathermap", "open-meteo")
 
@@ -54,6 +56,7 @@ def run_once(args, index, provider):
         f.write(f'cities = []\n[weather]\nproviders = ["{provider}"]\n'
                 f'[openweathermap]\nbase_url = "{base}"\napi_key = "bench"\nrequests_per_minute = 6000\n'
                 f'[open-meteo]\nbase_url = "{base}"\ngeocoding_url = "{base}"\nrequests_per_minute = 6000\n'
+                f'[air-quality]\nbase_url = "{base}"\n'
                 f'[alerts]\nnws_url = "{base}"\n'
                 f'[socket]\npath = "{sock}"\n[gpsd]\nenabled = false\n[state]\ndirectory = "{tmp}/state"\n')
     env = {k: v for k, v in os.environ.items() if k not in ("OWM_API_KEY", "CREDENTIALS_DIRECTORY")}
@@ -96,6 +99,7 @@ def run_once(args, index, provider):
         alerts_later = alert_requests(base)
         client.close(); watcher.close()
         return {"events": events, "requests": after[0] - before[0], "points": after[1] - before[1],
+                "air_quality": after[2] - before[2],
                 "latency_ms": (landed - last_event) * 1000,
                 "cpu_ms": (cpu_after - cpu_before) * 1000, "features": len(overlays["features"]),
                 "alerts_at_overlays": alerts_at_overlays, "alerts_later": alerts_later}
@@ -104,13 +108,14 @@ def run_once(args, index, provider):
         replay.terminate(); replay.wait(5)
 
 def requests(base):
-    """HTTP requests to either service so far, and the points of weather they asked."""
+    """HTTP requests for weather to either service so far, the points of weather they asked, and the
+    requests to the air quality API."""
     with urllib.request.urlopen(base + "/_stats") as r:
         stats = json.load(r)
     open_meteo = stats.get("open_meteo", {})
     owm_weather = sum(n for query, n in stats.get("by_query", {}).items() if query.startswith(("lat=", "q=")))
     return (stats["requests"] + open_meteo.get("requests", 0),
-            owm_weather + open_meteo.get("forecast_points", 0))
+            owm_weather + open_meteo.get("forecast_points", 0), open_meteo.get("air_quality_requests", 0))
 
 def alert_requests(base):
     """The NWS alert and zone requests owm-replay answered so far."""

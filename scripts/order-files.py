@@ -168,7 +168,7 @@ def workload(bindir, tmp, daemon_wrapper, ctl_wrapper):
         config = f"{tmp}/weatherd.toml"
         with open(config, "w") as f:
             f.write(f'cities = ["London,GB", "Seoul,KR"]\n[openweathermap]\nbase_url = "{base}"\n'
-                    f'api_key = "profile"\n[socket]\npath = "{sock}"\n[gpsd]\nenabled = true\n'
+                    f'api_key = "profile"\n[air-quality]\nbase_url = "{base}"\n[socket]\npath = "{sock}"\n[gpsd]\nenabled = true\n'
                     f'port = {gpsd_port}\n[state]\ndirectory = "{tmp}/state"\n[web]\n'
                     f'listen = "127.0.0.1:{web_port}"\n')
         env = {k: v for k, v in os.environ.items()

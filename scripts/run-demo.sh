@@ -120,6 +120,7 @@ if [[ -n "${OWM_API_KEY:-}" ]]; then
     base_url="https://api.openweathermap.org"
     key_line='# the key comes from $OWM_API_KEY'
     open_meteo='# Open-Meteo at its own addresses (the defaults)'
+    air_quality='# the air quality API at its own address (the default)'
     alerts='# the NWS at its own address (the default); set contact to your e-mail address or URL'
     echo "weatherd: using api.openweathermap.org with the key in \$OWM_API_KEY, then api.open-meteo.com" >&2
 else
@@ -138,6 +139,7 @@ else
     key_line='api_key = "offline-demo"'
     open_meteo="base_url = \"$base_url\"
 geocoding_url = \"$base_url\""
+    air_quality="base_url = \"$base_url\""
     alerts="nws_url = \"$base_url\"
 contact = \"weatherd offline demo\""
     echo "weatherd: no OWM_API_KEY given: offline demo, OpenWeatherMap and Open-Meteo answered by owm-replay at $base_url from demo/owm/" >&2
@@ -197,6 +199,9 @@ $key_line
 
 [open-meteo]
 $open_meteo
+
+[air-quality]
+$air_quality
 
 [alerts]
 $alerts

@@ -374,7 +374,7 @@ class SysTest:
         stand_in = f"http://127.0.0.1:{self.owm_port}"
         edits = [
             (r'(?m)^cities = .*$', f'cities = {cities}', 1),
-            (r'(?m)^base_url = .*$', f'base_url = "{stand_in}"', 2),  # [openweathermap] and [open-meteo]
+            (r'(?m)^base_url = .*$', f'base_url = "{stand_in}"', 3),  # [openweathermap], [open-meteo], [air-quality]
             (r'(?m)^geocoding_url = .*$', f'geocoding_url = "{stand_in}"', 1),
             (r'(?m)^nws_url = .*$', f'nws_url = "{stand_in}"', 1),
             (r'(?m)^port = 2947$', f'port = {self.gpsd_port}', 1),

@@ -40,7 +40,10 @@ const view = createMapView({
   },
 });
 
-const panel = createPanel({ config: config, connection: connection, store: overlays, showFeature: view.showFeature });
+const panel = createPanel({
+  config: config, connection: connection, store: overlays, showFeature: view.showFeature,
+  location: () => (state.daemon && state.daemon.location) || null,
+});
 
 // Changes arrive as diffs after one full collection (and after each new watch).
 function watch() {
@@ -70,6 +73,7 @@ function showState(daemon) {
 function overlaysChanged() {
   view.show(overlays);
   credits.showProviders(overlays.providers(PROVIDER_NAMES));
+  credits.showAirQuality(overlays.features.some((f) => f.properties && f.properties.air_quality));
   panel.cities.render();
   panel.cities.refreshIfChanged();
   if (state.daemon) showState(state.daemon);  // the place count in the phase line

@@ -4,6 +4,7 @@
 // answers are sample data (the offline demo's stand-in) it says so, so that no one takes them for
 // real weather. Built as text: Leaflet's own attribution control would insert it as HTML.
 
+import { ATTRIBUTION as AIR_QUALITY_CREDIT } from './air-quality.js';
 import { el, externalLink } from './dom.js';
 
 export const PROVIDERS = {
@@ -20,7 +21,8 @@ export function providerTitle(name) {
   return Object.hasOwn(PROVIDERS, name) ? PROVIDERS[name].name : null;
 }
 
-// The credits for `config` (tile_url, tile_attribution): { element, showProviders(names), showSample(providers) }.
+// The credits for `config` (tile_url, tile_attribution): { element, showProviders(names),
+// showAirQuality(shown), showSample(providers) }.
 export function createCredits(config) {
   const box = el('div', 'attribution');
   box.dataset.testid = 'attribution';
@@ -48,6 +50,19 @@ export function createCredits(config) {
     }
   }
 
+  // CAMS, while a feature on the map has air quality (`data-air-quality`).
+  const air = el('span', 'air-quality-credit');
+  air.dataset.airQuality = 'false';
+  box.appendChild(air);
+  function showAirQuality(shown) {
+    if (air.dataset.airQuality === String(shown)) return;
+    air.dataset.airQuality = String(shown);
+    air.replaceChildren();
+    if (!shown) return;
+    air.appendChild(document.createTextNode(' · '));
+    air.appendChild(externalLink(AIR_QUALITY_CREDIT, 'https://atmosphere.copernicus.eu'));
+  }
+
   // A provider whose latest answer a stand-in marked as sample data (state.providers[].sample_data).
   const sample = el('strong', 'sample-credit');
   sample.dataset.sample = 'false';
@@ -59,5 +74,5 @@ export function createCredits(config) {
     sample.textContent = on ? ' · Sample data (offline demo), not real weather' : '';
   }
 
-  return { element: box, showProviders: showProviders, showSample: showSample };
+  return { element: box, showProviders: showProviders, showAirQuality: showAirQuality, showSample: showSample };
 }

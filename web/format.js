@@ -128,7 +128,7 @@ export function markerLabel(feature) {
 
 // A feature's `source` in the popup's words.
 export const SOURCE_LABEL = {
-  city: 'watched city', text: 'search', location: 'GPS position', region: 'map centre', around: 'map grid',
+  city: 'watched city', text: 'search', location: 'your position', region: 'map centre', around: 'map grid',
 };
 
 // What a search looks up, in the phase line's words.

@@ -1,8 +1,8 @@
 // The page's shared state, in one place: app.js creates it once and passes each part to the
 // modules that read it; no module keeps a copy or reaches for another's.
 //
-// - config: what assets/config.json says (tile_url, tile_attribution, read_only, version), with the
-//   bundled basemap and full control when it says nothing;
+// - config: what assets/config.json says (tile_url, tile_attribution, read_only, version,
+//   air_quality_scale), with the bundled basemap and full control when it says nothing;
 // - overlays: the overlays as the page has them (web/overlay-store.js);
 // - daemon: the last `state` notification, or null.
 
@@ -10,7 +10,7 @@ import { OverlayStore } from './overlay-store.js';
 
 export function createPageState() {
   return {
-    config: { tile_url: '', tile_attribution: '', read_only: false, version: '' },
+    config: { tile_url: '', tile_attribution: '', read_only: false, version: '', air_quality_scale: 'european' },
     overlays: new OverlayStore(),
     daemon: null,
   };

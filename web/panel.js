@@ -3,12 +3,13 @@
 // screen the toggle that folds it to a bar. Read-only hides every control that would change
 // something.
 //
-//   const panel = createPanel({ config, connection, store, showFeature });
+//   const panel = createPanel({ config, connection, store, showFeature, location });
 //   panel.status, panel.cities    // what the entry module feeds the daemon's notifications to
 //   panel.applyConfig()           // once the configuration is known
 
 import { $, busy } from './dom.js';
 import { createCities } from './cities.js';
+import { attachLocate } from './locate.js';
 import { createStatus } from './status.js';
 import { attach as attachSuggestions } from './suggestions.js';
 
@@ -16,8 +17,9 @@ import { attach as attachSuggestions } from './suggestions.js';
 const LOOKUP_ERRORS = new Set([-32001, -32002, -32003, -32004]);
 
 // config: the page's (read_only, version); connection: request() and open; store: the overlays
-// (web/overlay-store.js); showFeature(feature): the map flies to a watched city.
-export function createPanel({ config, connection, store, showFeature }) {
+// (web/overlay-store.js); showFeature(feature): the map flies to a watched city; location(): the
+// daemon's fused location as the page last heard it (`state.location`), or null.
+export function createPanel({ config, connection, store, showFeature, location }) {
   const status = createStatus();
   const showNotice = status.showNotice;
   const cities = createCities({
@@ -52,15 +54,8 @@ export function createPanel({ config, connection, store, showFeature }) {
     onEnter: () => search(),
   });
 
-  locateButton.addEventListener('click', () => {
-    if (locateButton.classList.contains('busy')) return;
-    busy(locateButton, true);
-    showNotice('Waiting for a GPS fix…', 'info');
-    connection.request('locate', {})
-      .then(() => showNotice(''))
-      .catch((err) => showNotice(err.message, 'error'))
-      .finally(() => busy(locateButton, false));
-  });
+  // The daemon's fused location, else the browser's position (web/locate.js).
+  attachLocate({ button: locateButton, connection: connection, location: location, showNotice: showNotice });
 
   // On a narrow screen the panel is a bar (brand, search, status) until its toggle shows the rest;
   // on a wide one the toggle is not shown and the panel is whole.

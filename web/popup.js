@@ -3,8 +3,11 @@
 //
 //   const popups = createPopups({ config, connection, whenStill });
 //   popups.content(feature)                 // the popup's DOM (text only, never HTML)
+//
+// config.air_quality_scale (`air-quality.scale`) says which index the air quality row shows.
 //   popups.loadForecast(feature, container, popup)
 
+import * as AirQuality from './air-quality.js';
 import { el } from './dom.js';
 import * as ForecastChart from './forecast-chart.js';
 import {
@@ -82,6 +85,7 @@ export function createPopups({ config, connection, whenStill }) {
     const c = feature.geometry && feature.geometry.coordinates;
     if (Array.isArray(c) && isNum(c[0]) && isNum(c[1])) detailRow(list, 'Position', formatCoord(c[1], c[0]));
     if (p.fix && isNum(p.fix.horizontal_error)) detailRow(list, 'GPS error', '± ' + Math.round(p.fix.horizontal_error) + ' m');
+    airQualityRow(list, p.air_quality);
     root.appendChild(list);
 
     const forecast = el('div', 'popup-forecast');
@@ -121,6 +125,31 @@ export function createPopups({ config, connection, whenStill }) {
       container.dataset.forecast = 'failed';
       if (err.code === -32601) forecastSupported = false;
     });
+  }
+
+  // "Air quality  44 · moderate": the index of the configured scale on its band's colour, the band
+  // in words (data-testid="air-quality", data-aqi, data-band); the pollutants in its title.
+  function airQualityRow(list, air) {
+    const scale = AirQuality.scaleOf(config.air_quality_scale);
+    const index = AirQuality.indexOf(air, scale);
+    if (index === null) return;
+    const band = AirQuality.band(index, scale);
+    const value = el('span', 'air-quality', Math.round(index) + ' · ' + (band ? band.name : 'unknown'));
+    value.dataset.testid = 'air-quality';
+    value.dataset.aqi = String(Math.round(index));
+    value.dataset.scale = scale;
+    if (band) {
+      value.dataset.band = band.name;
+      value.style.backgroundColor = band.colour;
+      value.style.color = band.text;
+    }
+    const parts = [['PM2.5', air.pm2_5], ['PM10', air.pm10], ['O₃', air.ozone], ['NO₂', air.nitrogen_dioxide]]
+      .filter(([, v]) => isNum(v)).map(([name, v]) => name + ' ' + v + ' µg/m³');
+    if (parts.length) value.title = parts.join(', ');
+    list.appendChild(el('dt', null, 'Air quality (' + AirQuality.SCALES[scale].label + ')'));
+    const cell = el('dd');
+    cell.appendChild(value);
+    list.appendChild(cell);
   }
 
   return { content: content, loadForecast: loadForecast };

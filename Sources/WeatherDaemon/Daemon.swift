@@ -53,12 +53,14 @@ public struct Daemon: Sendable {
             units: config.weather.units, lang: config.weather.lang, timeout: config.openWeatherMap.timeout,
             logger: logger)
         let openMeteo = OpenMeteoClient(transport: transport, config, apiKey: keys.openMeteo, logger: logger)
+        let airQuality = OpenMeteoAirQualityClient(transport: transport, endpoint: .init(config, apiKey: keys.openMeteo), logger: logger)
         // The state files are written on a thread of their own, never on an event loop.
         let stateWrites = NIOThreadPool(numberOfThreads: 1)
         stateWrites.start()
         let placeStore = FilePlaceStore(directory: config.state.directory, logger: logger, pool: stateWrites)
         let lookups = LookupService(
-            upstreams: [upstream, openMeteo], limits: .init(config, keys: keys), placeStore: placeStore, clock: clock, logger: logger)
+            upstreams: [upstream, openMeteo], airQuality: airQuality, limits: .init(config, keys: keys), placeStore: placeStore,
+            clock: clock, logger: logger)
         let store = FileCityStore(directory: config.state.directory, logger: logger, pool: stateWrites)
         let watched: WatchedCities
         do {
@@ -93,10 +95,13 @@ public struct Daemon: Sendable {
             [hub] + (mqttLatest.map { [$0] } ?? []) + (forecasts.map { [$0.publisher] } ?? []) + [alerts.publisher])
         let engine = SearchEngine(
             cities: watched, gps: GPSStatus(enabled: config.gpsd.enabled), lookups: lookups, publisher: publisher,
-            budget: await lookups.budget, providers: await lookups.providerStatuses, clock: clock, logger: logger)
-        // state.services lists each alert provider from the start, before any client connects.
-        for name in config.alerts.providers { await engine.updateService(ServiceStatus(name: name.rawValue, usable: true)) }
+            budget: await lookups.budget, providers: await lookups.providerStatuses, services: [lookups, alerts], clock: clock,
+            logger: logger)
         let location = LocationService(settings: .init(config), engine: engine, clock: clock, logger: logger)
+        // OwnTracks: its devices' weather through the same lookups (cell, cache, budget) as every search.
+        let ownTracks = OwnTracksService(
+            settings: .init(config), location: location, engine: engine, lookUp: { [lookups] in try await lookups.lookup(.coordinate($0)) },
+            makeOpener: { SodiumOpener(secret: $0) }, clock: clock, logger: logger)
         let regions = RegionSearches(settings: .init(config.region), engine: engine, clock: clock, logger: logger)
         let reloads = ReloadRequests()
         let handler = RequestHandler(
@@ -129,12 +134,14 @@ public struct Daemon: Sendable {
                 }
             }
             web = WebServer(
-                config: config.web, listen: listen, handler: handler, engine: engine, assets: assets, metrics: exporter, logger: logger)
+                config: config.web, listen: listen, handler: handler, engine: engine, assets: assets,
+                airQualityScale: config.airQuality.scale, metrics: exporter, ownTracks: ownTracks,
+                ownTracksHTTP: config.ownTracks.http, logger: logger)
         }
         var mqtt: MQTTPublisher?
         if let mqttLatest, let broker = config.mqtt.brokerAddress {
             mqtt = MQTTPublisher(
-                settings: .init(config, broker: broker, clientID: mqttClientID), latest: mqttLatest, handler: handler,
+                settings: .init(config, broker: broker, clientID: mqttClientID, ownTracks: ownTracks), latest: mqttLatest, handler: handler,
                 clock: clock, logger: logger)
         }
         let refresher = CityRefresher(engine: engine, clock: clock, refresh: config.refresh)
@@ -144,7 +151,7 @@ public struct Daemon: Sendable {
         let reloader = ConfigReloader(
             source: source, running: config,
             parts: [server] + (web.map { [$0] } ?? []) + [
-                upstream, openMeteo, lookups, engine, location, reader, regions, refresher, alerts,
+                upstream, openMeteo, airQuality, lookups, engine, location, ownTracks, reader, regions, refresher, alerts,
             ],
             notifier: notifier, servingStatus: "serving on \(socketPath)", requests: reloads, logger: logger)
 
@@ -171,6 +178,7 @@ public struct Daemon: Sendable {
                 reader,
                 untilShutdown { await location.runFollow() },  // the follow-mode searches
                 untilShutdown { await location.runExpiry() },  // the fused location dropped at location.max_age
+                untilShutdown { await ownTracks.run() },  // OwnTracks payloads from MQTT, the devices' weather and expiry
                 ResumeDetectorService(
                     detector: ResumeDetector(
                         clock: clock, clocks: ResumeDetectorService.clocks, lookups: lookups, refresher: refresher,

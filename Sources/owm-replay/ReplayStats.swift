@@ -17,6 +17,8 @@ final class ReplayStats: Sendable {
         var forecastRequests = 0
         var forecastPoints = 0
         var searchRequests = 0
+        var airQualityRequests = 0
+        var airQualityPoints = 0
         var wrongKey = 0
         var byQuery: [String: Int] = [:]
     }
@@ -44,6 +46,14 @@ final class ReplayStats: Sendable {
         }
     }
 
+    /// Counts one request of Open-Meteo's air quality API asking for `points` points.
+    func recordAirQuality(points: Int) {
+        counts.withLock {
+            $0.openMeteo.airQualityRequests += 1
+            $0.openMeteo.airQualityPoints += points
+        }
+    }
+
     /// Counts one Open-Meteo geocoding request under its key (`search:name=london`).
     func recordOpenMeteoSearch(_ key: String) {
         counts.withLock {
@@ -68,7 +78,8 @@ final class ReplayStats: Sendable {
     }
 
     /// `{"requests":N,"connections":M,"deprecated_q":D,"wrong_key":K,"by_query":{...},"open_meteo":{"requests":R,
-    /// "forecast_requests":F,"forecast_points":P,"search_requests":S,"wrong_key":K,"by_query":{...}}}`,
+    /// "forecast_requests":F,"forecast_points":P,"search_requests":S,"air_quality_requests":A,
+    /// "air_quality_points":Q,"wrong_key":K,"by_query":{...}}}`,
     /// keys of `by_query` sorted.
     var json: JSONValue {
         counts.withLock { counts in
@@ -84,6 +95,8 @@ final class ReplayStats: Sendable {
                     "forecast_requests": .integer(Int64(meteo.forecastRequests)),
                     "forecast_points": .integer(Int64(meteo.forecastPoints)),
                     "search_requests": .integer(Int64(meteo.searchRequests)),
+                    "air_quality_requests": .integer(Int64(meteo.airQualityRequests)),
+                    "air_quality_points": .integer(Int64(meteo.airQualityPoints)),
                     "wrong_key": .integer(Int64(meteo.wrongKey)),
                     "by_query": Self.sorted(meteo.byQuery),
                 ]),

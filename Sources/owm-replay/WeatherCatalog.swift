@@ -4,7 +4,8 @@ import WeatherCore
 /// All recorded responses of a data directory, with city, place and coordinate lookup: current
 /// weather in the directory, forecasts in its `forecast/` (optional), Geocoding API answers in its
 /// `geo/` (optional); Open-Meteo's answers in its `open-meteo/` (optional): forecasts in
-/// `open-meteo/forecast/`, geocoding answers in `open-meteo/search/` and `open-meteo/search-empty.json`.
+/// `open-meteo/forecast/`, geocoding answers in `open-meteo/search/` and `open-meteo/search-empty.json`,
+/// air quality answers in `open-meteo/air-quality/`.
 struct WeatherCatalog: Sendable {
     let entries: [RecordedWeather]
     let forecasts: [RecordedForecast]
@@ -18,6 +19,8 @@ struct WeatherCatalog: Sendable {
     let openMeteoEmptySearch: JSONObject?
     /// Every place Open-Meteo's geocoder knows, best first (see `openMeteoGazetteer`).
     let openMeteoPlaces: [OpenMeteoPlace]
+    /// Recorded answers of Open-Meteo's air quality API (`open-meteo/air-quality/`), one point each.
+    let airQualityRecordings: [JSONObject]
 
     /// Reads every `<slug>.<units>.json` file of `directory` and of `directory/forecast`.
     init(directory: String) throws {
@@ -50,6 +53,14 @@ struct WeatherCatalog: Sendable {
             .map { file, body throws(CatalogError) in try OpenMeteoRecording(file: file, body: body) }
         openMeteoSearches = try Self.readJSONObjects(meteoDirectory.appendingPathComponent("search").path, as: "open-meteo/search/")
             .map { file, body throws(CatalogError) in try OpenMeteoSearchRecording(file: file, body: body) }
+        airQualityRecordings = try Self.readJSONObjects(
+            meteoDirectory.appendingPathComponent("air-quality").path, as: "open-meteo/air-quality/"
+        ).map { file, body throws(CatalogError) in
+            guard body["latitude"]?.doubleValue != nil, body["longitude"]?.doubleValue != nil, body["current"]?.objectValue != nil else {
+                throw CatalogError(file: file, reason: "not an Open-Meteo air quality answer for one point (latitude, longitude, current)")
+            }
+            return body
+        }
         let emptyFile = meteoDirectory.appendingPathComponent("search-empty.json").path
         if FileManager.default.fileExists(atPath: emptyFile) {
             let text = try String(contentsOfFile: emptyFile, encoding: .utf8)
@@ -292,6 +303,18 @@ struct WeatherCatalog: Sendable {
         return OpenMeteoPoint(
             latitude: latitude, longitude: longitude, weather: weather(near: latitude, longitude, now: now),
             place: openMeteoPlace(near: latitude, longitude), now: now)
+    }
+
+    /// The recorded air quality answer nearest the point, within
+    /// ``OpenMeteoAirQuality/recordingRadius`` degrees of its `latitude` and `longitude`; nil when none is.
+    func airQualityRecording(near latitude: Double, _ longitude: Double) -> JSONObject? {
+        let radius = OpenMeteoAirQuality.recordingRadius
+        return airQualityRecordings.compactMap { body -> (JSONObject, Double)? in
+            guard let lat = body["latitude"]?.doubleValue, let lon = body["longitude"]?.doubleValue,
+                abs(lat - latitude) <= radius, abs(lon - longitude) <= radius
+            else { return nil }
+            return (body, distanceKilometres(latitude, longitude, lat, lon))
+        }.min { $0.1 < $1.1 }?.0
     }
 
     /// The nearest place Open-Meteo's geocoder knows within `radius` kilometres of the point, if any.

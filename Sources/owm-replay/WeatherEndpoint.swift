@@ -3,7 +3,7 @@ import WeatherCore
 
 /// The behaviour of OpenWeatherMap's `GET /data/2.5/weather`, `GET /data/2.5/forecast` and
 /// `GET /geo/1.0/direct`, of Open-Meteo's `GET /v1/forecast` and `GET /v1/search`
-/// (`OpenMeteoEndpoint.swift`), and of `GET /_stats` and `/_faults`: lookup, unit conversion, the API
+/// (`OpenMeteoEndpoint.swift`) and `GET /v1/air-quality` (`OpenMeteoAirQuality.swift`), and of `GET /_stats` and `/_faults`: lookup, unit conversion, the API
 /// key checks, the `--delay` / `--fail` rules and the faults set at run time (the same for every API).
 struct WeatherEndpoint: Sendable {
     let catalog: WeatherCatalog
@@ -79,6 +79,9 @@ struct WeatherEndpoint: Sendable {
         case "/v1/search", "/v1/search/":
             guard method == "GET" || method == "HEAD" else { return .openMeteoMethodNotAllowed }
             return await openMeteoSearch(target, clientGone: clientGone)
+        case "/v1/air-quality", "/v1/air-quality/":
+            guard method == "GET" || method == "HEAD" else { return .openMeteoMethodNotAllowed }
+            return await openMeteoAirQuality(target, clientGone: clientGone)
         case let path where path.hasPrefix("/v1/"):
             return .openMeteoNotFound
         case "/_stats":

@@ -27,6 +27,17 @@ enum HumanFormat {
         return parts.joined(separator: "  ")
     }
 
+    /// `air quality 44 moderate (European AQI)`: the line under a feature's that says its air quality,
+    /// on the scale it says is shown (`air-quality.scale`; else the European one), with its band in
+    /// words (``AirQualityBand``); nil when it has none.
+    static func airQuality(_ feature: JSONValue) -> String? {
+        guard let quality = AirQuality(json: feature["properties"]?["air_quality"]) else { return nil }
+        let scale = quality.scale ?? .european
+        guard let index = quality.index(scale) else { return nil }
+        let band = quality.band(scale).map { " " + $0.name } ?? ""
+        return "air quality \(fixed(index, 0))\(band) (\(scale == .us ? "US AQI" : "European AQI"))"
+    }
+
     /// The place, then one line per step: time (in `timeZone`), symbol, temperature, precipitation
     /// probability, wind, description:
     /// ```
@@ -156,11 +167,17 @@ enum HumanFormat {
     /// The credit Open-Meteo's terms ask for wherever its data is shown (CC BY 4.0).
     static let openMeteoCredit = "Weather data by Open-Meteo.com (CC BY 4.0)"
 
-    /// The credit line for what is shown of `features` (Features or forecasts), once: nil when none
-    /// came from a provider that asks for one.
+    /// The credit lines for what is shown of `features` (Features or forecasts), once each: Open-Meteo's
+    /// for its weather, CAMS's for air quality; nil when nothing shown asks for one.
     static func attribution(_ features: [JSONValue]) -> String? {
-        features.contains { $0["properties"]?["provider"]?.stringValue == WeatherProviderName.openMeteo.rawValue }
-            ? openMeteoCredit : nil
+        var credits: [String] = []
+        if features.contains(where: { $0["properties"]?["provider"]?.stringValue == WeatherProviderName.openMeteo.rawValue }) {
+            credits.append(openMeteoCredit)
+        }
+        if features.contains(where: { AirQuality(json: $0["properties"]?["air_quality"]) != nil }) {
+            credits.append(AirQuality.attribution)
+        }
+        return credits.isEmpty ? nil : credits.joined(separator: "\n")
     }
 
     /// `feature`'s lines followed by the credit its provider asks for, if any.

@@ -17,7 +17,7 @@ struct LocateCommand: ParsableCommand, HasGlobalOptions {
         if let source { params["source"] = .string(source) }
         if let maxAge { params["max_age"] = .double(maxAge) }
         let feature = try options.withConnection { try $0.call("locate", params) }
-        let lines = [HumanFormat.feature(feature)] + [HumanFormat.fixSource(feature)].compactMap { $0 }
+        let lines = [HumanFormat.feature(feature)] + [HumanFormat.fixSource(feature), HumanFormat.airQuality(feature)].compactMap { $0 }
         output(json ? feature.serialized : HumanFormat.credited(lines, for: feature))
     }
 }

@@ -28,7 +28,8 @@ struct SearchCommand: ParsableCommand, HasGlobalOptions {
         } else {
             output(
                 HumanFormat.credited(
-                    [HumanFormat.feature(feature)] + [HumanFormat.alternativesHint(feature, searched: name)].compactMap { $0 },
+                    [HumanFormat.feature(feature)]
+                        + [HumanFormat.alternativesHint(feature, searched: name), HumanFormat.airQuality(feature)].compactMap { $0 },
                     for: feature))
         }
     }

@@ -69,6 +69,8 @@ struct WeatherdCommand: AsyncParsableCommand {
             try ConfigLoader.checkProviders(loaded.config, keys: keys, file: path)
             loaded.config.mqtt.password = try ConfigLoader.resolveMQTTPassword(
                 loaded.config, file: path, environment: environment, readFile: FileReader.text(atPath:))
+            loaded.config.ownTracks.secret = try ConfigLoader.resolveOwnTracksSecret(
+                loaded.config, file: path, environment: environment, readFile: FileReader.text(atPath:))
             return (loaded, keys)
         }
     }

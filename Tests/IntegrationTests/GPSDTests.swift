@@ -275,6 +275,29 @@ struct GPSDTests {
         #expect(ctl.stdout.isEmpty, "\(ctl)")
     }
 
+    @Test("a client's coarser report while gpsd's fix is younger than location.hold: held; locate with max_age answers gpsd's")
+    func reportHeldByGPSD() async throws {
+        let gps = try await GPSFake.start(NMEALog.bu353s4)
+        defer { gps.kill() }
+        let replay = try await ReplayServer.start()
+        let directory = try TemporaryDirectory()
+        var setup = DaemonSetup(directory: directory, replay: replay)
+        setup.gpsd = GPSDSettings(port: gps.port)
+        let daemon = try await DaemonProcess.start(setup)
+
+        // gpsd's fix is the fused location once a locate has it (the receiver keeps it fresh).
+        _ = try await locate(daemon, timeout: 30)
+        let report: JSONObject = [
+            "lat": .double(Self.hamiltonFix.lat + 0.01), "lon": .double(Self.hamiltonFix.lon), "horizontal_error": .double(4000),
+            "source": "browser",
+        ]
+        #expect(try await daemon.call("location.report", report) == .object(["accepted": .bool(false), "reason": "held"]))
+        #expect(try await daemon.call("state")["location"]?["source"] == "gpsd")
+        let feature = try await daemon.call("locate", ["max_age": .integer(600), "timeout": .integer(5)])
+        #expect(feature["properties"]?["fix"]?["source"] == "gpsd", "\(feature.serialized)")
+        try await gps.stop()
+    }
+
     @Test("follow mode searches accepted fixes that moved at least follow_distance; without it nothing is searched")
     func followMode() async throws {
         // 3 sentences per position, 0.2 s apart: a new position (556 m further north) every 0.6 s.

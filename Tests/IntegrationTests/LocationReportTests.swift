@@ -59,8 +59,13 @@ struct LocationReportIntegrationTests {
 
         for bad: JSONObject in [
             ["lat": .double(91), "lon": .double(0), "horizontal_error": .double(10)],
+            ["lat": .double(0), "lon": .double(180.5), "horizontal_error": .double(10)],
+            ["lon": .double(0), "horizontal_error": .double(10)],
             ["lat": .double(0), "lon": .double(0), "horizontal_error": .double(0)],
+            ["lat": .double(0), "lon": .double(0), "horizontal_error": "40"],
             ["lat": .double(0), "lon": .double(0)],
+            ["lat": .double(0), "lon": .double(0), "horizontal_error": .double(10), "at": "yesterday"],
+            ["lat": .double(0), "lon": .double(0), "horizontal_error": .double(10), "source": "gpsd"],
         ] {
             let error = try await remoteError { try await daemon.call("location.report", bad) }
             #expect(error.code == -32602, "\(bad): \(error.json.serialized)")

@@ -23,11 +23,15 @@ struct MQTTDaemon {
 
     /// Starts everything and waits until weatherd says it is connected to the broker.
     /// `brokerConfig`: more lines for the broker's config file (`log_type all`: every packet in its log).
-    init(cities: [String] = ["London"], mqttLines: [String] = [], brokerConfig: [String] = [], alertsLines: [String] = []) async throws {
+    init(
+        cities: [String] = ["London"], mqttLines: [String] = [], brokerConfig: [String] = [], airQuality: Bool = false,
+        alertsLines: [String] = []
+    ) async throws {
         directory = try TemporaryDirectory()
         replay = try await ReplayServer.start()
         broker = try await MosquittoBroker.start(in: directory, config: brokerConfig)
         var setup = DaemonSetup(directory: directory, replay: replay, cities: cities)
+        setup.airQuality = airQuality
         setup.useBroker(broker, device: Self.device, mqttLines)
         setup.alertsLines = alertsLines
         daemon = try await DaemonProcess.start(setup)
@@ -324,6 +328,27 @@ struct MQTTTests {
             _ = try await fixture.waitFor("homeassistant/sensor/dev1/\(city)_\(measure)/config 0 ", from: subscriber)
         }
         _ = try await fixture.waitFor(fixture.topic("place/\(city)") + " 0 ", from: subscriber)
+    }
+
+    @Test(
+        "Home Assistant discovery with air quality: each watched city's AQI sensor (device_class aqi) reads the index from its place topic")
+    func homeAssistantAirQuality() async throws {
+        let fixture = try await MQTTDaemon(mqttLines: ["homeassistant = true"], airQuality: true)
+        let subscriber = try await fixture.broker.subscriber(["homeassistant/#", fixture.topic("place/#")], format: "%t %l %p")
+        defer { subscriber.send(SIGKILL) }
+        let city = "city_owm_2643743"
+        _ = try await fixture.waitFor("homeassistant/sensor/dev1/\(city)_aqi/config ", from: subscriber)
+        _ = try await fixture.waitFor("place/\(city) ", from: subscriber)
+        let topic = "homeassistant/sensor/dev1/\(city)_aqi/config"
+        let config = try JSONValue.parse(Array((try await fixture.broker.retained([topic])[topic] ?? "").utf8))
+        #expect(config["device_class"] == "aqi" && config["state_topic"] == .string(fixture.topic("place/\(city)")), "\(config.serialized)")
+        #expect(config["value_template"] == "{{ value_json.air_quality.european_aqi if value_json.air_quality else None }}")
+        #expect(config["availability_topic"] == .string(fixture.topic("status")))
+        let place = try await fixture.broker.retained([fixture.topic("place/\(city)")])
+        let weather = try JSONValue.parse(Array((place[fixture.topic("place/\(city)")] ?? "").utf8))
+        #expect(weather["air_quality"]?["european_aqi"]?.doubleValue != nil, "\(weather.serialized)")
+        // The latest place's sensors go out before the cities' (one batch): none of them is an AQI sensor.
+        #expect(subscriber.stdoutText.contains("latest_temperature/config") && !subscriber.stdoutText.contains("latest_aqi"))
     }
 }
 

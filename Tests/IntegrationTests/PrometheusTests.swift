@@ -56,10 +56,11 @@ private struct MetricsDaemon {
     let port: Int
     let watcher: Watcher
 
-    init(cities: [String], ids: Set<String>, weatherLines: [String] = [], refresh: String? = nil) async throws {
+    init(cities: [String], ids: Set<String>, weatherLines: [String] = [], refresh: String? = nil, airQuality: Bool = false) async throws {
         replay = try await ReplayServer.start()
         directory = try TemporaryDirectory()
         setup = DaemonSetup(directory: directory, replay: replay, cities: cities)
+        setup.airQuality = airQuality
         setup.webLines = ["listen = \"127.0.0.1:0\""]
         setup.weatherLines = weatherLines
         setup.refresh = refresh
@@ -148,6 +149,27 @@ struct PrometheusMetricsTests {
         }
         #expect(weatherSeries(try await fixture.metrics()) == before)
         try await fixture.replay.clearFaults()
+        _ = try await fixture.daemon.expectPromptShutdown()
+    }
+
+    @Test(
+        "a watched city's air quality index, one series per scale, labelled with the data's provider; promtool check metrics finds no problem"
+    )
+    func airQualityIndex() async throws {
+        let fixture = try await MetricsDaemon(cities: ["London"], ids: [Self.london], airQuality: true)
+        let feature = try #require(try await fixture.daemon.call("overlays")["features"]?.arrayValue?.first)
+        let air = try #require(feature["properties"]?["air_quality"])
+        let text = try await fixture.metrics()
+        for (scale, member) in [("european", "european_aqi"), ("us", "us_aqi")] {
+            let labels = #"{city="London",id="owm:2643743",country="GB",provider="open-meteo",scale="\#(scale)"}"#
+            let value = try #require(air[member]?.doubleValue, "\(air.serialized)")
+            #expect(text.contains("\nweatherd_weather_air_quality_index\(labels) \(value)\n"), "\(scale): \(text)")
+        }
+        #expect(text.contains("# TYPE weatherd_weather_air_quality_index gauge"))
+        let file = try fixture.directory.write("metrics.txt", text)
+        let check = try await runCommand(
+            "/bin/sh", ["-c", "exec /usr/bin/promtool check metrics < \"$0\"", file], environment: TestEnvironment.childEnvironment())
+        #expect(check.status == 0 && check.stdout.isEmpty && check.stderr.isEmpty, "\(check)\n\(text)")
         _ = try await fixture.daemon.expectPromptShutdown()
     }
 

@@ -200,6 +200,8 @@ struct OpenMeteoFaultTests {
                     "forecast_requests": .integer(3),
                     "forecast_points": .integer(3),
                     "search_requests": .integer(0),
+                    "air_quality_requests": .integer(0),
+                    "air_quality_points": .integer(0),
                     "wrong_key": .integer(0),
                     "by_query": .object(["lat=-33.5&lon=-120.25": .integer(1), "lat=52.52&lon=13.41": .integer(2)]),
                 ]))

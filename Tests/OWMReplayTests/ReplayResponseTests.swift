@@ -104,7 +104,8 @@ struct ReplayResponseTests {
 @Suite("ReplayStats")
 struct ReplayStatsTests {
     static let noOpenMeteo =
-        #"{"requests":0,"forecast_requests":0,"forecast_points":0,"search_requests":0,"wrong_key":0,"by_query":{}}"#
+        #"{"requests":0,"forecast_requests":0,"forecast_points":0,"search_requests":0,"air_quality_requests":0,"air_quality_points":0,"#
+        + #""wrong_key":0,"by_query":{}}"#
 
     @Test("fresh stats count nothing")
     func empty() {
@@ -133,11 +134,13 @@ struct ReplayStatsTests {
         stats.recordOpenMeteoForecast(points: ["lat=1&lon=2"])
         stats.recordOpenMeteoForecast(points: [])
         stats.recordOpenMeteoSearch("search:name=berlin")
+        stats.recordAirQuality(points: 9)
         stats.recordRequest("q=paris")
         #expect(stats.json["requests"] == .integer(1))
         #expect(
             stats.json["open_meteo"]?.serialized
-                == #"{"requests":4,"forecast_requests":3,"forecast_points":3,"search_requests":1,"wrong_key":0,"#
+                == #"{"requests":4,"forecast_requests":3,"forecast_points":3,"search_requests":1,"air_quality_requests":1,"#
+                + #""air_quality_points":9,"wrong_key":0,"#
                 + #""by_query":{"lat=1&lon=2":2,"lat=3&lon=4":1,"search:name=berlin":1}}"#)
     }
 

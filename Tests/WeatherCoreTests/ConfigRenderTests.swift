@@ -24,6 +24,10 @@ struct ConfigRenderTests {
             location: LocationConfig(
                 maxHorizontalError: 12.5, reportMaxHorizontalError: 800, maxAge: .seconds(45), hold: .zero,
                 locateTimeout: .seconds(5), follow: true, followDistance: 0),
+            airQuality: AirQualityConfig(enabled: false, baseURL: "http://127.0.0.1:9", scale: .us, timeout: .seconds(2)),
+            ownTracks: OwnTracksConfig(
+                mqttTopics: ["owntracks/+/+"], http: true, follow: "alice/phone", devices: false, deviceDistance: 250,
+                deviceTTL: .seconds(3600), secretFile: "/etc/weatherd/owntracks-secret"),
             alerts: AlertsConfig(
                 nwsURL: "http://127.0.0.1:8084/nws", contact: "ops@example.org", refresh: .seconds(90), requestsPerMinute: 5,
                 timeout: .seconds(3)),

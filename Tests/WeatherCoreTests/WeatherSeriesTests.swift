@@ -21,7 +21,9 @@ struct WeatherSeriesTests {
     @Test("a metric feature: every series in base units, labelled city, id, country, provider")
     func metric() {
         let samples = WeatherSeries.samples(of: london(units: .metric), city: "London,GB")
-        #expect(samples.count == WeatherSeries.Measure.allCases.count - 1, "every weather series; no alerts while they are not known")
+        #expect(
+            samples.count == WeatherSeries.Measure.allCases.count - 2,
+            "every weather series; no air quality index (it has none), no alerts (not known)")
         #expect(
             Set(samples.map(\.labels)) == [
                 WeatherSeries.Labels(city: "London", id: "owm:2643743", country: "GB", provider: "openweathermap")
@@ -63,7 +65,9 @@ struct WeatherSeriesTests {
         feature.observation.name = nil
         feature.observation.country = nil
         let samples = WeatherSeries.samples(of: [("London,GB", feature), ("london", feature)])
-        #expect(samples.count == WeatherSeries.Measure.allCases.count - 1)
+        #expect(
+            samples.count == WeatherSeries.Measure.allCases.count - 2,
+            "every weather series; no air quality index (it has none), no alerts (not known)")
         #expect(samples.allSatisfy { $0.labels.city == "London,GB" && $0.labels.country == "" })
     }
 
@@ -74,9 +78,11 @@ struct WeatherSeriesTests {
                 "weatherd_weather_temperature_celsius", "weatherd_weather_feels_like_celsius",
                 "weatherd_weather_relative_humidity_ratio", "weatherd_weather_pressure_pascals",
                 "weatherd_weather_wind_speed_meters_per_second", "weatherd_weather_cloudiness_ratio",
-                "weatherd_weather_observed_timestamp_seconds", "weatherd_weather_alerts",
+                "weatherd_weather_observed_timestamp_seconds", "weatherd_weather_air_quality_index", "weatherd_weather_alerts",
             ])
-        let units = ["degrees Celsius", "degrees Celsius", "ratio", "pascals", "meters per second", "ratio", "seconds"]
+        let units = [
+            "degrees Celsius", "degrees Celsius", "ratio", "pascals", "meters per second", "ratio", "seconds", "scale", "severity",
+        ]
         for (measure, unit) in zip(WeatherSeries.Measure.allCases, units) { #expect(measure.help.contains(unit), "\(measure)") }
     }
 

@@ -164,6 +164,10 @@ base_url = "{owm_url}"
 geocoding_url = "{owm_url}"
 timeout = "5s"
 
+[air-quality]
+base_url = "{owm_url}"
+timeout = "5s"
+
 [alerts]
 nws_url = "{owm_url}"
 contact = "weatherd-browser-tests@example.invalid"
@@ -294,6 +298,44 @@ def browser(browser_session):
     return browser_session
 
 
+class Geolocation:
+    """The browser's position as a test sets it, through the DevTools protocol: whether a page of the
+    daemon may have it (Browser.setPermission: headless Chromium grants it unless told otherwise), and
+    where the device is (Emulation.setGeolocationOverride)."""
+
+    def __init__(self, driver):
+        self.driver = driver
+
+    def _permit(self, daemon, setting):
+        self.driver.execute_cdp_cmd("Browser.setPermission", {
+            "permission": {"name": "geolocation"}, "setting": setting, "origin": daemon.url.rstrip("/")})
+
+    def allow(self, daemon, lat, lon, accuracy):
+        self._permit(daemon, "granted")
+        self.driver.execute_cdp_cmd("Emulation.setGeolocationOverride",
+                                    {"latitude": lat, "longitude": lon, "accuracy": accuracy})
+
+    def deny(self, daemon):
+        self._permit(daemon, "denied")
+
+    def unavailable(self, daemon):
+        """Allowed, but the device cannot tell where it is (an override without a position)."""
+        self._permit(daemon, "granted")
+        self.driver.execute_cdp_cmd("Emulation.setGeolocationOverride", {})
+
+    def reset(self):
+        self.driver.execute_cdp_cmd("Emulation.clearGeolocationOverride", {})
+        self.driver.execute_cdp_cmd("Browser.resetPermissions", {})
+
+
+@pytest.fixture
+def geolocation(browser):
+    """The browser's position for one test; the browser's own again after it."""
+    g = Geolocation(browser)
+    yield g
+    g.reset()
+
+
 # ---------------------------------------------------------------- what every browser test checks at its end
 
 class Console:
@@ -395,10 +437,17 @@ class Page:
         self.driver = driver
         self.daemon = daemon
 
-    def open(self, size=(1280, 860)):
+    def open(self, size=(1280, 860), script=None):
+        """Opens the page and waits for it to connect; `script` (JavaScript) runs in it before the
+        page's own, in this load only."""
         self.driver.set_window_size(*size)
         CONSOLE.take(self.driver)  # the test's pages so far, kept for the check at its end
-        self.driver.get(self.daemon.url)
+        added = script and self.driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": script})
+        try:
+            self.driver.get(self.daemon.url)
+        finally:
+            if added:
+                self.driver.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": added["identifier"]})
         self.wait(lambda d: self.connected(), "the page to connect")
         return self
 

@@ -94,4 +94,8 @@ def test_the_demo_page_says_sample_data_and_its_popups_are_current(demo_page, de
     popup = page.driver.find_element(By.CSS_SELECTOR, ".leaflet-popup-content").text
     observed = re.search(r"Observed\s+(.+)", popup).group(1)
     assert "day" not in observed and ("minute" in observed or "second" in observed or "now" in observed), observed
+    # The demo's air quality (owm-replay's /v1/air-quality): in the popup, its band in words, and CAMS credited.
+    badge = page.driver.find_element(By.CSS_SELECTOR, ".leaflet-popup-content [data-testid='air-quality']")
+    assert badge.get_attribute("data-aqi").isdigit() and badge.get_attribute("data-band") in badge.text
+    assert "Copernicus Atmosphere Monitoring Service (CAMS)" in credits.text
     page.screenshot("demo-map.png")

@@ -62,12 +62,7 @@ RECORD_OPTIONS = """
 
 def open_recording(page):
     """Opens the page with RECORD_PLACES_REQUESTS in it."""
-    script = page.driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": RECORD_PLACES_REQUESTS})
-    try:
-        page.open()
-    finally:
-        page.driver.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": script["identifier"]})
-    return page
+    return page.open(script=RECORD_PLACES_REQUESTS)
 
 
 def places_asked(page):

@@ -182,3 +182,33 @@ struct FixSourceFormatTests {
         #expect(HumanFormat.fixSource(feature(fix: nil)) == nil)
     }
 }
+
+@Suite("HumanFormat: air quality")
+struct HumanFormatAirQualityTests {
+    @Test("a feature with air quality: a line with the index of its scale and its band in words, and CAMS credited")
+    func airQuality() throws {
+        var observation = try Fixture.londonObservation()
+        observation.airQuality = AirQuality(europeanAQI: 44, usAQI: 120, pm25: 22.1)
+        let json = WeatherFeature(observation: observation, source: .text).json
+        #expect(HumanFormat.feature(json) == "London, GB  8.9 °C  ☁ overcast clouds  humidity 90%  wind 2.1 m/s", "its own line")
+        #expect(HumanFormat.airQuality(json) == "air quality 44 moderate (European AQI)")
+        observation.airQuality?.scale = .us
+        #expect(
+            HumanFormat.airQuality(WeatherFeature(observation: observation, source: .text).json)
+                == "air quality 120 unhealthy for sensitive groups (US AQI)")
+        observation.airQuality?.scale = nil
+        #expect(HumanFormat.attribution([json]) == "Air quality: Copernicus Atmosphere Monitoring Service (CAMS), via Open-Meteo.com")
+        observation.provider = "open-meteo"
+        #expect(
+            HumanFormat.attribution([WeatherFeature(observation: observation, source: .text).json])
+                == "Weather data by Open-Meteo.com (CC BY 4.0)\nAir quality: Copernicus Atmosphere Monitoring Service (CAMS), via Open-Meteo.com"
+        )
+    }
+
+    @Test("without air quality (null) nothing is added and nothing credited")
+    func none() throws {
+        let json = WeatherFeature(observation: try Fixture.londonObservation(), source: .text).json
+        #expect(HumanFormat.airQuality(json) == nil)
+        #expect(HumanFormat.attribution([json]) == nil)
+    }
+}

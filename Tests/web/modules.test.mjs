@@ -14,6 +14,8 @@ const PURE = {
   'connection.js': [],
   'page-state.js': ['overlay-store.js'],
   'map-room.js': [],
+  'locate-flow.js': [],
+  'air-quality.js': [],
   'alert-format.js': ['format.js'],
 };
 const ALLOWED = {
@@ -22,14 +24,15 @@ const ALLOWED = {
   'symbols.js': [],
   'forecast-chart.js': ['dom.js', 'symbols.js', 'forecast-data.js'],
   'suggestions.js': ['format.js'],
-  'popup.js': ['dom.js', 'format.js', 'symbols.js', 'forecast-chart.js'],
+  'popup.js': ['dom.js', 'format.js', 'symbols.js', 'forecast-chart.js', 'air-quality.js'],
   'markers.js': ['dom.js', 'format.js', 'symbols.js'],
   'map-view.js': ['alert-areas.js', 'format.js', 'map-room.js', 'markers.js', 'popup.js'],
   'alert-areas.js': ['dom.js', 'alert-format.js'],
-  'credits.js': ['dom.js'],
+  'credits.js': ['dom.js', 'air-quality.js'],
   'status.js': ['dom.js', 'format.js', 'credits.js'],
   'cities.js': ['dom.js', 'format.js', 'symbols.js'],
-  'panel.js': ['dom.js', 'cities.js', 'status.js', 'suggestions.js'],
+  'locate.js': ['dom.js', 'locate-flow.js'],
+  'panel.js': ['dom.js', 'cities.js', 'locate.js', 'status.js', 'suggestions.js'],
   'app.js': ['connection.js', 'credits.js', 'map-view.js', 'panel.js', 'page-state.js'],
 };
 

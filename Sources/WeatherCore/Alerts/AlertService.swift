@@ -6,8 +6,8 @@ import Synchronization
 /// on their path. Each change of the overlays tells it the places (through ``publisher``); it asks
 /// each alert provider for the cells it covers when ``AlertRefreshState`` says so (at once for a new
 /// cell, then every `alerts.refresh`), and hands what it knows to the engine, which puts the alerts
-/// into the features and the alert areas into the overlays (at most one such change a second), and
-/// its health into `state.services`.
+/// into the features and the alert areas into the overlays (at most one such change a second); its
+/// health shows in `state.services` (``ServiceStatusReporting``).
 public actor AlertService {
     /// One provider and its refresh rules.
     private struct Lane {
@@ -147,10 +147,10 @@ public actor AlertService {
     private func push(to engine: SearchEngine) async {
         let now = clock.now
         let wallNow = wallClock()
-        let services = lanes.map { $0.machine.status($0.provider.name.rawValue, now: now, wallNow: wallNow) }
+        let services = statuses(now: now, wallNow: wallNow)
         if services != pushedServices {
             pushedServices = services
-            for service in services { await engine.updateService(service) }
+            await engine.refreshBudget()  // it reads them through ServiceStatusReporting
         }
         let view = currentView
         guard view != pushed else { return }
@@ -177,6 +177,15 @@ public actor AlertService {
         var moments = lanes.compactMap { $0.machine.nextWake(now: now, wallNow: wallClock()) }
         if currentView != pushed, let lastPush { moments.append(lastPush.advanced(by: Self.pushInterval)) }
         return moments.min()
+    }
+}
+
+extension AlertService: ServiceStatusReporting {
+    /// Each alert provider's entry of `state.services` (`nws`), in `alerts.providers` order.
+    public var serviceStatuses: [ServiceStatus] { statuses(now: clock.now, wallNow: wallClock()) }
+
+    private func statuses(now: DaemonClock.Instant, wallNow: Date) -> [ServiceStatus] {
+        lanes.map { $0.machine.status($0.provider.name.rawValue, now: now, wallNow: wallNow) }
     }
 }
 

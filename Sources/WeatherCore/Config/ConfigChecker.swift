@@ -48,7 +48,30 @@ struct ConfigChecker {
             }
             if table.isEmpty { reportUnknownKeys(in: root, at: "") }
         }
+        checkOwnTracks(config)
         return config
+    }
+
+    /// The `[owntracks]` keys that need another table: MQTT topics need the broker connection (and
+    /// must not take weatherd's own topics), HTTP mode the web listener.
+    private mutating func checkOwnTracks(_ config: DaemonConfig) {
+        let ownTracks = config.ownTracks
+        if !ownTracks.mqttTopics.isEmpty {
+            if config.mqtt.broker.isEmpty {
+                problem("owntracks.mqtt_topics", "needs mqtt.broker: the topics are subscribed on the [mqtt] connection")
+            } else {
+                let prefix = config.mqtt.topicPrefix
+                for (index, filter) in ownTracks.mqttTopics.enumerated() where MQTTTopicFilter.overlaps(filter, prefix: prefix) {
+                    problem(
+                        "owntracks.mqtt_topics[\(index)]",
+                        "overlaps weatherd's own topics \(ConfigText.quoted(prefix + "/#")) (mqtt.topic_prefix), found \(ConfigText.quoted(filter))"
+                    )
+                }
+            }
+        }
+        if ownTracks.http, config.web.listen.isEmpty {
+            problem("owntracks.http", "needs web.listen: POST /owntracks is served on the web listener")
+        }
     }
 
     /// Reads the deprecated `key` (checked the same either way) into `config` when the key it moved to

@@ -4,8 +4,8 @@
 public enum ConfigSchema {
     /// The tables of the file, in order ("" is the top level).
     public static let tables = [
-        "", "weather", "openweathermap", "open-meteo", "socket", "gpsd", "location", "alerts", "region", "state", "web",
-        "mqtt",
+        "", "weather", "openweathermap", "open-meteo", "socket", "gpsd", "location", "air-quality", "owntracks", "alerts",
+        "region", "state", "web", "mqtt",
     ]
 
     /// Every key, table by table.
@@ -60,6 +60,23 @@ public enum ConfigSchema {
             .duration(.moreThan(.zero, atMost: .seconds(600))), reload: .live),
         ConfigKey("location.follow", \.location.follow, .boolean, reload: .live),
         ConfigKey("location.follow_distance", \.location.followDistance, .metres(atLeast: 0), reload: .live),
+
+        // Air quality: a new URL or timeout applies to the next request. The scale names the Home
+        // Assistant sensor's value, published once at start.
+        ConfigKey("air-quality.enabled", \.airQuality.enabled, .boolean, reload: .live),
+        ConfigKey("air-quality.base_url", \.airQuality.baseURL, .httpURL, reload: .live),
+        ConfigKey("air-quality.scale", \.airQuality.scale, .choice, reload: .restart),
+        ConfigKey(
+            "air-quality.timeout", \.airQuality.timeout, .duration(.moreThan(.zero, atMost: .seconds(300))), reload: .live),
+        // The subscriptions are made on the [mqtt] connection, once, at start.
+        ConfigKey("owntracks.mqtt_topics", \.ownTracks.mqttTopics, .topicFilterList, reload: .restart),
+        ConfigKey("owntracks.http", \.ownTracks.http, .boolean, reload: .live),
+        ConfigKey("owntracks.follow", \.ownTracks.follow, .ownTracksDevice, reload: .live),
+        ConfigKey("owntracks.devices", \.ownTracks.devices, .boolean, reload: .live),
+        ConfigKey("owntracks.device_distance", \.ownTracks.deviceDistance, .metres(atLeast: 0), reload: .live),
+        ConfigKey(
+            "owntracks.device_ttl", \.ownTracks.deviceTTL, .duration(.moreThan(.zero, atMost: .seconds(30 * 86_400))), reload: .live),
+        ConfigKey("owntracks.secret_file", \.ownTracks.secretFile, .string, reload: .live),
 
         // The User-Agent is the alert transport's own, made at start.
         ConfigKey("alerts.providers", \.alerts.providers, .alertProviderList, reload: .restart),

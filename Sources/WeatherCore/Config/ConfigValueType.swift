@@ -487,3 +487,54 @@ extension ConfigValueType {
         String(name.lowercased().filter { $0 != "-" && $0 != "_" && $0 != " " })
     }
 }
+
+extension ConfigValueType where Value == String {
+    /// An OwnTracks device, `USER/DEVICE` (two non-empty topic levels, as the last two levels of its
+    /// topic), or "" for none.
+    static var ownTracksDevice: ConfigValueType {
+        string.checked { text in
+            if text.isEmpty { return nil }
+            let levels = text.split(separator: "/", omittingEmptySubsequences: false)
+            let valid =
+                levels.count == 2 && levels.allSatisfy { !$0.isEmpty }
+                && !text.unicodeScalars.contains(where: { "+#".unicodeScalars.contains($0) || $0.properties.generalCategory == .control })
+            return valid
+                ? nil : "expected \"USER/DEVICE\" (the last two levels of the device's topic) or \"\", found \(ConfigText.quoted(text))"
+        }
+    }
+}
+
+extension ConfigValueType where Value == [String] {
+    /// A list of MQTT subscription filters (`owntracks/+/+`, `owntracks/#`): not empty, `+` and `#`
+    /// only as a whole level, `#` only last, no control characters, each at most once.
+    static var topicFilterList: ConfigValueType {
+        ConfigValueType(
+            read: { value, path, report in
+                guard let array = value.array else {
+                    report(path, "expected an array of MQTT topic filters like [\"owntracks/+/+\"], found \(ConfigText.typeName(value))")
+                    return nil
+                }
+                var filters: [String] = []
+                var valid = true
+                for (index, element) in array.enumerated() {
+                    let elementPath = "\(path)[\(index)]"
+                    guard let filter = element.string else {
+                        report(elementPath, "expected an MQTT topic filter string, found \(ConfigText.typeName(element))")
+                        valid = false
+                        continue
+                    }
+                    if let problem = MQTTTopicFilter.problem(filter) {
+                        report(elementPath, "\(problem), found \(ConfigText.quoted(filter))")
+                        valid = false
+                    } else if let first = filters.firstIndex(of: filter) {
+                        report(elementPath, "duplicate of \(path)[\(first)], found \(ConfigText.quoted(filter))")
+                        valid = false
+                    } else {
+                        filters.append(filter)
+                    }
+                }
+                return valid ? filters : nil
+            },
+            write: { "[" + $0.map { ConfigText.quoted($0, limit: false) }.joined(separator: ", ") + "]" })
+    }
+}

@@ -20,6 +20,10 @@ public struct DaemonConfig: Sendable, Equatable {
     public var gpsd: GPSDConfig
     /// The `[location]` table: the fused location of every source.
     public var location: LocationConfig
+    /// The `[air-quality]` table: air quality from Open-Meteo.
+    public var airQuality: AirQualityConfig
+    /// The `[owntracks]` table: phones and vehicles running the OwnTracks app.
+    public var ownTracks: OwnTracksConfig
     /// The `[alerts]` table: official weather warnings.
     public var alerts: AlertsConfig
     /// The `[region]` table: map region searches.
@@ -49,6 +53,8 @@ public struct DaemonConfig: Sendable, Equatable {
         socket: SocketConfig = SocketConfig(),
         gpsd: GPSDConfig = GPSDConfig(),
         location: LocationConfig = LocationConfig(),
+        airQuality: AirQualityConfig = AirQualityConfig(),
+        ownTracks: OwnTracksConfig = OwnTracksConfig(),
         alerts: AlertsConfig = AlertsConfig(),
         region: RegionConfig = RegionConfig(),
         state: StateConfig = StateConfig(),
@@ -63,6 +69,8 @@ public struct DaemonConfig: Sendable, Equatable {
         self.socket = socket
         self.gpsd = gpsd
         self.location = location
+        self.airQuality = airQuality
+        self.ownTracks = ownTracks
         self.alerts = alerts
         self.region = region
         self.state = state

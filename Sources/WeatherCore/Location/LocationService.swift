@@ -17,12 +17,15 @@ public actor LocationService {
         public var locateTimeout: Duration
         public var follow: Bool
         public var followDistance: Double
+        /// Whether `owntracks.follow`'s device can send fixes (a device is named, and MQTT topics or HTTP mode are on).
+        public var ownTracks: Bool
 
         public init(
             enabled: Bool, maxHorizontalError: Double, reportMaxHorizontalError: Double = 5000, maxAge: Duration = .seconds(120),
-            hold: Duration = .seconds(30), locateTimeout: Duration, follow: Bool, followDistance: Double
+            hold: Duration = .seconds(30), locateTimeout: Duration, follow: Bool, followDistance: Double, ownTracks: Bool = false
         ) {
             self.enabled = enabled
+            self.ownTracks = ownTracks
             self.filter = FixFilter(maxHorizontalError: maxHorizontalError)
             self.fusion = LocationFusion.Settings(
                 maxHorizontalError: [.gpsd: maxHorizontalError, .owntracks: maxHorizontalError, .client: reportMaxHorizontalError],
@@ -38,7 +41,8 @@ public actor LocationService {
             self.init(
                 enabled: config.gpsd.enabled, maxHorizontalError: location.maxHorizontalError,
                 reportMaxHorizontalError: location.reportMaxHorizontalError, maxAge: location.maxAge, hold: location.hold,
-                locateTimeout: location.locateTimeout, follow: location.follow, followDistance: location.followDistance)
+                locateTimeout: location.locateTimeout, follow: location.follow, followDistance: location.followDistance,
+                ownTracks: config.ownTracks.enabled && !config.ownTracks.follow.isEmpty)
         }
 
         /// Whether fixes of `kind` can come: gpsd when enabled; a client's `location.report` always.
@@ -46,7 +50,8 @@ public actor LocationService {
             switch kind {
             case .gpsd: enabled
             case .client: true
-            case .owntracks, .geoclue: false
+            case .owntracks: ownTracks
+            case .geoclue: false
             }
         }
     }
@@ -57,6 +62,8 @@ public actor LocationService {
     private let logger: Logger
     private var settings: Settings
     private var status: GPSStatus
+    /// OwnTracks' subscription or HTTP mode is active (`location_sources`' `connected`).
+    private var ownTracksConnected = false
     private var fusion: LocationFusion
     /// Each kind's latest fix within its limit, as `location_sources[].last_fix_at` shows it.
     private var lastFixAt: [LocationSourceKind: Date] = [:]
@@ -107,7 +114,16 @@ public actor LocationService {
         LocationSourceKind.allCases.map { kind in
             LocationSourceStatus(
                 kind: kind, enabled: settings.isEnabled(kind),
-                connected: kind == .gpsd ? status.connected : kind == .client, lastFixAt: lastFixAt[kind])
+                connected: connected(kind), lastFixAt: lastFixAt[kind])
+        }
+    }
+
+    private func connected(_ kind: LocationSourceKind) -> Bool {
+        switch kind {
+        case .gpsd: status.connected
+        case .owntracks: ownTracksConnected
+        case .geoclue: false
+        case .client: true
         }
     }
 
@@ -129,6 +145,19 @@ public actor LocationService {
         guard status.connected != connected else { return }
         status.connected = connected
         await publish()
+    }
+
+    /// OwnTracks' subscription or HTTP mode became active (true) or not (false).
+    public func setOwnTracksConnected(_ connected: Bool) async {
+        guard ownTracksConnected != connected else { return }
+        ownTracksConnected = connected
+        await publish()
+    }
+
+    /// A fix of `owntracks.follow`'s device: what became of it.
+    @discardableResult
+    public func receive(ownTracks fix: LocationFix) async -> LocationFusion.Verdict {
+        await take(fix, now: wallClock())
     }
 
     /// One report from gpsd, dated on arrival.
@@ -351,6 +380,8 @@ public actor LocationService {
 extension LocationService: Reconfigurable {
     /// New `[gpsd]` and `[location]` settings apply at once (the reader applies the endpoint itself).
     public func apply(_ change: ConfigChange) async {
-        if change.changed(table: "gpsd") || change.changed(table: "location") { await update(Settings(change.new)) }
+        if change.changed(table: "gpsd") || change.changed(table: "location") || change.changed(table: "owntracks") {
+            await update(Settings(change.new))
+        }
     }
 }

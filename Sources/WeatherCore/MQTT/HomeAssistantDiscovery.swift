@@ -3,7 +3,8 @@
 /// result of the latest text, location or region search) and each watched city (`city_<id>`).
 /// A watched city has a fifth, its forecast: its state is the city's condition in Home Assistant's
 /// names, its JSON attributes (`P/D/forecast/KEY`, see ``HomeAssistantForecast``) the forecast; and
-/// a binary sensor "weather alert" (`device_class: safety`): on while an alert is in force there,
+/// with air quality on, a sixth, its air quality index (`device_class: aqi`, on `air-quality.scale`);
+/// and a binary sensor "weather alert" (`device_class: safety`): on while an alert is in force there,
 /// its attributes the alerts.
 ///
 /// Each place's weather is published retained on `P/D/place/KEY` (the feature's properties as a
@@ -23,6 +24,8 @@ public struct HomeAssistantDiscovery: Sendable {
         var forecast = false
         /// Home Assistant's component: `sensor`, or `binary_sensor` (``alertSensor``).
         var component = "sensor"
+        /// The value template, when it is not `{{ value_json.<property> }}`.
+        var template: String?
     }
 
     private let topics: MQTTTopics
@@ -36,6 +39,8 @@ public struct HomeAssistantDiscovery: Sendable {
     private let alertSensor = Sensor(
         measure: "alert", label: "weather alert", property: "alerts", deviceClass: "safety", unit: nil, icon: nil,
         component: "binary_sensor")
+    /// The air quality sensor of a watched city; nil while air quality is disabled.
+    private let airQualitySensor: Sensor?
     private let version: String
     /// The device name as a discovery node id: letters, digits, `_` and `-`.
     let nodeID: String
@@ -48,8 +53,20 @@ public struct HomeAssistantDiscovery: Sendable {
     /// even when an interactive search of the same place replaced its source.
     private var cityIDs: Set<String> = []
 
-    public init(topics: MQTTTopics, discoveryPrefix: String, units: Units, version: String) {
+    /// - Parameter airQualityScale: the index of each watched city's air quality sensor; nil: no
+    ///   such sensor (air quality disabled).
+    public init(
+        topics: MQTTTopics, discoveryPrefix: String, units: Units, airQualityScale: AirQualityScale? = nil, version: String
+    ) {
         self.topics = topics
+        airQualitySensor = airQualityScale.map { scale in
+            let property = scale == .european ? "european_aqi" : "us_aqi"
+            // air_quality is null while it is not known: the sensor's state is then unknown.
+            return Sensor(
+                measure: "aqi", label: "air quality index", property: "air_quality.\(property)", deviceClass: "aqi", unit: nil,
+                icon: nil,
+                template: "{{ value_json.air_quality.\(property) if value_json.air_quality else None }}")
+        }
         self.discoveryPrefix = discoveryPrefix
         self.version = version
         nodeID = Self.slug(topics.device)
@@ -87,7 +104,7 @@ public struct HomeAssistantDiscovery: Sendable {
 
     /// The sensors of the place `key`: a watched city's have its forecast, too.
     private func sensors(of key: String) -> [Sensor] {
-        key == "latest" ? sensors : sensors + [forecastSensor, alertSensor]
+        key == "latest" ? sensors : sensors + [forecastSensor] + (airQualitySensor.map { [$0] } ?? []) + [alertSensor]
     }
 
     /// The discovery topic of one sensor of a place.
@@ -143,7 +160,7 @@ public struct HomeAssistantDiscovery: Sendable {
             "name": .string(place == "latest" ? "Latest \(sensor.label)" : "\(name) \(sensor.label)"),
             "unique_id": .string("weatherd_\(nodeID)_\(place)_\(sensor.measure)"),
             "state_topic": .string(topic),
-            "value_template": .string("{{ value_json.\(sensor.property) }}"),
+            "value_template": .string(sensor.template ?? "{{ value_json.\(sensor.property) }}"),
             "json_attributes_topic": .string(topic),
             "availability_topic": .string(topics.status),
             "payload_available": .string(MQTTTopics.online),

@@ -12,6 +12,7 @@ public struct WeatherSeries: Sendable, Hashable {
         case windSpeed = "weatherd_weather_wind_speed_meters_per_second"
         case cloudiness = "weatherd_weather_cloudiness_ratio"
         case observed = "weatherd_weather_observed_timestamp_seconds"
+        case airQualityIndex = "weatherd_weather_air_quality_index"
         case alerts = "weatherd_weather_alerts"
 
         /// The series' name.
@@ -27,6 +28,7 @@ public struct WeatherSeries: Sendable, Hashable {
             case .windSpeed: "Wind speed at a watched city, in meters per second"
             case .cloudiness: "Cloud cover at a watched city, as a ratio from 0 to 1"
             case .observed: "When the weather of a watched city was observed, in seconds since the Unix epoch"
+            case .airQualityIndex: "Air quality index at a watched city, on the scale of the label scale (european or us)"
             case .alerts: "Official alerts in force at a watched city, by severity (CAP)"
             }
         }
@@ -42,20 +44,24 @@ public struct WeatherSeries: Sendable, Hashable {
         public var country: String
         /// The provider that answered.
         public var provider: String
-        /// An alert series' severity (`extreme` … `unknown`); nil for the weather's.
+        /// An alert series' severity (`extreme` … `unknown`); nil for the others.
         public var severity: String?
+        /// The index's scale (`european`, `us`), for the air quality series only.
+        public var scale: String?
 
-        public init(city: String, id: String, country: String, provider: String, severity: String? = nil) {
+        public init(city: String, id: String, country: String, provider: String, severity: String? = nil, scale: String? = nil) {
             self.city = city
             self.id = id
             self.country = country
             self.provider = provider
             self.severity = severity
+            self.scale = scale
         }
 
         /// As Prometheus labels, in the contract's order.
         public var pairs: [(String, String)] {
             [("city", city), ("id", id), ("country", country), ("provider", provider)] + (severity.map { [("severity", $0)] } ?? [])
+                + (scale.map { [("scale", $0)] } ?? [])
         }
     }
 
@@ -94,9 +100,10 @@ public struct WeatherSeries: Sendable, Hashable {
             (.cloudiness, observation.clouds.map { $0 / 100 }),
             (.observed, observation.observedAt.map(\.timeIntervalSince1970)),
         ]
-        return values.compactMap { measure, value in
+        let weather = values.compactMap { measure, value in
             value.flatMap { $0.isFinite ? WeatherSeries(measure: measure, labels: labels, value: $0) : nil }
-        } + alertSamples(of: feature, labels: labels)
+        }
+        return weather + airQualitySamples(observation.airQuality, labels: labels) + alertSamples(of: feature, labels: labels)
     }
 
     /// The number of alerts of each severity in force at the feature's place (every severity, 0
@@ -113,6 +120,18 @@ public struct WeatherSeries: Sendable, Hashable {
                 let count = alerts.filter { $0.provider == provider && $0.severity == severity }.count
                 return WeatherSeries(measure: .alerts, labels: labels, value: Double(count))
             }
+        }
+    }
+
+    /// The air quality index of each scale it has, labelled with the data's provider and the scale.
+    static func airQualitySamples(_ quality: AirQuality?, labels: Labels) -> [WeatherSeries] {
+        guard let quality else { return [] }
+        return AirQualityScale.allCases.compactMap { scale in
+            guard let index = quality.index(scale), index.isFinite else { return nil }
+            var labels = labels
+            labels.provider = quality.provider
+            labels.scale = scale.rawValue
+            return WeatherSeries(measure: .airQualityIndex, labels: labels, value: index)
         }
     }
 

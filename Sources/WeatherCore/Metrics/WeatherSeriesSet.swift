@@ -28,7 +28,9 @@ public struct WeatherSeriesSet: Sendable {
         var now: Set<WeatherSeries.Key> = []
         var set: [WeatherSeries] = []
         for sample in samples where now.insert(sample.key).inserted { set.append(sample) }
-        let drop = shown.subtracting(now).sorted { ($0.measure.name, $0.labels.id) < ($1.measure.name, $1.labels.id) }
+        let drop = shown.subtracting(now).sorted {
+            ($0.measure.name, $0.labels.id, $0.labels.scale ?? "") < ($1.measure.name, $1.labels.id, $1.labels.scale ?? "")
+        }
         shown = now
         return Update(set: set, drop: drop)
     }

@@ -18,8 +18,7 @@ public struct DaemonState: Sendable, Hashable, JSONRepresentable {
     /// Each provider of `weather.providers`, in that order; a change of its request counts alone is
     /// no news.
     public var providers: [ProviderStatus]
-    /// The data services beside the weather providers (alerts, air quality), each entry put there
-    /// by its service, in the order they came.
+    /// The services besides the weather providers (`air-quality`, `nws`, …), each as it reports itself.
     public var services: [ServiceStatus] = []
     public var updatedAt: Date
 

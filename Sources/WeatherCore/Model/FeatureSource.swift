@@ -10,4 +10,6 @@ public enum FeatureSource: String, Sendable, Hashable, CaseIterable {
     case region
     /// Another point of a region's grid.
     case around
+    /// An OwnTracks device (`id` `device:USER/DEVICE`, `properties.device`).
+    case device
 }

@@ -1,16 +1,16 @@
 import Foundation
 
-/// One entry of `state.services`: a data service beside the weather providers (the NWS's alerts,
-/// air quality), whether it answers, and why not. Each service puts its own entry in the list
-/// (``SearchEngine/updateService(_:)``).
+/// One entry of `state.services`: a service that adds data to the features besides the weather
+/// (`air-quality`, and any other that reports itself through ``ServiceStatusReporting``), and
+/// whether it is asked now. Its failure never fails a search: it shows here.
 public struct ServiceStatus: Sendable, Hashable, JSONRepresentable {
-    /// Its name: `nws`, `air-quality`.
+    /// `air-quality`, `nws`, …
     public var name: String
-    /// Whether requests go to it now: false while it is blocked (a 429, a spent budget) or failing.
+    /// Whether it is asked now: false while disabled, blocked (a 429, a spent budget) or failing.
     public var usable: Bool
     /// The end of a 429 block or of a spent budget; nil when none holds.
     public var blockedUntil: Date?
-    /// Why it is not usable; nil while it is usable.
+    /// Why it is not usable; nil while it is.
     public var error: String?
 
     public init(name: String, usable: Bool, blockedUntil: Date? = nil, error: String? = nil) {
@@ -27,4 +27,14 @@ public struct ServiceStatus: Sendable, Hashable, JSONRepresentable {
             "error": .string(error),
         ])
     }
+}
+
+/// A part of the daemon with entries in `state.services`. The engine reads every reporter it was
+/// given (``SearchEngine/init(cities:gps:lookups:publisher:budget:providers:services:wallClock:clock:logger:)``)
+/// whenever it takes in the budget (``SearchEngine/refreshBudget()``), in the order given: a new
+/// service adds itself by conforming, being passed there, and calling `refreshBudget` when its
+/// status changes. ``LookupService`` reports `air-quality`, ``AlertService`` `nws`.
+public protocol ServiceStatusReporting: Sendable {
+    /// Its entries now.
+    var serviceStatuses: [ServiceStatus] { get async }
 }

@@ -6,6 +6,8 @@ public struct WeatherFeature: Sendable, Hashable, JSONRepresentable {
     public var source: FeatureSource
     public var observation: WeatherObservation
     public var fix: FixSummary?
+    /// An OwnTracks device's feature: the device (`properties.device`).
+    public var device: DeviceSummary?
     /// A watched city's last good feature, kept while its refresh fails.
     public var stale = false
     /// The alerts in force here, most severe first: `[]` when asked and there are none; nil while not
@@ -35,8 +37,10 @@ public struct WeatherFeature: Sendable, Hashable, JSONRepresentable {
             "icon": .string(o.icon), "symbol": .string(o.icon.flatMap(WeatherSymbol.glyph(forIcon:))),
             "observed_at": .string(o.observedAt.map(Timestamp.iso8601)), "units": .string(o.units.rawValue),
             "fetched_at": .string(o.fetchedAt.map(Timestamp.iso8601)), "stale": .bool(stale),
+            "air_quality": o.airQuality?.json ?? .null,
         ]
         if let fix { properties["fix"] = fix.json }
+        if let device { properties["device"] = device.json }
         properties["alerts"] = alerts.map { .array($0.map(\.json)) } ?? .null
         properties["alerts_stale"] = .bool(alertsStale)
         return .object([

@@ -34,6 +34,8 @@ public struct WeatherObservation: Sendable, Hashable {
     public var provider = "openweathermap"
     /// How many other places the searched name matched (0 for coordinates and given places).
     public var alternatives = 0
+    /// The air quality there, asked beside the weather; nil where disabled or not available.
+    public var airQuality: AirQuality?
 
     public init(
         cityID: Int? = nil, name: String? = nil, country: String? = nil, coordinate: Coordinate,

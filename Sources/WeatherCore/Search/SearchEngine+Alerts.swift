@@ -12,16 +12,4 @@ extension SearchEngine {
     public func withAlerts(_ feature: WeatherFeature) -> WeatherFeature {
         alertView.annotated(feature)
     }
-
-    /// Puts a data service's entry into `state.services` (replacing its earlier one, by name);
-    /// a change is published.
-    public func updateService(_ status: ServiceStatus) {
-        var next = currentState
-        if let index = next.services.firstIndex(where: { $0.name == status.name }) {
-            next.services[index] = status
-        } else {
-            next.services.append(status)
-        }
-        commit(next)
-    }
 }

@@ -34,6 +34,8 @@ public actor SearchEngine {
     }
 
     private let lookups: LookupService
+    /// What `state.services` lists, in order.
+    private let services: [any ServiceStatusReporting]
     private let publisher: any ChangePublisher
     private let wallClock: @Sendable () -> Date
     private let clock: DaemonClock
@@ -55,6 +57,8 @@ public actor SearchEngine {
     /// The first watched-city round's lookups, counted from the start until it begins.
     private var firstRound: PendingLookups.Run?
     private var interactiveFeatures: [WeatherFeature] = []
+    /// The OwnTracks devices' features (``setDeviceFeatures(_:)``).
+    private var deviceFeatures: [WeatherFeature] = []
     private var latestGeneration = 0
     /// Text and location inputs begun so far: what a debounced region event must not override.
     private var textAndLocationInputs = 0
@@ -73,11 +77,12 @@ public actor SearchEngine {
     public init(
         cities watched: WatchedCities, gps: GPSStatus, lookups: LookupService, publisher: any ChangePublisher,
         budget: BudgetStatus = BudgetStatus(requestsPerMinute: 60), providers: [ProviderStatus] = [],
-        wallClock: @escaping @Sendable () -> Date = Date.init,
+        services: [any ServiceStatusReporting]? = nil, wallClock: @escaping @Sendable () -> Date = Date.init,
         clock: DaemonClock = .continuous, logger: Logger
     ) {
         self.clock = clock
         self.lookups = lookups
+        self.services = services ?? [lookups]
         self.publisher = publisher
         self.wallClock = wallClock
         self.logger = logger
@@ -108,6 +113,7 @@ public actor SearchEngine {
         get async {
             var now = state
             (now.budget, now.providers) = await (lookups.budget, lookups.providerStatuses)
+            now.services = await serviceStatuses
             return now
         }
     }
@@ -116,10 +122,21 @@ public actor SearchEngine {
     /// or ended, a provider failed or recovered, or a limit changed; none for request counts alone.
     public func refreshBudget() async {
         let (budget, providers) = await (lookups.budget, lookups.providerStatuses)
+        let services = await serviceStatuses
         var next = state  // read after the wait: the state may have changed meanwhile
         next.budget = budget
         next.providers = providers
+        next.services = services
         commit(next)
+    }
+
+    /// `state.services` now: every reporter's entries, in order.
+    private var serviceStatuses: [ServiceStatus] {
+        get async {
+            var statuses: [ServiceStatus] = []
+            for reporter in services { statuses += await reporter.serviceStatuses }
+            return statuses
+        }
     }
     public var currentOverlays: Overlays { overlays }
     public var watchedCities: [String] { cities }
@@ -548,11 +565,21 @@ public actor SearchEngine {
         commit(next)
     }
 
+    // MARK: Devices
+
+    /// The OwnTracks devices' features (`source: "device"`), in the overlays beside the watched
+    /// cities'; like them they never set `focus`, are not counted in `pending` and leave `phase` alone.
+    public func setDeviceFeatures(_ features: [WeatherFeature]) {
+        guard features != deviceFeatures else { return }
+        deviceFeatures = features
+        publishOverlays(focus: nil, onlyIfChanged: true)
+    }
+
     // MARK: Publishing
 
     /// Takes in a new state and publishes it if it is news: not for `budget.used` alone, and for
     /// `gps.last_fix` alone as ``LocationNoticeState`` says (a later one waits, the latest wins).
-    func commit(_ next: DaemonState) {
+    private func commit(_ next: DaemonState) {
         var next = next
         next.pending = pending.total
         guard !next.sameFields(as: state) else { return }
@@ -587,7 +614,7 @@ public actor SearchEngine {
     /// always a change (the map re-centres on it); a city round only when its features differ.
     func publishOverlays(focus: Coordinate?, onlyIfChanged: Bool = false) {
         let watched = Self.uniqueByID(cityKeys.compactMap { cityFeatures[$0] }, excluding: interactiveFeatures)
-        let features = alertView.annotated(watched + interactiveFeatures)
+        let features = alertView.annotated(watched + interactiveFeatures + deviceFeatures)
         // A round that changed no feature is no change, even though `focus` would go back to null.
         if onlyIfChanged, overlays.seq > 0, features == overlays.features, alertView.areas == overlays.areas { return }
         overlays = Overlays(seq: overlays.seq + 1, focus: focus, features: features, areas: alertView.areas)

@@ -28,6 +28,10 @@ public actor LookupService {
         public var configured: [WeatherProviderName]
         /// Each provider's requests a minute and (nil: no limit) a day.
         public var budgets: [WeatherProviderName: ProviderBudget]
+        /// `air-quality.enabled`: whether features carry air quality.
+        public var airQuality = false
+        /// `air-quality.scale`: the index the features' air quality says is shown.
+        public var airQualityScale = AirQualityScale.european
 
         public init(
             cacheTTL: Duration, geocodeTTL: Duration = .seconds(30 * 86400), requestsPerMinute: Int,
@@ -59,6 +63,8 @@ public actor LookupService {
                     .openWeatherMap: ProviderBudget(perMinute: config.openWeatherMap.requestsPerMinute),
                     .openMeteo: ProviderBudget(perMinute: config.openMeteo.requestsPerMinute, perDay: config.openMeteo.requestsPerDay),
                 ])
+            airQuality = config.airQuality.enabled
+            airQualityScale = config.airQuality.scale
         }
 
         /// How long a name no geocoder knows stays unknown: briefly (no request storm for a typo),
@@ -82,7 +88,7 @@ public actor LookupService {
         }
     }
 
-    private struct CacheEntry<Answer> {
+    struct CacheEntry<Answer> {
         var answer: Answer
         var expires: DaemonClock.Instant
     }
@@ -95,7 +101,7 @@ public actor LookupService {
     /// answers (weather or forecast), the static release build (Swift 6.3.1, -O) corrupted the task
     /// memory of the lookups: weatherd died with SIGILL in `SearchEngine.runLookups` right after
     /// start and during reloads (the debug build did not). No unsafe code of ours was involved.
-    private final class Table<Answer: Sendable> {
+    final class Table<Answer: Sendable> {
         var cache: [LookupKey: CacheEntry<Answer>] = [:]
         var flights: [LookupKey: LookupFlight<Answer>] = [:]
 
@@ -118,11 +124,11 @@ public actor LookupService {
 
     /// Every provider the lookups can ask (whether `weather.providers` names it or not), by name.
     private let upstreams: [WeatherProviderName: any WeatherUpstream]
-    private var health: [WeatherProviderName: ProviderHealth]
+    var health: [WeatherProviderName: ProviderHealth]
     private let placeStore: (any PlaceStore)?
-    private let clock: DaemonClock
-    private let logger: Logger
-    private var limits: Limits
+    let clock: DaemonClock
+    let logger: Logger
+    private(set) var limits: Limits
     private let weather = Table<WeatherObservation>()
     private let forecasts = Table<WeatherForecast>()
     /// The places of each name (by ``LookupKey/normalize(city:)``); an unknown name's empty list too.
@@ -130,7 +136,14 @@ public actor LookupService {
     /// The places of each name from one provider's geocoder when it is asked besides the one that
     /// answered `places` (``places(named:limit:)``), by provider; in memory only.
     private var morePlaces: [WeatherProviderName: Table<[Place]>] = [:]
-    private let wallClock: @Sendable () -> Date
+    let wallClock: @Sendable () -> Date
+    /// Where air quality is asked (nil: nowhere; `limits.airQuality` says whether it is).
+    let airQualityUpstream: (any AirQualityUpstream)?
+    /// The air quality service's health: a 429's block and a backoff while it fails (its requests
+    /// count in its provider's budget, ``health``).
+    var airQualityHealth = ProviderHealth(limits: .init(requestsPerMinute: .max, requestsPerDay: nil), hasKey: true)
+    /// The air quality of each 0.01° cell, cached and shared in flight like the weather.
+    let airQualities = Table<AirQuality>()
     /// Woken when a provider's status changes (it fails, recovers, is blocked), besides its request
     /// counts; ``nextStatusChange`` says when one changes by itself.
     public nonisolated let statusChanges = Wakeup()
@@ -144,8 +157,9 @@ public actor LookupService {
 
     /// One provider: the lookups ask `upstream` alone.
     public init(
-        upstream: any WeatherUpstream, limits: Limits, placeStore: (any PlaceStore)? = nil, clock: DaemonClock,
-        wallClock: @escaping @Sendable () -> Date = Date.init, logger: Logger
+        upstream: any WeatherUpstream, airQuality: (any AirQualityUpstream)? = nil, limits: Limits,
+        placeStore: (any PlaceStore)? = nil, clock: DaemonClock, wallClock: @escaping @Sendable () -> Date = Date.init,
+        logger: Logger
     ) {
         var limits = limits
         if !limits.providers.contains(upstream.provider) {
@@ -153,18 +167,23 @@ public actor LookupService {
             limits.configured = [upstream.provider]
             limits.budgets[upstream.provider] = limits.budgets.values.first ?? ProviderBudget(perMinute: 60)
         }
-        self.init(upstreams: [upstream], limits: limits, placeStore: placeStore, clock: clock, wallClock: wallClock, logger: logger)
+        self.init(
+            upstreams: [upstream], airQuality: airQuality, limits: limits, placeStore: placeStore, clock: clock, wallClock: wallClock,
+            logger: logger)
     }
 
     /// - Parameters:
     ///   - upstreams: every provider that may be asked; `limits.providers` says which are, in which order.
+    ///   - airQuality: where air quality is asked, when `limits.airQuality` says so.
     ///   - placeStore: where the places of found names are kept across restarts; its entries are
     ///     loaded here.
     public init(
-        upstreams: [any WeatherUpstream], limits: Limits, placeStore: (any PlaceStore)? = nil, clock: DaemonClock,
-        wallClock: @escaping @Sendable () -> Date = Date.init, logger: Logger
+        upstreams: [any WeatherUpstream], airQuality: (any AirQualityUpstream)? = nil, limits: Limits,
+        placeStore: (any PlaceStore)? = nil, clock: DaemonClock, wallClock: @escaping @Sendable () -> Date = Date.init,
+        logger: Logger
     ) {
         self.wallClock = wallClock
+        self.airQualityUpstream = airQuality
         self.upstreams = Dictionary(upstreams.map { ($0.provider, $0) }, uniquingKeysWith: { first, _ in first })
         self.health = Dictionary(
             uniqueKeysWithValues: WeatherProviderName.allCases.map {
@@ -189,6 +208,7 @@ public actor LookupService {
     /// stay. A provider that is asked again (its key was given) starts healthy.
     public func update(limits: Limits) {
         let before = statusesWithoutCounts
+        let airQualityBefore = self.limits.airQuality
         self.limits = limits
         for name in WeatherProviderName.allCases {
             let asked = limits.providers.contains(name)
@@ -196,7 +216,7 @@ public actor LookupService {
             health[name]?.limits = limits.budget(of: name)
             health[name]?.hasKey = asked
         }
-        if statusesWithoutCounts != before { statusChanges.wake() }
+        if statusesWithoutCounts != before || limits.airQuality != airQualityBefore { statusChanges.wake() }
     }
 
     /// The machine was suspended for `suspended` (which the clock did not count): cached answers
@@ -207,6 +227,7 @@ public actor LookupService {
         forecasts.age(by: suspended, now: now)
         places.age(by: suspended, now: now)
         for table in morePlaces.values { table.age(by: suspended, now: now) }
+        airQualities.age(by: suspended, now: now)
     }
 
     /// Forgets every cached weather answer and forecast (after the units or the language changed);
@@ -262,7 +283,7 @@ public actor LookupService {
     /// ends); nil when nothing is waiting to end.
     public var nextStatusChange: DaemonClock.Instant? {
         let now = clock.now
-        return order.compactMap { health[$0]?.nextChange(now: now) }.min()
+        return (order.compactMap { health[$0]?.nextChange(now: now) } + [airQualityHealth.nextChange(now: now)].compactMap { $0 }).min()
     }
 
     /// When the current 429 block of the first provider ends, on the daemon's clock; nil when none holds.
@@ -287,7 +308,7 @@ public actor LookupService {
     }
 
     /// Changes a provider's health; a change of its status (besides its counts) wakes the watchers.
-    private func changeHealth<Result>(of name: WeatherProviderName, _ change: (inout ProviderHealth) -> Result) -> Result {
+    func changeHealth<Result>(of name: WeatherProviderName, _ change: (inout ProviderHealth) -> Result) -> Result {
         let now = clock.now
         let wallNow = wallClock()
         let before = health[name]?.status(name, now: now, wallNow: wallNow).withoutCounts
@@ -339,12 +360,15 @@ public actor LookupService {
     ///   `CancellationError`.
     public func lookup(_ query: LookupQuery) async throws -> WeatherObservation {
         let (coordinate, place, alternatives) = try await resolve(query)
+        // Asked beside the weather; its failure leaves only `airQuality` nil.
+        async let quality = airQuality(at: [coordinate])
         let observation = try await answer(coordinate.lookupKey, table: weather, ttl: { [limits] _ in limits.cacheTTL }) {
             try await $0.fetch(at: coordinate)
         } asked: {
             place.map { "weather at \($0.label)" } ?? "weather at \(coordinate)"
         }
-        let here = observation.at(coordinate)
+        var here = observation.at(coordinate)
+        here.airQuality = await quality.first ?? nil
         return place.map { here.named(after: $0, alternatives: alternatives) } ?? here
     }
 
@@ -355,7 +379,24 @@ public actor LookupService {
     /// look it up alone with ``lookup(_:)``. When the request fails and no other provider can be asked
     /// (usable or only backing off), its points get its error; else they are left nil, and their
     /// lookups fail over one by one.
+    ///
+    /// The air quality of all the points is asked beside, in one request whichever provider gives
+    /// the weather, and lands in the observations answered here; the points left nil find theirs in
+    /// its cache when they are looked up alone.
     public func lookUpTogether(_ coordinates: [Coordinate]) async -> [Result<WeatherObservation, WeatherError>?] {
+        async let qualities = airQuality(at: coordinates)
+        var results = await weatherTogether(coordinates)
+        let found = await qualities
+        for index in results.indices {
+            guard case .success(var observation)? = results[index] else { continue }
+            observation.airQuality = found[index]
+            results[index] = .success(observation)
+        }
+        return results
+    }
+
+    /// The weather part of ``lookUpTogether(_:)``.
+    private func weatherTogether(_ coordinates: [Coordinate]) async -> [Result<WeatherObservation, WeatherError>?] {
         var results = [Result<WeatherObservation, WeatherError>?](repeating: nil, count: coordinates.count)
         let now = clock.now
         var asked: [Int] = []
@@ -607,7 +648,7 @@ public actor LookupService {
             PlaceCacheEntry(name: name, places: found, expires: wallClock().addingTimeInterval(limits.geocodeTTL.timeInterval)))
     }
 
-    private func store<Answer>(_ answer: Answer, for key: LookupKey, in table: Table<Answer>, ttl: Duration) {
+    func store<Answer>(_ answer: Answer, for key: LookupKey, in table: Table<Answer>, ttl: Duration) {
         guard ttl > .zero else { return }
         let now = clock.now
         if table.cache.count >= Self.maxCacheEntries {

@@ -71,6 +71,15 @@ struct ProviderHealth: Sendable {
     mutating func admit(_ count: Int = 1, now: DaemonClock.Instant) -> Refusal? {
         prune(now: now)
         if let refusal = refusal(count, now: now) { return refusal }
+        return admitBudget(count, now: now)
+    }
+
+    /// Counts `count` requests of another of the provider's APIs (Open-Meteo's air quality) against
+    /// its budget alone, or refuses them when the budget is spent: neither its key nor a 429 of its
+    /// weather API holds them back.
+    mutating func admitBudget(_ count: Int, now: DaemonClock.Instant) -> Refusal? {
+        prune(now: now)
+        if let refusal = budgetRefusal(count, now: now) { return refusal }
         sentMinute.append((now, count))
         if let last = sentDay.last, now < last.start.advanced(by: Self.minute) {
             sentDay[sentDay.count - 1].count += count
@@ -86,6 +95,11 @@ struct ProviderHealth: Sendable {
         if let blockedUntil, now < blockedUntil {
             return Refusal(reason: .blocked, retryAfter: now.duration(to: blockedUntil))
         }
+        return budgetRefusal(count, now: now)
+    }
+
+    /// Why `count` more requests would exceed the budget now; nil when they would not.
+    func budgetRefusal(_ count: Int = 1, now: DaemonClock.Instant) -> Refusal? {
         let minuteUsed = used(in: sentMinute, window: Self.minute, now: now)
         if minuteUsed.count + count > limits.requestsPerMinute {
             return Refusal(reason: .minuteBudget(limits.requestsPerMinute), retryAfter: minuteUsed.freesIn)

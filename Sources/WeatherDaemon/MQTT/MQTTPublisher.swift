@@ -32,8 +32,12 @@ public final class MQTTPublisher: Service, CustomStringConvertible {
         public var homeAssistant: Bool
         public var discoveryPrefix: String
         public var units: Units
+        /// The index of the air quality sensor (`air-quality.scale`); nil while air quality is disabled.
+        public var airQualityScale: AirQualityScale?
+        /// `owntracks.mqtt_topics` and the service their payloads go to; nil: none.
+        var ownTracks: OwnTracksSubscription?
 
-        public init(_ config: DaemonConfig, broker: BrokerAddress, clientID: String) {
+        public init(_ config: DaemonConfig, broker: BrokerAddress, clientID: String, ownTracks: OwnTracksService? = nil) {
             self.broker = broker
             self.clientID = clientID
             username = config.mqtt.username
@@ -42,6 +46,10 @@ public final class MQTTPublisher: Service, CustomStringConvertible {
             homeAssistant = config.mqtt.homeAssistant
             discoveryPrefix = config.mqtt.discoveryPrefix
             units = config.weather.units
+            airQualityScale = config.airQuality.enabled ? config.airQuality.scale : nil
+            if let ownTracks, !config.ownTracks.mqttTopics.isEmpty {
+                self.ownTracks = OwnTracksSubscription(topics: config.ownTracks.mqttTopics, service: ownTracks)
+            }
         }
     }
 
@@ -92,7 +100,7 @@ public final class MQTTPublisher: Service, CustomStringConvertible {
             ? DiscoveryState(
                 HomeAssistantDiscovery(
                     topics: latest.topics, discoveryPrefix: settings.discoveryPrefix, units: settings.units,
-                    version: WeatherdVersion.current))
+                    airQualityScale: settings.airQualityScale, version: WeatherdVersion.current))
             : nil
         latest.onChange { [wakeup] in wakeup.signal() }
     }
@@ -107,7 +115,7 @@ public final class MQTTPublisher: Service, CustomStringConvertible {
     private var sessionSettings: MosquittoSession.Settings {
         MosquittoSession.Settings(
             broker: settings.broker, clientID: settings.clientID, username: settings.username, password: settings.password,
-            keepaliveSeconds: Int32(settings.keepalive.components.seconds), topics: latest.topics)
+            keepaliveSeconds: Int32(settings.keepalive.components.seconds), topics: latest.topics, ownTracks: settings.ownTracks)
     }
 
     /// Ends the connection loop: `offline` is published, then the connection closed.
@@ -173,6 +181,7 @@ public final class MQTTPublisher: Service, CustomStringConvertible {
             }
             let ended = await serve(session, on: thread)
             latest.connectionLost()
+            settings.ownTracks?.service.submit(subscribed: false)
             let dropped = replies.withLock { replies in
                 defer { replies = [] }
                 return replies.count

@@ -15,6 +15,12 @@ struct MQTTRequest: Sendable {
     var correlation: [UInt8]?
 }
 
+/// The OwnTracks topics to subscribe to, and where their payloads go.
+struct OwnTracksSubscription: Sendable {
+    var topics: [String]
+    var service: OwnTracksService
+}
+
 /// A reply to publish (not retained).
 struct MQTTReply: Sendable {
     var topic: String
@@ -34,6 +40,8 @@ final class MosquittoSession: @unchecked Sendable {
         var password: Secret?
         var keepaliveSeconds: Int32
         var topics: MQTTTopics
+        /// The OwnTracks subscriptions (`owntracks.mqtt_topics`); made again on every connection.
+        var ownTracks: OwnTracksSubscription?
     }
 
     private static let libraryReady: Bool = {
@@ -60,6 +68,8 @@ final class MosquittoSession: @unchecked Sendable {
     private(set) var takenOver = false
     /// Messages in flight: the store's topic and version by message id.
     private var inFlight: [Int32: (topic: String, version: Int)] = [:]
+    /// The message id of the OwnTracks subscriptions, until the broker answers them.
+    private var ownTracksSubscription: Int32?
     /// The message id of `offline` at shutdown, and whether the broker acknowledged it.
     private var offlineID: Int32?
     private(set) var offlineAcknowledged = false
@@ -121,6 +131,9 @@ final class MosquittoSession: @unchecked Sendable {
         }
         mosquitto_publish_v5_callback_set(handle) { _, object, mid, _, _ in
             MosquittoSession.session(object)?.didPublish(mid)
+        }
+        mosquitto_subscribe_v5_callback_set(handle) { _, object, mid, count, granted, _ in
+            MosquittoSession.session(object)?.didSubscribe(mid, granted: Array(UnsafeBufferPointer(start: granted, count: Int(count))))
         }
         mosquitto_message_v5_callback_set(handle) { _, object, message, properties in
             guard let message else { return }
@@ -246,6 +259,35 @@ final class MosquittoSession: @unchecked Sendable {
         if subscribed != MOSQ_ERR_SUCCESS.rawValue {
             logger.warning("MQTT: cannot subscribe to \(settings.topics.request): \(String(cString: mosquitto_strerror(subscribed)))")
         }
+        if let ownTracks = settings.ownTracks { subscribe(ownTracks.topics) }
+    }
+
+    /// Subscribes to the OwnTracks topics (QoS 1), in one SUBSCRIBE.
+    private func subscribe(_ topics: [String]) {
+        let pointers: [UnsafeMutablePointer<CChar>?] = topics.map { strdup($0) }
+        defer { for pointer in pointers { free(pointer) } }
+        var mid: Int32 = 0
+        let rc = pointers.withUnsafeBufferPointer { list in
+            mosquitto_subscribe_multiple(handle, &mid, Int32(topics.count), list.baseAddress, 1, 0, nil)
+        }
+        if rc == MOSQ_ERR_SUCCESS.rawValue {
+            ownTracksSubscription = mid
+        } else {
+            logger.warning("MQTT: cannot subscribe to the OwnTracks topics \(topics): \(String(cString: mosquitto_strerror(rc)))")
+        }
+    }
+
+    private func didSubscribe(_ mid: Int32, granted: [Int32]) {
+        guard mid == ownTracksSubscription, let ownTracks = settings.ownTracks else { return }
+        ownTracksSubscription = nil
+        let refused = zip(ownTracks.topics, granted).filter { $0.1 >= 0x80 }.map(\.0)
+        if refused.isEmpty {
+            logger.info("MQTT: subscribed to the OwnTracks topics \(ownTracks.topics)")
+            ownTracks.service.submit(subscribed: true)
+        } else {
+            logger.warning("MQTT: the broker refused the subscription to \(refused) (its access control?); no OwnTracks fixes from there")
+            ownTracks.service.submit(subscribed: refused.count < ownTracks.topics.count)
+        }
     }
 
     /// `reason`: the broker's reason code when it sent DISCONNECT (MQTT 5), else libmosquitto's error.
@@ -264,6 +306,14 @@ final class MosquittoSession: @unchecked Sendable {
 
     private func didReceive(_ message: mosquitto_message, _ properties: OpaquePointer?) {
         let topic = message.topic.map { String(cString: $0) } ?? ""
+        if topic != settings.topics.request, let ownTracks = settings.ownTracks {
+            guard ownTracks.topics.contains(where: { MQTTTopicFilter.matches(topic, filter: $0) }) else { return }
+            // A payload larger than the parser takes is cut one byte past the limit: it is dropped as too large.
+            let length = min(Int(message.payloadlen), OwnTracksPayload.maxBytes + 1)
+            let payload = message.payload.map { Array(UnsafeRawBufferPointer(start: $0, count: length)) } ?? []
+            ownTracks.service.submit(payload, topic: topic)
+            return
+        }
         guard topic == settings.topics.request else { return }
         let length = Int(message.payloadlen)
         if length > RPCMessage.maxLineBytes {

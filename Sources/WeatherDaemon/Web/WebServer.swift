@@ -20,8 +20,11 @@ public final class WebServer: Service {
         var allowedHosts: [String]
         var tileURL: String
         var tileAttribution: String
+        /// `owntracks.http`: `POST /owntracks` is served.
+        var ownTracks: Bool
 
-        init(_ config: WebConfig) {
+        init(_ config: WebConfig, ownTracks: Bool) {
+            self.ownTracks = ownTracks
             readOnly = config.readOnly
             maxClients = config.maxClients
             allowedHosts = config.allowedHosts
@@ -47,6 +50,7 @@ public final class WebServer: Service {
     private let listen: ListenAddress
     private let settings: Settings
     private let routes: WebRoutes
+    private let ownTracksRoute: OwnTracksRoute
     private let handler: RequestHandler
     private let group: any EventLoopGroup
     private let logger: Logger
@@ -56,11 +60,14 @@ public final class WebServer: Service {
     /// - Parameter onListening: called with the bound address (the port chosen when `listen` asks for 0).
     public init(
         config: WebConfig, listen: ListenAddress, handler: RequestHandler, engine: SearchEngine, assets: WebAssets,
-        metrics: MetricsExporter? = nil, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, logger: Logger,
+        airQualityScale: AirQualityScale = .european, metrics: MetricsExporter? = nil, ownTracks: OwnTracksService? = nil,
+        ownTracksHTTP: Bool = false,
+        group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, logger: Logger,
         onListening: @escaping @Sendable (ListenAddress) -> Void = { _ in }
     ) {
         self.listen = listen
-        let settings = Settings(Live(config))
+        self.ownTracksRoute = OwnTracksRoute(service: ownTracks)
+        let settings = Settings(Live(config, ownTracks: ownTracksHTTP))
         self.settings = settings
         self.handler = handler
         self.group = group
@@ -78,6 +85,7 @@ public final class WebServer: Service {
                     .object([
                         "tile_url": .string(live.tileURL), "tile_attribution": .string(live.tileAttribution),
                         "read_only": .bool(live.readOnly), "version": .string(WeatherdVersion.current),
+                        "air_quality_scale": .string(airQualityScale.rawValue),
                     ])
                 }
             })
@@ -214,12 +222,20 @@ public final class WebServer: Service {
     private func serveHTTP(_ channel: NIOAsyncChannel<HTTPServerRequestPart, HTTPPart<HTTPResponseHead, ByteBuffer>>) async throws {
         try await channel.executeThenClose { inbound, outbound in
             var request: HTTPRequestHead?
+            // The body of a POST /owntracks (no other route takes one), nil once over the limit.
+            var body: [UInt8]? = []
             for try await part in inbound {
                 switch part {
                 case .head(let head):
                     request = head
-                case .body:
-                    break  // no route takes a body
+                    body = []
+                case .body(let chunk):
+                    guard let head = request, OwnTracksRoute.handles(head), body != nil else { break }
+                    if (body?.count ?? 0) + chunk.readableBytes > OwnTracksPayload.maxBytes {
+                        body = nil
+                    } else {
+                        body?.append(contentsOf: chunk.readableBytesView)
+                    }
                 case .end:
                     guard let head = request else {
                         // NIO keeps the head of a request that asked for an upgrade: one that ends
@@ -233,11 +249,18 @@ public final class WebServer: Service {
                     }
                     request = nil
                     let accepted = settings.policy.withLock { $0?.accepts(host: head.headers.first(name: "host")) ?? false }
-                    let response =
-                        accepted
-                        ? await routes.respond(to: head)
-                        : WebResponse.text(.forbidden, "forbidden: this server does not answer for that Host\n")
-                    let keepAlive = head.isKeepAlive && response.status != .forbidden
+                    let response: WebResponse
+                    if !accepted {
+                        response = WebResponse.text(.forbidden, "forbidden: this server does not answer for that Host\n")
+                    } else if OwnTracksRoute.handles(head) {
+                        let live = settings.live.withLock { $0 }
+                        let originAccepted = settings.policy.withLock { $0?.accepts(origin: head.headers.first(name: "origin")) ?? false }
+                        response = await ownTracksRoute.respond(
+                            to: head, body: body, enabled: live.ownTracks, readOnly: live.readOnly, originAccepted: originAccepted)
+                    } else {
+                        response = await routes.respond(to: head)
+                    }
+                    let keepAlive = head.isKeepAlive && response.status != .forbidden && response.status != .payloadTooLarge
                     try await outbound.write(contentsOf: response.parts(for: head, keepAlive: keepAlive))
                     if !keepAlive { return }
                 }
@@ -249,8 +272,8 @@ public final class WebServer: Service {
 extension WebServer: Reconfigurable {
     /// Every `[web]` key but `listen` applies at once, to connections already open too.
     public func apply(_ change: ConfigChange) {
-        guard change.changed(table: "web") else { return }
-        let new = Live(change.new.web)
+        guard change.changed(table: "web") || change.changed("owntracks.http") else { return }
+        let new = Live(change.new.web, ownTracks: change.new.ownTracks.http)
         settings.live.withLock { $0 = new }
         settings.policy.withLock { policy in
             guard let old = policy else { return }

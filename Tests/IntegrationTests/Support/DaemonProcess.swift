@@ -36,6 +36,10 @@ struct DaemonSetup: Sendable {
     /// More TOML lines for the `[open-meteo]` table (its URLs are the stand-in's, so nothing ever
     /// reaches the internet), e.g. `requests_per_day = 3`.
     var openMeteoLines: [String] = []
+    /// `air-quality.enabled`: off unless a test asks for it (its URL is the stand-in's either way).
+    var airQuality = false
+    /// More TOML lines for the `[air-quality]` table, e.g. `scale = "us"`.
+    var airQualityLines: [String] = []
     /// The `[gpsd]` table; `nil` (the default): gpsd is off (`enabled = false`).
     var gpsd: GPSDSettings?
     /// TOML lines for a `[region]` table (none: no table, the defaults), e.g. `debounce = "250ms"`.
@@ -47,6 +51,8 @@ struct DaemonSetup: Sendable {
     /// More TOML lines for the `[alerts]` table (its `nws_url` is the stand-in's, so nothing ever
     /// reaches the internet), e.g. `refresh = "2s"`.
     var alertsLines: [String] = []
+    /// TOML lines for an `[owntracks]` table (none: no table, OwnTracks is off), e.g. `http = true`.
+    var ownTracksLines: [String] = []
 
     init(directory: TemporaryDirectory, replay: ReplayServer?, cities: [String] = []) {
         self.directory = directory
@@ -70,6 +76,7 @@ struct DaemonSetup: Sendable {
             "", "[open-meteo]", "base_url = \"\(openMeteoURL ?? baseURL)\"", "geocoding_url = \"\(openMeteoGeocodingURL ?? baseURL)\"",
         ]
         lines += openMeteoLines
+        lines += ["", "[air-quality]", "enabled = \(airQuality)", "base_url = \"\(openMeteoURL ?? baseURL)\""] + airQualityLines
         lines += ["", "[alerts]", "nws_url = \"\(baseURL)\"", "contact = \"weatherd-tests@example.invalid\""] + alertsLines
         lines += ["", "[socket]", "path = \"\(socketPath)\""]
         if let maxClients { lines.append("max_clients = \(maxClients)") }
@@ -79,6 +86,7 @@ struct DaemonSetup: Sendable {
         lines += gpsd?.tomlLines ?? ["[gpsd]", "enabled = false"]
         if !webLines.isEmpty { lines += ["", "[web]"] + webLines }
         if !mqttLines.isEmpty { lines += ["", "[mqtt]"] + mqttLines }
+        if !ownTracksLines.isEmpty { lines += ["", "[owntracks]"] + ownTracksLines }
         lines.append("")
         return lines.joined(separator: "\n")
     }

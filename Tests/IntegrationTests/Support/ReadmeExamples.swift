@@ -145,6 +145,12 @@ struct ReadmeExamples {
         line.replacing(#/^\w{3} \d\d \w{3} \d\d:\d\d/#, with: "DAY HH:MM")
     }
 
+    /// A weather symbol's night twin (`☾` clear sky, `🌧` light rain at night) as its day glyph: the demo's
+    /// synthesized weather follows the sun, so what the README shows by day prints as its twin at night.
+    @Sendable static func maskDaylight(_ line: String) -> String {
+        line.replacing("☾", with: "☀").replacing("🌦", with: "🌧")
+    }
+
     /// The requests spent so far (`budget 29/60`) and the latest input (the region asked, or a fix
     /// that came first), which the examples' timing may change, masked.
     @Sendable static func maskState(_ line: String) -> String {
@@ -194,7 +200,7 @@ struct ReadmeExamples {
 
     /// Every example of the README, by its command as written.
     static let shapes: [String: Shape] = [
-        "weatherctl search London": weather(startingWith: "London, ").said(.lines()),
+        "weatherctl search London": weather(startingWith: "London, ").said(.lines(mask: maskDaylight)),
         "weatherctl places Springfield": Shape { stdout, _ in
             let all = lines(stdout)
             guard all.count >= 2, all.allSatisfy({ $0.hasPrefix("Springfield, ") && $0.contains(#/  -?\d+\.\d\d, -?\d+\.\d\d/#) })
@@ -205,16 +211,18 @@ struct ReadmeExamples {
             let all = lines(stdout)
             return all.count >= 2 && all.allSatisfy({ $0.hasPrefix("Springfield, ") }) ? nil : "not the Springfields"
         },
-        #"weatherctl search "Springfield, MO, US""#: weather(startingWith: "Springfield, Missouri, US").said(.lines()),
+        #"weatherctl search "Springfield, MO, US""#: weather(startingWith: "Springfield, Missouri, US").said(.lines(mask: maskDaylight)),
         #"weatherctl search "New York,US" --json"#: feature { $0["properties"]?["name"]?.stringValue == "New York" ? nil : "not New York" },
         "weatherctl search Atlantis": Shape(status: 1, readme: .lines(onStderr: true)) { stdout, stderr in
             stdout.isEmpty && stderr == "weatherctl: city not found: Atlantis\n" ? nil : "not city not found"
         },
         "weatherctl search Enschede": Shape { stdout, stderr in
             if let problem = weather(startingWith: "Enschede, Overijssel, NL").check(stdout, stderr) { return problem }
-            return lines(stdout).last == "Weather data by Open-Meteo.com (CC BY 4.0)" ? nil : "no Open-Meteo credit"
-        }.said(.lines()),
-        "weatherctl locate": weather(startingWith: nil).said(.lines()),
+            let all = lines(stdout)
+            guard all.contains("Weather data by Open-Meteo.com (CC BY 4.0)") else { return "no Open-Meteo credit" }
+            return all.last == AirQuality.attribution ? nil : "no CAMS credit last"
+        }.said(.lines(mask: maskDaylight)),
+        "weatherctl locate": weather(startingWith: nil).said(.lines(mask: maskDaylight)),
         "weatherctl locate --timeout 5 --json": feature { feature in
             let fix = feature["properties"]?["fix"]
             let keys = ["lat", "lon", "horizontal_error", "mode", "source"]

@@ -22,3 +22,9 @@ extension ReplayStats {
     /// Searches for one normalized name, e.g. `springfield` or `london&countryCode=gb`.
     func openMeteoSearchRequests(for name: String) -> Int { openMeteoRequests(for: "search:name=" + name) }
 }
+
+extension ReplayStats {
+    /// `/v1/air-quality` requests (one for a list of points), and the points they asked in total.
+    var airQualityRequests: Int { json["open_meteo"]?["air_quality_requests"]?.intValue ?? -1 }
+    var airQualityPoints: Int { json["open_meteo"]?["air_quality_points"]?.intValue ?? -1 }
+}
