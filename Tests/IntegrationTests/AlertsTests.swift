@@ -84,6 +84,8 @@ struct AlertsTests {
 
         let state = try await daemon.call("state")
         #expect(state["services"]?.arrayValue?.first { $0["name"] == "nws" }?["usable"] == .bool(true), "\(state.serialized)")
+        // One list for every service: air quality's entry (off here), then the alert provider's.
+        #expect(state["services"]?.arrayValue?.map { $0["name"] } == ["air-quality", "nws"], "\(state.serialized)")
         let metrics = try await httpRequest(port: try await daemon.webPort(), "/metrics").text
         #expect(!metrics.contains("weatherd_weather_alerts{"), "no watched city: no series")
         await watcher.close()
