@@ -43,11 +43,16 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
+        // The socket protocol's wire format: JSON values (ordered objects, the parser and the
+        // encoder), JSON-RPC 2.0 messages and error codes, the protocol's small value types.
+        // No dependency: `weatherctl` links it, and with it neither TOMLKit nor the C++ runtime.
+        .target(name: "WeatherRPC"),
         // The pure core: search stream, state, lookups, overlays/GeoJSON, config checking, places,
-        // providers, the JSON-RPC wire format. No NIO, libcurl, libgps or libmosquitto here.
+        // providers (and WeatherRPC, re-exported). No NIO, libcurl, libgps or libmosquitto here.
         .target(
             name: "WeatherCore",
             dependencies: [
+                "WeatherRPC",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
                 .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
@@ -88,6 +93,12 @@ let package = Package(
             pkgConfig: "libsodium",
             providers: [.apt(["libsodium-dev"])]
         ),
+        // sd-bus from libsystemd (Debian: libsystemd-dev): GeoClue2 over the system D-Bus.
+        .systemLibrary(
+            name: "CSDBus",
+            pkgConfig: "libsystemd",
+            providers: [.apt(["libsystemd-dev"])]
+        ),
         // Linux calls the Glibc module does not bring (timerfd, eventfd): a header-only shim.
         .systemLibrary(
             name: "CLinux"
@@ -111,6 +122,7 @@ let package = Package(
                 "CGPS",
                 "CMosquitto",
                 "CSodium",
+                "CSDBus",
                 "CLinux",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -128,7 +140,7 @@ let package = Package(
             name: "WeatherClient",
             dependencies: [
                 "WeatherWire",
-                "WeatherCore",
+                "WeatherRPC",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
@@ -146,7 +158,7 @@ let package = Package(
             name: "weatherctl",
             dependencies: [
                 "WeatherClient",
-                "WeatherCore",
+                "WeatherRPC",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             linkerSettings: releaseLink("weatherctl")

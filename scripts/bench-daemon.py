@@ -10,7 +10,8 @@ Starts owm-replay and the release weatherd (from BIN_DIR) and a bare Unix-socket
               watching client, p99; floor: the same line round trip.
   fan-out     one overlays change (a cached `search`) -> the last of 1,000 watchers has read its
               notification, median of 5; floor: the C server writing a line of the same length to
-              1,000 clients. The daemon's RSS with the 1,000 watchers connected.
+              1,000 clients. The daemon's RSS with the 1,000 watchers connected. Then the same with
+              10,000 watchers (--many-watchers) and its floor to as many readers.
   diff fan-out the same with 1,000 watchers that watch with `diff: true` (each change reaches them as
               an `overlays.diff`, encoded once for all); floor: the full fan-out above (the goal: a
               diff to 1,000 diff watchers costs no more than the full collection).
@@ -45,6 +46,8 @@ def main():
     p.add_argument("--requests", type=int, default=5000, help="search round trips (after 200 to warm up)")
     p.add_argument("--events", type=int, default=5000, help="event -> notification samples")
     p.add_argument("--watchers", type=int, default=1000)
+    p.add_argument("--many-watchers", type=int, default=10000,
+                   help="the second fan-out case (0: skip it); needs as many file descriptors, raised here")
     p.add_argument("--fanout-runs", type=int, default=5)
     p.add_argument("--idle-seconds", type=float, default=60.0, help="idle window (after 15 s to settle)")
     p.add_argument("--ctl-runs", type=int, default=30)
@@ -102,6 +105,12 @@ def main():
         rows.append((f"RSS with {args.watchers} watchers", ("MB", rss), ("MB", rss_mb(echo.pid))))
         ddm, dlength, _ = fanout_daemon(reader_bin, sock, args.watchers, args.fanout_runs, daemon.pid, diff=True)
         rows.append((f"overlays.diff -> last of {args.watchers} diff watchers ({dlength} B); floor: full", ddm, dm))
+        if args.many_watchers:
+            many = args.many_watchers
+            mm, mlength, mrss = fanout_daemon(reader_bin, sock, many, args.fanout_runs, daemon.pid)
+            mf = fanout_floor(reader_bin, echo_sock, many, args.fanout_runs, mlength)
+            rows.append((f"overlays change -> last of {many:,} watchers (median of {args.fanout_runs}, {mlength} B)", mm, mf))
+            rows.append((f"RSS with {many:,} watchers", ("MB", mrss), ("MB", rss_mb(echo.pid))))
         # weatherctl
         ctl, soc = weatherctl_vs_socat(args.bin_dir, sock, args.ctl_runs, tmp)
         rows.append((f"weatherctl search (cached), whole process, median of {args.ctl_runs}", ctl, soc))
@@ -203,7 +212,7 @@ def start_daemon(bin_dir, tmp, base, sock, gpsd_port, procs):
     with open(config, "w") as f:
         f.write(f'cities = {json.dumps(CITIES)}\n[weather]\ncache_ttl = "1h"\n'
                 f'[openweathermap]\nbase_url = "{base}"\napi_key = "bench"\n'
-                f'requests_per_minute = 6000\n[air-quality]\nbase_url = "{base}"\n[socket]\npath = "{sock}"\nmax_clients = 4096\n'
+                f'requests_per_minute = 6000\n[air-quality]\nbase_url = "{base}"\n[socket]\npath = "{sock}"\nmax_clients = 16384\n'
                 f'[gpsd]\n{gpsd}[state]\ndirectory = "{tmp}/state"\n')
     env = {k: v for k, v in os.environ.items()
            if k not in ("OWM_API_KEY", "CREDENTIALS_DIRECTORY", "NOTIFY_SOCKET", "WATCHDOG_USEC", "LISTEN_FDS", "LISTEN_PID")}

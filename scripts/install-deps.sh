@@ -3,14 +3,15 @@
 # Usage: scripts/install-deps.sh [build|test|bench|order|browser|deb|systest]
 set -euo pipefail
 
-packages=(libcurl4-openssl-dev libgps-dev libmosquitto-dev libsodium-dev pkg-config gpsd gpsd-clients libjs-leaflet)
+packages=(libcurl4-openssl-dev libgps-dev libmosquitto-dev libsodium-dev libsystemd-dev pkg-config gpsd gpsd-clients libjs-leaflet)
 case "${1:-build}" in
     # mosquitto: the MQTT tests' broker; prometheus (and promtool): scrapes and lints /metrics in the tests;
     # nodejs: the map page's module tests (node --test); nginx: scripts/fleet-proxy.sh, the fleet's proxy;
     # the real status bars weatherctl bar is tested in: waybar under a headless sway (grim takes its
     # screenshots), i3bar under Xvfb with i3 (imagemagick's import takes them, xdotool clicks), read by
-    # tesseract in DejaVu Sans; curl: the OwnTracks app in HTTP mode
-    test) packages+=(socat curl gdal-bin mosquitto mosquitto-clients prometheus nodejs nginx sway waybar grim i3-wm xvfb imagemagick xdotool tesseract-ocr fonts-dejavu-core) ;;
+    # tesseract in DejaVu Sans; curl: the OwnTracks app in HTTP mode; GeoClue on a private D-Bus bus
+    # (dbus-daemon, unshare for its configuration)
+    test) packages+=(socat curl gdal-bin mosquitto mosquitto-clients prometheus nodejs nginx sway waybar grim i3-wm xvfb imagemagick xdotool tesseract-ocr fonts-dejavu-core geoclue-2.0 dbus-daemon util-linux) ;;
     # scripts/bench-daemon.py: socat is the floor of weatherctl; cc builds the C floor of the socket;
     # scripts/bench-fleet.py: nginx (scripts/fleet-proxy.sh); scripts/bench-owntracks.py: mosquitto.
     bench) packages+=(socat gcc nginx mosquitto) ;;

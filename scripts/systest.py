@@ -683,6 +683,58 @@ class SysTest:
         self.check("the daemon's journal lines do not repeat its name",
                    not doubled, f"{len(doubled)} lines, e.g. {doubled[:3]!r}" if doubled else "")
 
+    def check_geoclue(self, base_config: str) -> None:
+        """geoclue.enabled under the hardened unit, through the system bus (/run/dbus/system_bus_socket) to
+        Debian's GeoClue. Debian 12's dbus-daemon refuses connections from a DynamicUser= (any such
+        process: "Transport endpoint is not connected"), so docs/geoclue.md tells the operator to run weatherd
+        as a static system user for GeoClue; this check applies that drop-in and keeps the rest of the
+        sandbox. With Debian's geoclue.conf GeoClue refuses weatherd as an agent (one journal line saying
+        what to add); with weatherd whitelisted and allowed, its client starts. Everything is put back
+        afterwards."""
+        r = self.c.sh("apt-get install -y -q --no-install-recommends geoclue-2.0", timeout=900)
+        if not self.check("apt-get install geoclue-2.0 in the container", r.returncode == 0, r.output[-2000:]):
+            return
+        enabled, n = re.subn(r"(?m)^(\[geoclue\]\n(?:#.*\n)*)enabled = false$", r"\1enabled = true", base_config)
+        if n != 1:
+            raise SetupError(f"the installed weatherd.toml has {n} [geoclue] tables with enabled = false, not 1")
+        dropin = self.c.file("/etc/systemd/system/weatherd.service.d/geoclue.conf")
+        user = self.c.sh("useradd --system --no-create-home --shell /usr/sbin/nologin weatherd")
+        dropin.parent.mkdir(parents=True, exist_ok=True)
+        dropin.write_text("[Service]\nDynamicUser=no\nUser=weatherd\nGroup=weatherd\n")
+        self.systemctl("daemon-reload")
+        self.write_config(enabled)
+        mark = self.journal_mark()
+        self.systemctl("restart", "weatherd.service")
+        refused = "GeoClue does not accept weatherd as its agent"
+        lines = self.wait_for(lambda: [line for line in self.journal("-u", "weatherd.service", "-o", "cat", f"--after-cursor={mark}").splitlines()
+                                       if refused in line], 60)
+        state = self.ctl("state", "--json")
+        self.check("geoclue.enabled (static user) with Debian's geoclue.conf: GeoClue answers through the sandbox and refuses; "
+                   "one journal line says what to add to /etc/geoclue/geoclue.conf; the service serves on",
+                   user.returncode == 0 and lines is not None and len(lines) == 1 and "[agent] whitelist=" in lines[0]
+                   and state.returncode == 0
+                   and re.search(r'"name":\s*"geoclue",\s*"enabled":\s*true,\s*"connected":\s*false', state.stdout) is not None,
+                   f"useradd {user.output!r}; lines {lines!r}; journal "
+                   f"{self.journal('-u', 'weatherd.service', '-o', 'cat', f'--after-cursor={mark}')[-800:]!r}; state {state.output[-400:]!r}")
+        conf = self.c.file("/etc/geoclue/geoclue.conf")
+        original = conf.read_text()
+        conf.write_text(re.sub(r"(?m)^(whitelist=.*)$", r"\1;weatherd", original, count=1)
+                        + "\n[weatherd]\nallowed=true\nsystem=true\nusers=\n")
+        mark = self.journal_mark()
+        self.systemctl("restart", "geoclue.service")
+        started = "GeoClue: client started as weatherd"
+        seen = self.wait_for(lambda: started in self.journal("-u", "weatherd.service", "-o", "cat", f"--after-cursor={mark}"), 90)
+        state = self.ctl("state", "--json")
+        self.check("with weatherd whitelisted as GeoClue's agent and allowed, its client starts (retried after the refusal)",
+                   bool(seen) and re.search(r'"name":\s*"geoclue",\s*"enabled":\s*true,\s*"connected":\s*true', state.stdout) is not None,
+                   self.journal("-u", "weatherd.service", "-o", "cat", f"--after-cursor={mark}")[-1500:] + f"\nstate {state.output[-800:]!r}")
+        conf.write_text(original)
+        dropin.unlink()
+        self.systemctl("daemon-reload")
+        self.write_config(base_config)
+        self.systemctl("restart", "weatherd.service")
+        self.c.sh("userdel weatherd")
+
     def check_security(self) -> None:
         r = self.c.run("systemd-analyze", "security", "--no-pager", "weatherd.service", timeout=60)
         m = re.search(r"Overall exposure level for weatherd.service: ([0-9.]+)", r.stdout)
@@ -830,6 +882,7 @@ def main() -> int:
             test.check_start_storm()
             test.check_config_error(base_config)
             test.check_stop_time()
+            test.check_geoclue(base_config)
             test.check_security()
             test.check_journal()
             test.check_upgrade(base_config, upgrade_deb)

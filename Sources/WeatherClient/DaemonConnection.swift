@@ -1,6 +1,6 @@
 import NIOCore
 import NIOPosix
-import WeatherCore
+import WeatherRPC
 import WeatherWire
 
 /// An async connection to weatherd's socket (SwiftNIO), for the tests and any caller that must not

@@ -1,4 +1,4 @@
-import WeatherCore
+import WeatherRPC
 
 #if canImport(Glibc)
     import Glibc

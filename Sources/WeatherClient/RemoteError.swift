@@ -1,4 +1,4 @@
-import WeatherCore
+import WeatherRPC
 
 /// The daemon answered with a JSON-RPC error.
 public struct RemoteError: Error, CustomStringConvertible {

@@ -1,4 +1,4 @@
-import WeatherCore
+import WeatherRPC
 
 /// What a message from the daemon means to a client waiting for the reply to its request `id`:
 /// the one rule of `DaemonConnection.call` (async, NIO) and `DaemonSocket.call` (blocking).

@@ -146,6 +146,7 @@ public struct Daemon: Sendable {
         }
         let refresher = CityRefresher(engine: engine, clock: clock, refresh: config.refresh)
         let reader = GPSDReader(endpoint: .init(config.gpsd), location: location, clock: clock, logger: logger)
+        let geoclue = config.geoclue.enabled ? GeoClueClient(config: config.geoclue, location: location, clock: clock, logger: logger) : nil
         // Each part applies its own keys of a reloaded configuration, in this order: the upstream and
         // its cache before the cities are looked up again.
         let reloader = ConfigReloader(
@@ -176,6 +177,7 @@ public struct Daemon: Sendable {
                 untilShutdown { await regions.run() },  // the debounced region searches
                 untilShutdown { try await alerts.run(engine: engine) },  // the alerts of the places on the map
                 reader,
+            ] + (geoclue.map { [$0] } ?? []) + [
                 untilShutdown { await location.runFollow() },  // the follow-mode searches
                 untilShutdown { await location.runExpiry() },  // the fused location dropped at location.max_age
                 untilShutdown { await ownTracks.run() },  // OwnTracks payloads from MQTT, the devices' weather and expiry

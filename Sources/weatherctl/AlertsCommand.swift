@@ -1,6 +1,6 @@
 import ArgumentParser
 import WeatherClient
-import WeatherCore
+import WeatherRPC
 
 struct AlertsCommand: ParsableCommand, HasGlobalOptions {
     static let configuration = CommandConfiguration(

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import WeatherClient
-import WeatherCore
+import WeatherRPC
 
 struct BarCommand: ParsableCommand, HasGlobalOptions {
     static let configuration = CommandConfiguration(

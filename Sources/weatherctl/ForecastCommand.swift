@@ -1,6 +1,6 @@
 import ArgumentParser
 import WeatherClient
-import WeatherCore
+import WeatherRPC
 
 struct ForecastCommand: ParsableCommand, HasGlobalOptions {
     static let configuration = CommandConfiguration(
@@ -18,9 +18,9 @@ struct ForecastCommand: ParsableCommand, HasGlobalOptions {
     var values: [String] = []
 
     func validate() throws {
-        if let hours, !WeatherForecast.hoursRange.contains(hours) {
+        if let hours, !RPCParamLimits.forecastHours.contains(hours) {
             throw ValidationError(
-                "--hours must be from \(WeatherForecast.hoursRange.lowerBound) to \(WeatherForecast.hoursRange.upperBound)")
+                "--hours must be from \(RPCParamLimits.forecastHours.lowerBound) to \(RPCParamLimits.forecastHours.upperBound)")
         }
         _ = try place()
     }

@@ -1,5 +1,5 @@
 import Foundation
-import WeatherCore
+import WeatherRPC
 
 #if canImport(Glibc)
     import Glibc
@@ -264,7 +264,7 @@ extension HumanFormat {
                 lines.append("  " + line.trimmingCharacters(in: .whitespaces))
             }
         }
-        if alerts.contains(where: { $0["provider"]?.stringValue == AlertProviderName.nws.rawValue }) { lines.append(nwsCredit) }
+        if alerts.contains(where: { $0["provider"]?.stringValue == "nws" }) { lines.append(nwsCredit) }
         return lines
     }
 }

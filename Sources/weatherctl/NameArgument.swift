@@ -1,5 +1,5 @@
 import ArgumentParser
-import WeatherCore
+import WeatherRPC
 
 /// A city or place name given on the command line, checked as the daemon checks it before anything is
 /// sent: an empty or blank name, one over 200 characters or one with a control character is a usage

@@ -1,6 +1,6 @@
 import ArgumentParser
 import WeatherClient
-import WeatherCore
+import WeatherRPC
 
 struct PlacesCommand: ParsableCommand, HasGlobalOptions {
     static let configuration = CommandConfiguration(
@@ -15,8 +15,9 @@ struct PlacesCommand: ParsableCommand, HasGlobalOptions {
     func validate() throws {
         if name.isEmpty { throw ValidationError("Missing expected argument '<name>'") }
         _ = try NameArgument.name(name, what: "the name")
-        if let limit, !Place.limitRange.contains(limit) {
-            throw ValidationError("--limit must be from \(Place.limitRange.lowerBound) to \(Place.limitRange.upperBound)")
+        if let limit, !RPCParamLimits.placesLimit.contains(limit) {
+            throw ValidationError(
+                "--limit must be from \(RPCParamLimits.placesLimit.lowerBound) to \(RPCParamLimits.placesLimit.upperBound)")
         }
     }
 

@@ -1,6 +1,6 @@
 import ArgumentParser
 import WeatherClient
-import WeatherCore
+import WeatherRPC
 
 struct RegionCommand: ParsableCommand, HasGlobalOptions {
     static let configuration = CommandConfiguration(

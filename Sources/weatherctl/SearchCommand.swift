@@ -1,6 +1,6 @@
 import ArgumentParser
 import WeatherClient
-import WeatherCore
+import WeatherRPC
 
 struct SearchCommand: ParsableCommand, HasGlobalOptions {
     static let configuration = CommandConfiguration(

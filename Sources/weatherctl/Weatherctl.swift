@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import WeatherClient
-import WeatherCore
+import WeatherRPC
 
 /// The entry point: runs a subcommand and maps what happened to the spec's exit status.
 @main

@@ -1,5 +1,5 @@
 import ArgumentParser
-import WeatherCore
+import WeatherRPC
 
 struct WeatherctlCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

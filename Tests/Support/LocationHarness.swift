@@ -15,13 +15,13 @@ struct LocationHarness {
 
     init(
         enabled: Bool = true, maxHorizontalError: Double = 100, locateTimeout: Duration = .seconds(30),
-        follow: Bool = false, followDistance: Double = 1000
+        follow: Bool = false, followDistance: Double = 1000, geoclue: GeoClueConfig = GeoClueConfig()
     ) throws {
         engine = try EngineHarness(cities: [], gps: GPSStatus(enabled: enabled))
         service = LocationService(
             settings: .init(
                 enabled: enabled, maxHorizontalError: maxHorizontalError, locateTimeout: locateTimeout,
-                follow: follow, followDistance: followDistance),
+                follow: follow, followDistance: followDistance, geoclue: geoclue),
             engine: engine.engine, clock: DaemonClock(engine.clock), wallClock: { EngineHarness.startTime },
             logger: silentLogger)
     }

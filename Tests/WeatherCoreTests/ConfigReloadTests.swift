@@ -20,14 +20,16 @@ struct ConfigReloadTests {
     }
 
     @Test(
-        "socket.path, air-quality.scale, owntracks.mqtt_topics, the alert providers and their transport, state.directory, region.debounce, web.listen and every mqtt key need a restart; every other key applies at once"
+        "socket.path, owntracks.mqtt_topics, geoclue's keys but its accuracy limit, air-quality.scale, the alert providers and their transport, state.directory, region.debounce, web.listen and every mqtt key need a restart; every other key applies at once"
     )
     func restartKeys() {
         let restart = ConfigSchema.keys.filter { $0.reload == .restart }.map(\.path)
         #expect(
-            restart == ["socket.path", "air-quality.scale", "owntracks.mqtt_topics"]
-                + ["alerts.providers", "alerts.nws_url", "alerts.contact", "alerts.timeout"]
-                + ["region.debounce", "state.directory", "web.listen"]
+            restart == [
+                "socket.path", "owntracks.mqtt_topics", "geoclue.enabled", "geoclue.accuracy", "geoclue.desktop_id",
+                "air-quality.scale", "alerts.providers", "alerts.nws_url", "alerts.contact", "alerts.timeout", "region.debounce",
+                "state.directory", "web.listen",
+            ]
                 + ["broker", "client_id", "topic_prefix", "username", "password_file", "keepalive", "homeassistant", "discovery_prefix"].map
             { "mqtt." + $0 })
         let all = change {

@@ -28,6 +28,7 @@ struct ConfigRenderTests {
             ownTracks: OwnTracksConfig(
                 mqttTopics: ["owntracks/+/+"], http: true, follow: "alice/phone", devices: false, deviceDistance: 250,
                 deviceTTL: .seconds(3600), secretFile: "/etc/weatherd/owntracks-secret"),
+            geoclue: GeoClueConfig(enabled: true, accuracy: .street, desktopID: "org.example.Weather", maxHorizontalError: 900),
             alerts: AlertsConfig(
                 nwsURL: "http://127.0.0.1:8084/nws", contact: "ops@example.org", refresh: .seconds(90), requestsPerMinute: 5,
                 timeout: .seconds(3)),
@@ -62,7 +63,8 @@ struct ConfigRenderTests {
             "requests_per_day = 10000", "[socket]", "path = \"/run/weatherd/weatherd.sock\"", "mode = \"0660\"",
             "max_clients = 256", "[gpsd]", "enabled = true", "host = \"127.0.0.1\"", "port = 2947",
             "[location]", "max_horizontal_error = 100.0", "report_max_horizontal_error = 5000.0", "max_age = \"2m\"",
-            "hold = \"30s\"", "locate_timeout = \"30s\"", "follow = false", "follow_distance = 1000.0", "[region]", "debounce = \"250ms\"",
+            "hold = \"30s\"", "locate_timeout = \"30s\"", "follow = false", "follow_distance = 1000.0", "[geoclue]", "enabled = false",
+            "accuracy = \"city\"", "desktop_id = \"weatherd\"", "max_horizontal_error = 25000.0", "[region]", "debounce = \"250ms\"",
             "around = 1", "concurrency = 4",
             "[state]", "directory = \"/var/lib/weatherd\"",
         ] {

@@ -9,7 +9,7 @@ bin=$(realpath "$1") out=$2
 cd "$(dirname "$0")/../.."
 pkg=packaging/deb
 
-upstream=$(sed -n 's/.*static let current = "\(.*\)".*/\1/p' Sources/WeatherCore/Protocol/WeatherdVersion.swift)
+upstream=$(sed -n 's/.*static let current = "\(.*\)".*/\1/p' Sources/WeatherRPC/WeatherdVersion.swift)
 version=$(dpkg-parsechangelog -l "$pkg/changelog" -S Version)
 if [[ ${version%-*} != "$upstream" ]]; then
     echo "error: packaging/deb/changelog is at $version but WeatherdVersion.current is $upstream;" \

@@ -10,7 +10,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#define MAX 4096
+#define MAX 16384
 static struct pollfd fds[MAX];
 static int n = 1;
 static char buf[65536], line[1 << 20];

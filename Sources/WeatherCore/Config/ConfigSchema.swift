@@ -4,7 +4,8 @@
 public enum ConfigSchema {
     /// The tables of the file, in order ("" is the top level).
     public static let tables = [
-        "", "weather", "openweathermap", "open-meteo", "socket", "gpsd", "location", "air-quality", "owntracks", "alerts",
+        "", "weather", "openweathermap", "open-meteo", "socket", "gpsd", "location", "owntracks", "geoclue", "air-quality",
+        "alerts",
         "region", "state", "web", "mqtt",
     ]
 
@@ -61,13 +62,6 @@ public enum ConfigSchema {
         ConfigKey("location.follow", \.location.follow, .boolean, reload: .live),
         ConfigKey("location.follow_distance", \.location.followDistance, .metres(atLeast: 0), reload: .live),
 
-        // Air quality: a new URL or timeout applies to the next request. The scale names the Home
-        // Assistant sensor's value, published once at start.
-        ConfigKey("air-quality.enabled", \.airQuality.enabled, .boolean, reload: .live),
-        ConfigKey("air-quality.base_url", \.airQuality.baseURL, .httpURL, reload: .live),
-        ConfigKey("air-quality.scale", \.airQuality.scale, .choice, reload: .restart),
-        ConfigKey(
-            "air-quality.timeout", \.airQuality.timeout, .duration(.moreThan(.zero, atMost: .seconds(300))), reload: .live),
         // The subscriptions are made on the [mqtt] connection, once, at start.
         ConfigKey("owntracks.mqtt_topics", \.ownTracks.mqttTopics, .topicFilterList, reload: .restart),
         ConfigKey("owntracks.http", \.ownTracks.http, .boolean, reload: .live),
@@ -77,6 +71,18 @@ public enum ConfigSchema {
         ConfigKey(
             "owntracks.device_ttl", \.ownTracks.deviceTTL, .duration(.moreThan(.zero, atMost: .seconds(30 * 86_400))), reload: .live),
         ConfigKey("owntracks.secret_file", \.ownTracks.secretFile, .string, reload: .live),
+        // The GeoClue client is made once, at start: only its accuracy limit applies at a reload.
+        ConfigKey("geoclue.enabled", \.geoclue.enabled, .boolean, reload: .restart),
+        ConfigKey("geoclue.accuracy", \.geoclue.accuracy, .choice, reload: .restart),
+        ConfigKey("geoclue.desktop_id", \.geoclue.desktopID, .desktopID, reload: .restart),
+        ConfigKey("geoclue.max_horizontal_error", \.geoclue.maxHorizontalError, .metres(greaterThan: 0), reload: .live),
+        // Air quality: a new URL or timeout applies to the next request. The scale names the Home
+        // Assistant sensor's value, published once at start.
+        ConfigKey("air-quality.enabled", \.airQuality.enabled, .boolean, reload: .live),
+        ConfigKey("air-quality.base_url", \.airQuality.baseURL, .httpURL, reload: .live),
+        ConfigKey("air-quality.scale", \.airQuality.scale, .choice, reload: .restart),
+        ConfigKey(
+            "air-quality.timeout", \.airQuality.timeout, .duration(.moreThan(.zero, atMost: .seconds(300))), reload: .live),
 
         // The User-Agent is the alert transport's own, made at start.
         ConfigKey("alerts.providers", \.alerts.providers, .alertProviderList, reload: .restart),

@@ -156,6 +156,23 @@ extension ConfigValueType where Value == String {
         }
     }
 
+    /// A desktop id as GeoClue takes it (a section name and a `whitelist=` entry of its
+    /// configuration): letters, digits, `.`, `-` and `_`, at most 255 bytes.
+    static var desktopID: ConfigValueType {
+        string.checked { text in
+            if text.isEmpty { return "expected a non-empty desktop id, found \"\"" }
+            let allowed = text.unicodeScalars.allSatisfy {
+                $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || ".-_".unicodeScalars.contains($0))
+            }
+            if !allowed {
+                return
+                    "must be letters, digits, \".\", \"-\" and \"_\" only (a section name of geoclue.conf), found \(ConfigText.quoted(text))"
+            }
+            if text.utf8.count > 255 { return "must be at most 255 bytes long, found \(text.utf8.count) bytes" }
+            return nil
+        }
+    }
+
     /// The path of a Unix domain socket: not empty, and short enough for a socket address.
     static var socketPath: ConfigValueType {
         string.checked { path in

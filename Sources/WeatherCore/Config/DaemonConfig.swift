@@ -24,6 +24,8 @@ public struct DaemonConfig: Sendable, Equatable {
     public var airQuality: AirQualityConfig
     /// The `[owntracks]` table: phones and vehicles running the OwnTracks app.
     public var ownTracks: OwnTracksConfig
+    /// The `[geoclue]` table: GeoClue2, a source of location.
+    public var geoclue: GeoClueConfig
     /// The `[alerts]` table: official weather warnings.
     public var alerts: AlertsConfig
     /// The `[region]` table: map region searches.
@@ -55,6 +57,7 @@ public struct DaemonConfig: Sendable, Equatable {
         location: LocationConfig = LocationConfig(),
         airQuality: AirQualityConfig = AirQualityConfig(),
         ownTracks: OwnTracksConfig = OwnTracksConfig(),
+        geoclue: GeoClueConfig = GeoClueConfig(),
         alerts: AlertsConfig = AlertsConfig(),
         region: RegionConfig = RegionConfig(),
         state: StateConfig = StateConfig(),
@@ -71,6 +74,7 @@ public struct DaemonConfig: Sendable, Equatable {
         self.location = location
         self.airQuality = airQuality
         self.ownTracks = ownTracks
+        self.geoclue = geoclue
         self.alerts = alerts
         self.region = region
         self.state = state

@@ -7,10 +7,12 @@ import Logging
 /// `state.location` and `state.location_sources` true, answers `locate` with the next fused fix,
 /// and in follow mode turns fused fixes that moved far enough into searches.
 public actor LocationService {
-    /// The `[gpsd]` and `[location]` settings this service uses.
+    /// The `[gpsd]`, `[location]` and `[geoclue]` settings this service uses.
     public struct Settings: Sendable, Equatable {
         /// `gpsd.enabled`.
         public var enabled: Bool
+        /// `geoclue.enabled`.
+        public var geoclueEnabled: Bool
         /// Which gpsd reports are fixes (`state.gps.last_fix`).
         public var filter: FixFilter
         public var fusion: LocationFusion.Settings
@@ -22,36 +24,41 @@ public actor LocationService {
 
         public init(
             enabled: Bool, maxHorizontalError: Double, reportMaxHorizontalError: Double = 5000, maxAge: Duration = .seconds(120),
-            hold: Duration = .seconds(30), locateTimeout: Duration, follow: Bool, followDistance: Double, ownTracks: Bool = false
+            hold: Duration = .seconds(30), locateTimeout: Duration, follow: Bool, followDistance: Double, ownTracks: Bool = false,
+            geoclue: GeoClueConfig = GeoClueConfig()
         ) {
             self.enabled = enabled
             self.ownTracks = ownTracks
+            self.geoclueEnabled = geoclue.enabled
             self.filter = FixFilter(maxHorizontalError: maxHorizontalError)
             self.fusion = LocationFusion.Settings(
-                maxHorizontalError: [.gpsd: maxHorizontalError, .owntracks: maxHorizontalError, .client: reportMaxHorizontalError],
+                maxHorizontalError: [
+                    .gpsd: maxHorizontalError, .owntracks: maxHorizontalError, .client: reportMaxHorizontalError,
+                    .geoclue: geoclue.maxHorizontalError,
+                ],
                 maxAge: maxAge, hold: hold)
             self.locateTimeout = locateTimeout
             self.follow = follow
             self.followDistance = followDistance
         }
 
-        /// The settings of the `[gpsd]` and `[location]` tables.
+        /// The settings of the `[gpsd]`, `[location]`, `[owntracks]` and `[geoclue]` tables.
         public init(_ config: DaemonConfig) {
             let location = config.location
             self.init(
                 enabled: config.gpsd.enabled, maxHorizontalError: location.maxHorizontalError,
                 reportMaxHorizontalError: location.reportMaxHorizontalError, maxAge: location.maxAge, hold: location.hold,
                 locateTimeout: location.locateTimeout, follow: location.follow, followDistance: location.followDistance,
-                ownTracks: config.ownTracks.enabled && !config.ownTracks.follow.isEmpty)
+                ownTracks: config.ownTracks.enabled && !config.ownTracks.follow.isEmpty, geoclue: config.geoclue)
         }
 
-        /// Whether fixes of `kind` can come: gpsd when enabled; a client's `location.report` always.
+        /// Whether fixes of `kind` can come: gpsd, OwnTracks' followed device and GeoClue when enabled; a client's `location.report` always.
         public func isEnabled(_ kind: LocationSourceKind) -> Bool {
             switch kind {
             case .gpsd: enabled
-            case .client: true
             case .owntracks: ownTracks
-            case .geoclue: false
+            case .geoclue: geoclueEnabled
+            case .client: true
             }
         }
     }
@@ -67,6 +74,8 @@ public actor LocationService {
     private var fusion: LocationFusion
     /// Each kind's latest fix within its limit, as `location_sources[].last_fix_at` shows it.
     private var lastFixAt: [LocationSourceKind: Date] = [:]
+    /// The sources other than gpsd (``GPSStatus``) and clients (always) that are connected now.
+    private var connectedSources: Set<LocationSourceKind> = []
     private var follow: FollowPolicy
     /// A locate from when it entered the stream until it has its fix or gives up.
     private enum Waiter {
@@ -113,17 +122,16 @@ public actor LocationService {
     public var sources: [LocationSourceStatus] {
         LocationSourceKind.allCases.map { kind in
             LocationSourceStatus(
-                kind: kind, enabled: settings.isEnabled(kind),
-                connected: connected(kind), lastFixAt: lastFixAt[kind])
+                kind: kind, enabled: settings.isEnabled(kind), connected: isConnected(kind), lastFixAt: lastFixAt[kind])
         }
     }
 
-    private func connected(_ kind: LocationSourceKind) -> Bool {
+    private func isConnected(_ kind: LocationSourceKind) -> Bool {
         switch kind {
         case .gpsd: status.connected
-        case .owntracks: ownTracksConnected
-        case .geoclue: false
         case .client: true
+        case .owntracks: ownTracksConnected
+        case .geoclue: connectedSources.contains(kind)
         }
     }
 
@@ -158,6 +166,20 @@ public actor LocationService {
     @discardableResult
     public func receive(ownTracks fix: LocationFix) async -> LocationFusion.Verdict {
         await take(fix, now: wallClock())
+    }
+
+    /// A source other than gpsd is connected (true) or not (false): GeoClue's client started or ended.
+    public func setConnected(_ connected: Bool, source kind: LocationSourceKind) async {
+        guard kind != .gpsd else { return await setConnected(connected) }
+        guard connected != connectedSources.contains(kind) else { return }
+        if connected { connectedSources.insert(kind) } else { connectedSources.remove(kind) }
+        await publish()
+    }
+
+    /// Publishes `state.location_sources` as the settings have it: a source's service calls it when
+    /// it starts, so that its entry shows enabled before its first event.
+    public func publishSources() async {
+        await publish()
     }
 
     /// One report from gpsd, dated on arrival.
@@ -378,10 +400,14 @@ public actor LocationService {
 }
 
 extension LocationService: Reconfigurable {
-    /// New `[gpsd]` and `[location]` settings apply at once (the reader applies the endpoint itself).
+    /// New `[gpsd]`, `[location]` and `[geoclue]` settings apply at once (the reader applies the endpoint itself).
     public func apply(_ change: ConfigChange) async {
-        if change.changed(table: "gpsd") || change.changed(table: "location") || change.changed(table: "owntracks") {
-            await update(Settings(change.new))
+        if change.changed(table: "gpsd") || change.changed(table: "location") || change.changed(table: "owntracks")
+            || change.changed(table: "geoclue")
+        {
+            var settings = Settings(change.new)
+            settings.geoclueEnabled = self.settings.geoclueEnabled  // geoclue.enabled takes a restart
+            await update(settings)
         }
     }
 }

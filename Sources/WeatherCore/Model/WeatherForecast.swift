@@ -18,7 +18,7 @@ public struct WeatherForecast: Sendable, Hashable {
     }
 
     /// The hours a `forecast` request may ask for, and the default.
-    public static let hoursRange = 3...120
+    public static let hoursRange = RPCParamLimits.forecastHours
     public static let defaultHours = 24
 
     /// The steps that begin within `hours` of the first step (the one the provider puts first, the

@@ -24,7 +24,7 @@ public struct Place: Sendable, Hashable {
     }
 
     /// How many places `places` may be asked for, and how many it answers when not asked.
-    public static let limitRange = 1...10
+    public static let limitRange = RPCParamLimits.placesLimit
     public static let defaultLimit = 5
 
     /// `{"name","state","country","lat","lon","provider"}`: the protocol's Place.

@@ -1,4 +1,4 @@
-import WeatherCore
+import WeatherRPC
 
 /// A click event i3bar (or swaybar) sends on the bar's stdin: after a line `[`, one JSON object per
 /// line, each after the first preceded by a comma.

@@ -1,5 +1,5 @@
 import Foundation
-import WeatherCore
+import WeatherRPC
 
 /// What a bar shows at one moment.
 enum BarContent: Sendable, Equatable {

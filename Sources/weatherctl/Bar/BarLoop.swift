@@ -1,6 +1,6 @@
 import Foundation
 import WeatherClient
-import WeatherCore
+import WeatherRPC
 
 #if canImport(Glibc)
     import Glibc

@@ -1,5 +1,5 @@
 import Foundation
-import WeatherCore
+import WeatherRPC
 
 /// The rules of `weatherctl bar`, as a plain state machine: which place the bar shows, what it asks
 /// the daemon, when it reconnects. Events in (the connection's messages, clicks, time), actions out

@@ -1,5 +1,5 @@
 import Foundation
-import WeatherCore
+import WeatherRPC
 
 /// The weather of the place a bar shows: its Feature (from the overlays, or a `forecast` answer)
 /// and, once asked, the forecast of that point. Values the Feature lacks (a `forecast` answer

@@ -53,6 +53,8 @@ struct DaemonSetup: Sendable {
     var alertsLines: [String] = []
     /// TOML lines for an `[owntracks]` table (none: no table, OwnTracks is off), e.g. `http = true`.
     var ownTracksLines: [String] = []
+    /// TOML lines for a `[geoclue]` table (none: no table, GeoClue is off), e.g. `enabled = true`.
+    var geoclueLines: [String] = []
 
     init(directory: TemporaryDirectory, replay: ReplayServer?, cities: [String] = []) {
         self.directory = directory
@@ -87,6 +89,7 @@ struct DaemonSetup: Sendable {
         if !webLines.isEmpty { lines += ["", "[web]"] + webLines }
         if !mqttLines.isEmpty { lines += ["", "[mqtt]"] + mqttLines }
         if !ownTracksLines.isEmpty { lines += ["", "[owntracks]"] + ownTracksLines }
+        if !geoclueLines.isEmpty { lines += ["", "[geoclue]"] + geoclueLines }
         lines.append("")
         return lines.joined(separator: "\n")
     }
