@@ -139,15 +139,15 @@ public final class ClientSession: Sendable {
                     case .message(let message):
                         line = message
                     }
-                    guard await outbox.waitForRoom(), await slots.take() else { break reading }
-                    let admitted = Admission()
-                    admission.withLock { $0 = admitted }
+                    guard await outbox.waitForRoom() else { break reading }
                     let access = access()
-                    requests.addTask { [handler, outbox, slots] in
+                    let entered = await slots.admit(
+                        into: &requests, admitting: { admitted in admission.withLock { $0 = admitted } },
+                        stillWanted: { !outbox.isClosed }
+                    ) { [handler, outbox] admitted in
                         await handler.handle(line: line, outbox: outbox, access: access, admission: admitted)
-                        slots.give()
                     }
-                    guard !outbox.isClosed, await admitted.entered(), !outbox.isClosed else { break reading }
+                    guard entered, !outbox.isClosed else { break reading }
                 }
             } catch {
                 // The transport failed to read: the client sends no more.

@@ -79,3 +79,30 @@ public final class RequestSlots: Sendable {
         }
     }
 }
+
+extension RequestSlots {
+    /// The one ordered admission of a client's requests, whatever carries them (a socket or WebSocket
+    /// session, MQTT's request topic): waits for a free slot, starts `handle` in `group` with a new
+    /// ``Admission``, and returns once the request has entered the search stream (or is done), so the
+    /// next one is started only then; its slot is given back when `handle` returns.
+    /// - Parameters:
+    ///   - admitting: told the admission before `handle` starts (a hang-up must be able to open it).
+    ///   - stillWanted: asked once `handle` started, before the wait: false when the client is gone.
+    /// - Returns: false when no more should be read: the slots were closed (the client hung up, the
+    ///   publisher stops), the task was cancelled, or `stillWanted` said so.
+    public func admit(
+        into group: inout DiscardingTaskGroup, admitting: (Admission) -> Void = { _ in }, stillWanted: () -> Bool = { true },
+        _ handle: @escaping @Sendable (Admission) async -> Void
+    ) async -> Bool {
+        guard await take() else { return false }
+        let admission = Admission()
+        admitting(admission)
+        group.addTask { [self] in
+            await handle(admission)
+            admission.open()  // done: it entered, or never will
+            give()
+        }
+        guard stillWanted() else { return false }
+        return await admission.entered()
+    }
+}

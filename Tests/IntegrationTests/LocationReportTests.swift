@@ -91,4 +91,37 @@ struct LocationReportIntegrationTests {
         #expect(fixes("gpsd", accepted: "true") == "0", "\(metrics)")
         #expect(metrics.contains("# HELP weatherd_location_fixes_total "), "\(metrics)")
     }
+
+    @Test("quiet watchers: a client reporting the same place, its time only newer, wakes a watcher at most once every 10 s")
+    func quietWatchers() async throws {
+        let replay = try await ReplayServer.start()
+        let directory = try TemporaryDirectory()
+        var setup = DaemonSetup(directory: directory, replay: replay)
+        setup.gpsd = GPSDSettings(port: try freeTCPPort(), enabled: false)
+        let daemon = try await DaemonProcess.start(setup)
+        let watcher = try await Watcher.start(socketPath: daemon.socketPath, params: ["topics": .array(["state"]), "replay": .bool(true)])
+        try await watcher.next("the first settled state", timeout: .seconds(60), where: isSettledState)
+
+        // The same place again and again, each report dated on arrival: only its time changes.
+        var report = Self.hamilton
+        report["horizontal_error"] = .double(20)
+        let started = ContinuousClock.now
+        let reports = 30
+        for _ in 0..<reports {
+            #expect(try await daemon.call("location.report", report) == .object(["accepted": .bool(true)]))
+        }
+        let elapsed = started.duration(to: .now)
+        let latest = try await daemon.call("state")["location"]?["at"]
+        // A search is news at once, and carries the latest report with it.
+        _ = try await daemon.call("search", ["city": "London"])
+        let (marker, before) = try await watcher.next("the search's state", timeout: .seconds(60)) {
+            $0.isStateNotification && $0.params?["input"]?["kind"] == "text"
+        }
+        #expect(marker.params?["location"]?["at"] == latest, "the latest report goes out with the next change")
+        let located = before.filter { $0.isStateNotification && $0.params?["location"] != .null }
+        // Once at once, then at most once every 10 s (the machine may be slow: the bound grows with the time taken).
+        let allowed = 2 + Int(elapsed / .seconds(10))
+        #expect(located.count <= allowed, "\(located.count) notifications for \(reports) reports in \(elapsed): \(describe(located))")
+        await watcher.close()
+    }
 }

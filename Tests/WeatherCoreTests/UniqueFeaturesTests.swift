@@ -29,7 +29,7 @@ struct UniqueFeaturesTests {
                 feature.id = "f\(Int.random(in: 0...(count / 2 + 1), using: &random))"
                 return feature
             }
-            let unique = SearchEngine.uniqueByID(features, excluding: excluded)
+            let unique = OverlayMembership.uniqueByID(features, excluding: excluded)
             #expect(unique.map(\.id) == Self.expected(features, excluding: excluded))
             // The first of each id: its position among the features is kept.
             #expect(unique.map(\.coordinate) == unique.map { kept in features.first { $0.id == kept.id }!.coordinate })

@@ -73,16 +73,20 @@ public struct DaemonState: Sendable, Hashable, JSONRepresentable {
         return self == other
     }
 
-    /// A change of `gps.last_fix` alone (besides what `sameFields` leaves out), with the fused
-    /// location and the sources' `last_fix_at` it brought: sent at most once every 10 s, or every
-    /// second while it moves (``LocationNoticeState``).
-    func changesOnlyLastFix(from other: DaemonState) -> Bool {
-        guard gps.lastFix != other.gps.lastFix else { return false }
+    /// A change of the location alone (besides what `sameFields` leaves out): of `gps.last_fix`, the
+    /// fused `location` or the sources' `last_fix_at`, whichever source brought it (gpsd, a client's
+    /// report, a device). Sent at most once every 10 s, or every second while it moves
+    /// (``LocationNoticeState``).
+    func changesOnlyLocation(from other: DaemonState) -> Bool {
+        guard other.locationSources.count == locationSources.count else { return false }
         var other = other
         other.gps.lastFix = gps.lastFix
         other.location = location
-        guard other.locationSources.count == locationSources.count else { return false }
         for index in locationSources.indices { other.locationSources[index].lastFixAt = locationSources[index].lastFixAt }
         return sameFields(as: other)
     }
+
+    /// Where the state places the daemon, for the notice throttle: the fused location, else gpsd's
+    /// last fix.
+    var noticeLocation: Coordinate? { location?.coordinate ?? gps.lastFix?.coordinate }
 }

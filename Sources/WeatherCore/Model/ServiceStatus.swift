@@ -38,3 +38,14 @@ public protocol ServiceStatusReporting: Sendable {
     /// Its entries now.
     var serviceStatuses: [ServiceStatus] { get async }
 }
+
+extension Array where Element == any ServiceStatusReporting {
+    /// `state.services` now: every reporter's entries, in order.
+    public var statuses: [ServiceStatus] {
+        get async {
+            var statuses: [ServiceStatus] = []
+            for reporter in self { statuses += await reporter.serviceStatuses }
+            return statuses
+        }
+    }
+}

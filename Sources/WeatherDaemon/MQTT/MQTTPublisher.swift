@@ -311,13 +311,8 @@ public final class MQTTPublisher: Service, CustomStringConvertible {
         let slots = RequestSlots(limit: Self.maxRequestsInFlight)
         await withDiscardingTaskGroup { group in
             for await request in requests {
-                guard await slots.take() else { return }  // cancelled: stopping
-                let admission = Admission()
-                group.addTask {
-                    await self.handle(request, admission: admission)
-                    slots.give()
-                }
-                guard await admission.entered() else { return }  // cancelled: stopping
+                // Cancelled: stopping.
+                guard await slots.admit(into: &group, { admission in await self.handle(request, admission: admission) }) else { return }
             }
         }
     }
