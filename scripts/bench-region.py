@@ -10,7 +10,10 @@ OpenWeatherMap as the provider and once with Open-Meteo:
   - the requests to Open-Meteo's air quality API (air quality is on): one for the grid whichever
     provider gives the weather,
   - time from the last region event to the overlays notification of its grid,
-  - the daemon's CPU time (user + system, from /proc) during the drag and its search.
+  - the daemon's CPU time (user + system, from /proc) during the drag and its search,
+  - the NWS alert requests (owm-replay's /_nws) sent by the time the grid's overlays arrived, and 2 s
+    later: alerts are asked on their own timer for the places the overlays show, never on the drag's
+    path. With --over-us the drag crosses Oklahoma (inside the NWS's area), else the Atlantic (none asked).
 Every number comes from this run; rerun it to compare.
 """
 import argparse, json, os, socket, subprocess, sys, tempfile, time, urllib.request
@@ -22,17 +25,19 @@ def main():
     p.add_argument("--rate", type=float, default=60.0, help="region events per second")
     p.add_argument("--latency-ms", type=int, default=50, help="upstream latency")
     p.add_argument("--runs", type=int, default=3)
+    p.add_argument("--over-us", action="store_true", help="drag over Oklahoma, where the NWS has alerts")
     args = p.parse_args()
     results = {provider: [run_once(args, i, provider) for i in range(args.runs)] for provider in PROVIDERS}
     print()
     print(f"region drag: {args.duration:g} s at {args.rate:g} events/s, upstream latency {args.latency_ms} ms, "
           f"{args.runs} runs per provider, binaries in {args.bin_dir}")
     print(f"{'provider':>14}  {'run':>3}  {'events':>6}  {'HTTP requests':>13}  {'points asked':>12}  "
-          f"{'air quality':>11}  {'last event -> overlays':>22}  {'daemon CPU':>10}")
+          f"{'air quality':>11}  {'last event -> overlays':>22}  {'daemon CPU':>10}  {'alerts at overlays / 2 s later':>30}")
     for provider, runs in results.items():
         for i, r in enumerate(runs, 1):
             print(f"{provider:>14}  {i:>3}  {r['events']:>6}  {r['requests']:>13}  {r['points']:>12}  "
-                  f"{r['air_quality']:>11}  {r['latency_ms']:>19.1f} ms  {r['cpu_ms']:>7.0f} ms")
+                  f"{r['air_quality']:>11}  {r['latency_ms']:>19.1f} ms  {r['cpu_ms']:>7.0f} ms  "
+                  f"{r['alerts_at_overlays']:>23} / {r['alerts_later']:>4}")
     print("requests per drag (one 3x3 grid): " + ", ".join(
         f"{provider} {min(r['requests'] for r in runs)} weather + {min(r['air_quality'] for r in runs)} air quality"
         for provider, runs in results.items()) + " (one request per point: 9)")
@@ -52,6 +57,7 @@ def run_once(args, index, provider):
                 f'[openweathermap]\nbase_url = "{base}"\napi_key = "bench"\nrequests_per_minute = 6000\n'
                 f'[open-meteo]\nbase_url = "{base}"\ngeocoding_url = "{base}"\nrequests_per_minute = 6000\n'
                 f'[air-quality]\nbase_url = "{base}"\n'
+                f'[alerts]\nnws_url = "{base}"\n'
                 f'[socket]\npath = "{sock}"\n[gpsd]\nenabled = false\n[state]\ndirectory = "{tmp}/state"\n')
     env = {k: v for k, v in os.environ.items() if k not in ("OWM_API_KEY", "CREDENTIALS_DIRECTORY")}
     daemon = subprocess.Popen([f"{args.bin_dir}/weatherd", "--config", config, "--log-level", "warning"],
@@ -77,7 +83,8 @@ def run_once(args, index, provider):
             now = time.monotonic()
             if target > now:
                 time.sleep(target - now)
-            lat, lon = 40 + i * 0.01, -30 + i * 0.01  # a drag 0.01° per event
+            # A drag 0.01° per event: over the Atlantic, or (--over-us) across Oklahoma.
+            lat, lon = (33 + i * 0.005, -100 + i * 0.01) if args.over_us else (40 + i * 0.01, -30 + i * 0.01)
             client.sendall((json.dumps({"jsonrpc": "2.0", "method": "region",
                                         "params": {"center": {"lat": round(lat, 4), "lon": round(lon, 4)}}}) + "\n").encode())
         last_event = time.monotonic()
@@ -87,11 +94,15 @@ def run_once(args, index, provider):
         overlays = json.loads(line)["params"]
         cpu_after = cpu_seconds(daemon.pid)
         after = requests(base)
+        alerts_at_overlays = alert_requests(base)
+        time.sleep(2)
+        alerts_later = alert_requests(base)
         client.close(); watcher.close()
         return {"events": events, "requests": after[0] - before[0], "points": after[1] - before[1],
                 "air_quality": after[2] - before[2],
                 "latency_ms": (landed - last_event) * 1000,
-                "cpu_ms": (cpu_after - cpu_before) * 1000, "features": len(overlays["features"])}
+                "cpu_ms": (cpu_after - cpu_before) * 1000, "features": len(overlays["features"]),
+                "alerts_at_overlays": alerts_at_overlays, "alerts_later": alerts_later}
     finally:
         daemon.terminate(); daemon.wait(5)
         replay.terminate(); replay.wait(5)
@@ -105,6 +116,11 @@ def requests(base):
     owm_weather = sum(n for query, n in stats.get("by_query", {}).items() if query.startswith(("lat=", "q=")))
     return (stats["requests"] + open_meteo.get("requests", 0),
             owm_weather + open_meteo.get("forecast_points", 0), open_meteo.get("air_quality_requests", 0))
+
+def alert_requests(base):
+    """The NWS alert and zone requests owm-replay answered so far."""
+    with urllib.request.urlopen(base + "/_nws") as r:
+        return json.load(r)["requests"]
 
 def cpu_seconds(pid):
     with open(f"/proc/{pid}/stat") as f:

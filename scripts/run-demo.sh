@@ -121,6 +121,7 @@ if [[ -n "${OWM_API_KEY:-}" ]]; then
     key_line='# the key comes from $OWM_API_KEY'
     open_meteo='# Open-Meteo at its own addresses (the defaults)'
     air_quality='# the air quality API at its own address (the default)'
+    alerts='# the NWS at its own address (the default); set contact to your e-mail address or URL'
     echo "weatherd: using api.openweathermap.org with the key in \$OWM_API_KEY, then api.open-meteo.com" >&2
 else
     "$bin/owm-replay" --port 0 --data demo/owm --shift-times --mark-sample \
@@ -139,6 +140,8 @@ else
     open_meteo="base_url = \"$base_url\"
 geocoding_url = \"$base_url\""
     air_quality="base_url = \"$base_url\""
+    alerts="nws_url = \"$base_url\"
+contact = \"weatherd offline demo\""
     echo "weatherd: no OWM_API_KEY given: offline demo, OpenWeatherMap and Open-Meteo answered by owm-replay at $base_url from demo/owm/" >&2
     echo "          (sample data: recorded answers with their times moved to now, made-up ones for other places; its" >&2
     echo "          OpenWeatherMap fails for Enschede, so Open-Meteo answers that one; set OWM_API_KEY to use the real APIs)" >&2
@@ -183,7 +186,7 @@ fi
 
 cat >"$config" <<TOML
 # Written by scripts/run-demo.sh for \`make run\`; see config/weatherd.toml for every key.
-cities = ["Seoul,KR", "London,GB", "Enschede,NL"]
+cities = ["Seoul,KR", "London,GB", "Enschede,NL", "Norman,US"]
 refresh = "10m"
 
 [weather]
@@ -199,6 +202,9 @@ $open_meteo
 
 [air-quality]
 $air_quality
+
+[alerts]
+$alerts
 
 [socket]
 path = "$rundir/weatherd.sock"

@@ -376,6 +376,7 @@ class SysTest:
             (r'(?m)^cities = .*$', f'cities = {cities}', 1),
             (r'(?m)^base_url = .*$', f'base_url = "{stand_in}"', 3),  # [openweathermap], [open-meteo], [air-quality]
             (r'(?m)^geocoding_url = .*$', f'geocoding_url = "{stand_in}"', 1),
+            (r'(?m)^nws_url = .*$', f'nws_url = "{stand_in}"', 1),
             (r'(?m)^port = 2947$', f'port = {self.gpsd_port}', 1),
         ]
         for pattern, replacement, count in edits:

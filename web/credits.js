@@ -10,6 +10,7 @@ import { el, externalLink } from './dom.js';
 export const PROVIDERS = {
   openweathermap: { name: 'OpenWeatherMap', href: 'https://openweathermap.org' },
   'open-meteo': { name: 'Open-Meteo.com', href: 'https://open-meteo.com', licence: 'CC BY 4.0' },
+  nws: { name: 'the US National Weather Service', href: 'https://www.weather.gov', credit: 'Alerts by ' },
 };
 
 // The provider names the credits know, in the order they are credited.
@@ -44,7 +45,7 @@ export function createCredits(config) {
       const provider = PROVIDERS[name];
       if (!provider) continue;
       weather.appendChild(document.createTextNode(' · '));
-      weather.appendChild(externalLink('Weather data by ' + provider.name, provider.href));
+      weather.appendChild(externalLink((provider.credit || 'Weather data by ') + provider.name, provider.href));
       if (provider.licence) weather.appendChild(document.createTextNode(' (' + provider.licence + ')'));
     }
   }

@@ -12,6 +12,7 @@
 // Hooks on the map's element for tests: data-center, data-zoom, data-moving, data-seq and
 // data-region-count (the regions sent).
 
+import { createAlertAreas } from './alert-areas.js';
 import { isNum } from './format.js';
 import { POPUP_EDGE, POPUP_MIN_HEIGHT, fitPadding, popupRoom } from './map-room.js';
 import { createMarkers } from './markers.js';
@@ -161,6 +162,8 @@ export function createMapView({ element, config, connection, obstacle, onRegion 
     else fn();
   }
 
+  const alertAreas = createAlertAreas({ map: map });
+
   const markers = createMarkers({
     map: map,
     popups: createPopups({ config: config, connection: connection, whenStill: whenStill }),
@@ -226,6 +229,7 @@ export function createMapView({ element, config, connection, obstacle, onRegion 
   function show(store) {
     element.dataset.seq = String(store.seq);
     markers.draw(store.features);
+    alertAreas.draw(store.areas);
     const focus = store.focus;
     const focusKey = Array.isArray(focus) ? focus.join(',') : null;
     if (focusKey !== null && isNum(focus[0]) && isNum(focus[1])) {

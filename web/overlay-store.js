@@ -4,10 +4,19 @@
 
 import { isNum } from './format.js';
 
-// A feature the map can draw: an object with an id and a [lon, lat] position.
+// A feature the map can draw: an object with an id and a [lon, lat] position, or an alert's area.
 export function isDrawable(feature) {
   const c = feature && feature.geometry && feature.geometry.coordinates;
-  return !!feature && feature.id !== undefined && feature.id !== null && Array.isArray(c) && isNum(c[0]) && isNum(c[1]);
+  if (!feature || feature.id === undefined || feature.id === null || !Array.isArray(c)) return false;
+  return (isNum(c[0]) && isNum(c[1])) || isAlertArea(feature);
+}
+
+// An alert's area (`source: "alert"`): a Polygon or MultiPolygon, drawn as such, not as a marker.
+export function isAlertArea(feature) {
+  const p = feature && feature.properties;
+  const type = feature && feature.geometry && feature.geometry.type;
+  return !!p && p.source === 'alert' && (type === 'Polygon' || type === 'MultiPolygon') &&
+    Array.isArray(feature.geometry.coordinates);
 }
 
 export class OverlayStore {
@@ -62,13 +71,20 @@ export class OverlayStore {
     return 'applied';
   }
 
-  // The features, in the collection's order (a changed one keeps its place, a new one is last).
+  // The weather features (the markers), in the collection's order (a changed one keeps its place,
+  // a new one is last).
   get features() {
-    return [...this.byId.values()];
+    return [...this.byId.values()].filter((f) => !isAlertArea(f));
   }
 
+  // The alerts' areas, in the collection's order.
+  get areas() {
+    return [...this.byId.values()].filter(isAlertArea);
+  }
+
+  // The weather features.
   get size() {
-    return this.byId.size;
+    return this.features.length;
   }
 
   feature(id) {
@@ -105,8 +121,10 @@ export class OverlayStore {
     }) || null;
   }
 
-  // The providers (`properties.provider`) of the features, each once, in the order of `names`.
+  // The providers (`properties.provider`) of the features and alert areas, each once, in the
+  // order of `names`.
   providers(names) {
-    return names.filter((name) => this.features.some((f) => f.properties && f.properties.provider === name));
+    const all = [...this.byId.values()];
+    return names.filter((name) => all.some((f) => f.properties && f.properties.provider === name));
   }
 }

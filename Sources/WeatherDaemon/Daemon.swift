@@ -66,10 +66,24 @@ public struct Daemon: Sendable {
         do {
             watched = try WatchedCities(configured: config.cities, store: store)
         } catch {
-            await stop(transport: transport, places: placeStore, stateWrites: stateWrites)
+            await stop(transports: [transport], places: placeStore, stateWrites: stateWrites)
             throw DaemonError(message: "cannot read the stored city list in \(config.state.directory): \(error)")
         }
         let hub = NotificationHub()
+        // Alerts: asked through a transport of their own, with the User-Agent the NWS requires.
+        if config.alerts.contact.isEmpty {
+            logger.warning(
+                "alerts.contact is empty: the NWS asks every client to name a contact in its User-Agent (set alerts.contact to an e-mail address or URL)"
+            )
+        }
+        let alertTransport = CurlTransport(userAgent: config.alerts.userAgent, numberOfThreads: 2)
+        let alerts = AlertService(
+            providers: config.alerts.providers.map { name -> any AlertProvider in
+                switch name {
+                case .nws: NWSAlertProvider(transport: alertTransport, config: config.alerts, logger: logger)
+                }
+            },
+            settings: .init(config), clock: clock, logger: logger)
         // MQTT: the engine's changes go to the broker too, through a store of the latest per topic.
         let mqttClientID = config.mqtt.clientID.isEmpty ? MQTTPublisher.defaultClientID() : config.mqtt.clientID
         let mqttLatest = config.mqtt.brokerAddress.map { _ in
@@ -77,11 +91,12 @@ public struct Daemon: Sendable {
         }
         // Home Assistant: the watched cities' forecasts, refreshed after each change of the overlays.
         let forecasts = config.mqtt.homeAssistant ? mqttLatest.map { HomeAssistantForecastRefresher(latest: $0, logger: logger) } : nil
-        let publisher: any ChangePublisher =
-            mqttLatest.map { ChangePublishers([hub, $0] + (forecasts.map { [$0.publisher] } ?? [])) } ?? hub
+        let publisher = ChangePublishers(
+            [hub] + (mqttLatest.map { [$0] } ?? []) + (forecasts.map { [$0.publisher] } ?? []) + [alerts.publisher])
         let engine = SearchEngine(
             cities: watched, gps: GPSStatus(enabled: config.gpsd.enabled), lookups: lookups, publisher: publisher,
-            budget: await lookups.budget, providers: await lookups.providerStatuses, clock: clock, logger: logger)
+            budget: await lookups.budget, providers: await lookups.providerStatuses, services: [lookups, alerts], clock: clock,
+            logger: logger)
         let location = LocationService(settings: .init(config), engine: engine, clock: clock, logger: logger)
         // OwnTracks: its devices' weather through the same lookups (cell, cache, budget) as every search.
         let ownTracks = OwnTracksService(
@@ -89,7 +104,8 @@ public struct Daemon: Sendable {
             makeOpener: { SodiumOpener(secret: $0) }, clock: clock, logger: logger)
         let regions = RegionSearches(settings: .init(config.region), engine: engine, clock: clock, logger: logger)
         let reloads = ReloadRequests()
-        let handler = RequestHandler(engine: engine, location: location, regions: regions, hub: hub, reloads: reloads, logger: logger)
+        let handler = RequestHandler(
+            engine: engine, location: location, regions: regions, hub: hub, reloads: reloads, alerts: alerts, logger: logger)
 
         let inherited = ListenFDs.take(environment: environment)
         if inherited.count > 1 { logger.warning("systemd passed \(inherited.count) sockets; serving on the first") }
@@ -136,7 +152,7 @@ public struct Daemon: Sendable {
         let reloader = ConfigReloader(
             source: source, running: config,
             parts: [server] + (web.map { [$0] } ?? []) + [
-                upstream, openMeteo, airQuality, lookups, engine, location, ownTracks, reader, regions, refresher,
+                upstream, openMeteo, airQuality, lookups, engine, location, ownTracks, reader, regions, refresher, alerts,
             ],
             notifier: notifier, servingStatus: "serving on \(socketPath)", requests: reloads, logger: logger)
 
@@ -159,6 +175,7 @@ public struct Daemon: Sendable {
                 untilShutdown { await budgetWatcher.run() },  // the end of a 429 block in state.budget
                 untilShutdown { await engine.runHeldNotices() },  // held state notifications, when due
                 untilShutdown { await regions.run() },  // the debounced region searches
+                untilShutdown { try await alerts.run(engine: engine) },  // the alerts of the places on the map
                 reader,
             ] + (geoclue.map { [$0] } ?? []) + [
                 untilShutdown { await location.runFollow() },  // the follow-mode searches
@@ -181,10 +198,10 @@ public struct Daemon: Sendable {
         do {
             try await group.run()
         } catch {
-            await stop(transport: transport, places: placeStore, stateWrites: stateWrites)
+            await stop(transports: [transport, alertTransport], places: placeStore, stateWrites: stateWrites)
             throw error
         }
-        await stop(transport: transport, places: placeStore, stateWrites: stateWrites)
+        await stop(transports: [transport, alertTransport], places: placeStore, stateWrites: stateWrites)
         logger.notice("weatherd stopped")
     }
 
@@ -201,8 +218,8 @@ public struct Daemon: Sendable {
     }
 
     /// After the services: the HTTP transport stops, the places found last are written.
-    private func stop(transport: CurlTransport, places: FilePlaceStore, stateWrites: NIOThreadPool) async {
-        await transport.shutdown()
+    private func stop(transports: [CurlTransport], places: FilePlaceStore, stateWrites: NIOThreadPool) async {
+        for transport in transports { await transport.shutdown() }
         await places.flush()
         try? await stateWrites.shutdownGracefully()
     }

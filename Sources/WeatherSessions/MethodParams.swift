@@ -114,6 +114,16 @@ struct ForecastParams: MethodParams {
     }
 }
 
+/// `alerts`: `city`, or `lat` and `lon`.
+struct AlertsParams: MethodParams {
+    static let names: Set<String> = ["city", "lat", "lon"]
+    let query: LookupQuery
+
+    init(_ params: Params) throws(WeatherError) {
+        query = try params.cityOrPoint()
+    }
+}
+
 /// `watch`: `replay`, `topics`, `diff`.
 struct WatchParams: MethodParams {
     static let names: Set<String> = ["replay", "topics", "diff"]

@@ -87,7 +87,7 @@ public final class OverlaysEdition: Sendable {
         line += #","focus":"#
         line += focusText(overlays.focus)
         line += #","features":["#
-        line += texts.joined(separator: ",")
+        line += (texts + overlays.areas.map(\.json.serialized)).joined(separator: ",")
         line += "]}}"
         encoded.full = line
         return line
@@ -111,10 +111,19 @@ public final class OverlaysEdition: Sendable {
                 added.append(texts[index])
             }
         }
+        // The alert areas (a few): by id like the features.
+        let oldAreas = Dictionary(base.areas.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        for area in target.areas where present.insert(area.id).inserted {
+            if let before = oldAreas[area.id] {
+                if before != area { changed.append(area.json.serialized) }
+            } else {
+                added.append(area.json.serialized)
+            }
+        }
         var removed: [String] = []
         var seen = Set<String>()
-        for feature in base.features where !present.contains(feature.id) && seen.insert(feature.id).inserted {
-            removed.append(JSONValue.string(feature.id).serialized)
+        for id in base.features.map(\.id) + base.areas.map(\.id) where !present.contains(id) && seen.insert(id).inserted {
+            removed.append(JSONValue.string(id).serialized)
         }
         var line = #"{"jsonrpc":"2.0","method":"overlays.diff","params":{"seq":"#
         line += String(target.seq)

@@ -28,6 +28,7 @@ struct RPCMethod: Sendable {
         let location: LocationService
         let regions: RegionSearches
         let reloads: ReloadRequests?
+        let alerts: AlertService?
     }
 
     /// What a method answers: the reply's result, and what to do with the connection after the reply.
@@ -107,6 +108,18 @@ struct RPCMethod: Sendable {
         },
         RPCMethod("forecast", .changing, ForecastParams.self) { c, p in
             .done(try await c.engine.forecast(p.query).feature(hours: p.hours))
+        },
+        RPCMethod("alerts", .changing, AlertsParams.self) { c, p in
+            let point: Coordinate
+            switch p.query {
+            case .coordinate(let coordinate): point = coordinate
+            case .place(let place): point = place.coordinate
+            case .city(let name):
+                guard let place = try await c.engine.places(named: name, limit: 1).first else { throw WeatherError.notFound(name) }
+                point = place.coordinate
+            }
+            let alerts = try await c.alerts?.alerts(at: point)
+            return .done(.object(["alerts": alerts.map { .array($0.map(\.json)) } ?? .null]))
         },
         RPCMethod("overlays", .reading, NoParams.self) { c, _ in
             .done(await c.engine.currentOverlays.json)

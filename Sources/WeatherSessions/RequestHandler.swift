@@ -9,13 +9,17 @@ public struct RequestHandler: Sendable {
     private let regions: RegionSearches
     private let hub: NotificationHub
     private let reloads: ReloadRequests?
+    private let alerts: AlertService?
     private let logger: Logger
 
-    /// - Parameter reloads: where the `reload` method sends its requests; nil: `reload` is -32601.
+    /// - Parameters:
+    ///   - reloads: where the `reload` method sends its requests; nil: `reload` is -32601.
+    ///   - alerts: what the `alerts` method asks; nil: every point is outside every alert provider's area.
     public init(
         engine: SearchEngine, location: LocationService, regions: RegionSearches, hub: NotificationHub,
-        reloads: ReloadRequests? = nil, logger: Logger
+        reloads: ReloadRequests? = nil, alerts: AlertService? = nil, logger: Logger
     ) {
+        self.alerts = alerts
         self.engine = engine
         self.location = location
         self.regions = regions
@@ -148,7 +152,8 @@ public struct RequestHandler: Sendable {
         guard let entry = RPCMethod.byName[method] else {
             return .done(respond(id, .failure(WeatherError(.methodNotFound, "method not found: \(method)"))))
         }
-        let context = RPCMethod.Context(engine: engine, location: location, regions: regions, reloads: reloads)
+        let context = RPCMethod.Context(
+            engine: engine, location: location, regions: regions, reloads: reloads, alerts: alerts)
         switch await outcome(of: method, { try await entry.start(context, params) }) {
         case .success(.done(let outcome)): return .done(respond(id, .success(outcome)))
         case .success(.entered(let rest)): return .entered(id: id, method: method, rest: rest)

@@ -120,6 +120,11 @@ struct OWMReplay: AsyncParsableCommand {
             openMeteoAPIKey: openMeteoAPIKey
         )
         endpoint.shiftTimes = shiftTimes
+        do {
+            endpoint.nws = try NWSEndpoint(directory: data)
+        } catch {
+            throw ValidationError("cannot read --data \(data): \(error)")
+        }
         endpoint.markSample = markSample
         let server = try await ReplayServer.bind(host: host, port: port, endpoint: endpoint)
         let boundPort = server.localAddress?.port ?? port

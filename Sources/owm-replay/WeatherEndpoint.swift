@@ -14,6 +14,8 @@ struct WeatherEndpoint: Sendable {
     let retryAfter: Int?
     let stats: ReplayStats
     var faults = FaultBoard()
+    /// The NWS's alerts and zones (`NWSEndpoint.swift`).
+    var nws = NWSEndpoint(recordings: [])
     /// The `apikey` Open-Meteo's paths take; nil: any, or none.
     var openMeteoAPIKey: String?
     /// The present, for the times of synthesized answers.
@@ -51,13 +53,16 @@ struct WeatherEndpoint: Sendable {
     /// request hanging on a fault is abandoned then.
     func respond(method: String, target: RequestTarget, clientGone: Gate? = nil) async -> ReplayResponse {
         var response = await answer(method: method, target: target, clientGone: clientGone)
-        if markSample, target.path.hasPrefix("/data/") || target.path.hasPrefix("/geo/") || target.path.hasPrefix("/v1/") {
+        if markSample,
+            ["/data/", "/geo/", "/v1/", "/alerts/", "/zones/"].contains(where: target.path.hasPrefix)
+        {
             response.extraHeaders.append(Self.sampleHeader)
         }
         return response
     }
 
     private func answer(method: String, target: RequestTarget, clientGone: Gate?) async -> ReplayResponse {
+        if let answer = nws.respond(method: method, target: target, now: now(), shiftTimes: shiftTimes) { return answer }
         switch target.path {
         case "/data/2.5/weather", "/data/2.5/weather/":
             guard method == "GET" || method == "HEAD" else { return .methodNotAllowed }

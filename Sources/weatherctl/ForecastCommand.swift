@@ -27,18 +27,7 @@ struct ForecastCommand: ParsableCommand, HasGlobalOptions {
 
     /// `{"city"}` or `{"lat","lon"}` from the arguments.
     func place() throws -> JSONObject {
-        let words = values.filter { $0 != "--" }
-        guard let at = words.firstIndex(of: "--at") else {
-            guard !words.isEmpty else { throw ValidationError("Missing expected argument: CITY, or --at LAT LON") }
-            if let option = words.first(where: { $0.hasPrefix("--") }) { throw ValidationError("Unknown option '\(option)'") }
-            return ["city": .string(try NameArgument.name(words, what: "the city"))]
-        }
-        var rest = words
-        rest.remove(at: at)
-        guard rest.count == 2, let lat = Double(rest[0]), let lon = Double(rest[1]) else {
-            throw ValidationError("--at takes two numbers, LAT LON, and no city")
-        }
-        return ["lat": .double(lat), "lon": .double(lon)]
+        try NameArgument.cityOrPoint(values)
     }
 
     func run() throws {

@@ -232,3 +232,39 @@ enum HumanFormat {
         return parts.joined(separator: "  ")
     }
 }
+
+extension HumanFormat {
+    /// The NWS's credit, under alerts it gave.
+    static let nwsCredit = "Alerts: US National Weather Service (weather.gov)"
+
+    /// The `alerts` method's result: per alert its severity, event and until when (in `timeZone`),
+    /// then its instruction indented; a line saying there are none, or that no alert provider covers
+    /// the place; the credit of the providers shown.
+    /// ```
+    /// Severe  Severe Thunderstorm Warning  until Thu 21 May 03:30
+    ///   For your protection move to an interior room on the lowest floor of a building.
+    /// ```
+    static func alerts(_ json: JSONValue, timeZone: TimeZone = .current) -> [String] {
+        guard let alerts = json["alerts"]?.arrayValue else {
+            return ["no alert provider covers this place (the NWS: the United States)"]
+        }
+        guard !alerts.isEmpty else { return ["no alerts in force"] }
+        let timeFormat = Date.VerbatimFormatStyle(
+            format:
+                "\(weekday: .abbreviated) \(day: .twoDigits) \(month: .abbreviated) \(hour: .twoDigits(clock: .twentyFourHour, hourCycle: .zeroBased)):\(minute: .twoDigits)",
+            locale: Locale(identifier: "en_US_POSIX"), timeZone: timeZone, calendar: Calendar(identifier: .gregorian))
+        var lines: [String] = []
+        for alert in alerts {
+            var parts = [alert["severity"]?.stringValue ?? "Unknown", alert["event"]?.stringValue ?? "alert"]
+            if let ends = alert["ends"]?.stringValue {
+                parts.append("until " + ((try? Date(ends, strategy: .iso8601)).map { $0.formatted(timeFormat) } ?? ends))
+            }
+            lines.append(parts.joined(separator: "  "))
+            for line in (alert["instruction"]?.stringValue ?? "").split(whereSeparator: \.isNewline) {
+                lines.append("  " + line.trimmingCharacters(in: .whitespaces))
+            }
+        }
+        if alerts.contains(where: { $0["provider"]?.stringValue == "nws" }) { lines.append(nwsCredit) }
+        return lines
+    }
+}

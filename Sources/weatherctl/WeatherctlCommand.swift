@@ -8,7 +8,8 @@ struct WeatherctlCommand: ParsableCommand {
         version: WeatherdVersion.current,
         subcommands: [
             SearchCommand.self, LocateCommand.self, RegionCommand.self, OverlaysCommand.self, StateCommand.self, WatchCommand.self,
-            CitiesCommand.self, ForecastCommand.self, PlacesCommand.self, ReloadCommand.self, BarCommand.self,
+            CitiesCommand.self, ForecastCommand.self, PlacesCommand.self, AlertsCommand.self, ReloadCommand.self,
+            BarCommand.self,
         ])
 
     @OptionGroup var options: GlobalOptions

@@ -23,13 +23,17 @@ struct MQTTDaemon {
 
     /// Starts everything and waits until weatherd says it is connected to the broker.
     /// `brokerConfig`: more lines for the broker's config file (`log_type all`: every packet in its log).
-    init(cities: [String] = ["London"], mqttLines: [String] = [], brokerConfig: [String] = [], airQuality: Bool = false) async throws {
+    init(
+        cities: [String] = ["London"], mqttLines: [String] = [], brokerConfig: [String] = [], airQuality: Bool = false,
+        alertsLines: [String] = []
+    ) async throws {
         directory = try TemporaryDirectory()
         replay = try await ReplayServer.start()
         broker = try await MosquittoBroker.start(in: directory, config: brokerConfig)
         var setup = DaemonSetup(directory: directory, replay: replay, cities: cities)
         setup.airQuality = airQuality
         setup.useBroker(broker, device: Self.device, mqttLines)
+        setup.alertsLines = alertsLines
         daemon = try await DaemonProcess.start(setup)
         _ = try await daemon.process.waitForLine(containing: "MQTT: connected to the broker", on: \.stderr)
     }
@@ -345,6 +349,32 @@ struct MQTTTests {
         #expect(weather["air_quality"]?["european_aqi"]?.doubleValue != nil, "\(weather.serialized)")
         // The latest place's sensors go out before the cities' (one batch): none of them is an AQI sensor.
         #expect(subscriber.stdoutText.contains("latest_temperature/config") && !subscriber.stdoutText.contains("latest_aqi"))
+    }
+}
+
+extension MQTTTests {
+    @Test(
+        "Home Assistant: a watched city's weather alert binary sensor (safety), on while an alert is in force there, the alerts its attributes"
+    )
+    func homeAssistantAlert() async throws {
+        let fixture = try await MQTTDaemon(
+            cities: ["Norman,US"], mqttLines: ["homeassistant = true"], alertsLines: ["refresh = \"1s\""])
+        let (status, body) = try await httpRequest("POST", port: fixture.replay.port, target: "/_nws?ends_in=3600")
+        #expect(status == 200, "\(body)")
+        let subscriber = try await fixture.broker.subscriber(
+            ["homeassistant/binary_sensor/#", fixture.topic("place/#")], format: "%t %l %p")
+        defer { subscriber.send(SIGKILL) }
+        let config = try await fixture.waitFor("_alert/config ", from: subscriber)
+        let configJSON = try JSONValue.parse(Array(String(config.split(separator: " ", maxSplits: 2)[2]).utf8))
+        #expect(configJSON["device_class"] == "safety" && configJSON["name"] == "Norman weather alert", "\(config)")
+        #expect(configJSON["value_template"] == "{{ 'ON' if value_json.alerts else 'OFF' }}")
+        #expect(configJSON["availability_topic"] == .string(fixture.topic("status")))
+        let stateTopic = try #require(configJSON["state_topic"]?.stringValue)
+        // The city's place payload, once its alerts are known: the one the sensor reads.
+        let place = try await fixture.waitFor("Severe Thunderstorm Warning", from: subscriber)
+        #expect(place.hasPrefix(stateTopic + " "), "\(place)")
+        let properties = try JSONValue.parse(Array(String(place.split(separator: " ", maxSplits: 2)[2]).utf8))
+        #expect(properties["alerts"]?.arrayValue?.map { $0["severity"] } == ["Severe"], "\(place)")
     }
 }
 

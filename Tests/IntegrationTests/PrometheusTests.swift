@@ -291,7 +291,7 @@ struct PrometheusRulesTests {
     func promtool() async throws {
         let check = try await runCommand(
             "/usr/bin/promtool", ["check", "rules", alertRules], environment: TestEnvironment.childEnvironment())
-        #expect(check.status == 0 && check.stdout.contains("SUCCESS: 4 rules found"), "\(check)")
+        #expect(check.status == 0 && check.stdout.contains("SUCCESS: 5 rules found"), "\(check)")
         let test = try await runCommand(
             "/usr/bin/promtool", ["test", "rules", TestEnvironment.packageRoot + "/Tests/Fixtures/prometheus-rules-test.yml"],
             environment: TestEnvironment.childEnvironment())
@@ -378,5 +378,42 @@ struct PrometheusScrapeTests {
         }
         try await prometheus.stop()
         _ = try await fixture.daemon.expectPromptShutdown()
+    }
+}
+
+extension PrometheusMetricsTests {
+    @Test(
+        "weatherd_weather_alerts: a watched city's alerts in force per severity, labelled with the NWS; promtool check metrics finds no problem"
+    )
+    func alertSeries() async throws {
+        let replay = try await ReplayServer.start()
+        let (status, body) = try await httpRequest("POST", port: replay.port, target: "/_nws?ends_in=3600")
+        #expect(status == 200, "\(body)")
+        let directory = try TemporaryDirectory()
+        var setup = DaemonSetup(directory: directory, replay: replay, cities: ["Norman,US"])
+        setup.webLines = ["listen = \"127.0.0.1:0\""]
+        let daemon = try await DaemonProcess.start(setup)
+        let port = try await daemon.webPort()
+        // Asked by the alert service after the city's round: awaited, scrape after scrape (the suite's
+        // time limit ends a hang).
+        var text = ""
+        while !text.contains(#"provider="nws",severity="severe"} 1"#) {
+            text = try await httpRequest(port: port, "/metrics").text
+            if !text.contains(#"provider="nws",severity="severe"} 1"#) { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        let lines = text.split(separator: "\n").filter { $0.hasPrefix("weatherd_weather_alerts{") }
+        #expect(lines.count == 5, "\(text)")
+        for (severity, count) in [("extreme", "0"), ("severe", "1"), ("moderate", "0"), ("minor", "0"), ("unknown", "0")] {
+            #expect(
+                lines.contains {
+                    $0.hasPrefix(#"weatherd_weather_alerts{city="Norman","#)
+                        && $0.contains(#",country="US",provider="nws",severity="\#(severity)"} \#(count)"#)
+                }, "\(severity)")
+        }
+        #expect(text.contains("# HELP weatherd_weather_alerts Official alerts in force at a watched city, by severity (CAP)"))
+        let file = try directory.write("metrics.txt", text)
+        let check = try await runCommand(
+            "/bin/sh", ["-c", "exec /usr/bin/promtool check metrics < \"$0\"", file], environment: TestEnvironment.childEnvironment())
+        #expect(check.status == 0 && check.stdout.isEmpty && check.stderr.isEmpty, "\(check)\n\(text)")
     }
 }

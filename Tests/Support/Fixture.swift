@@ -7,7 +7,7 @@ import Testing
 enum Fixture {
     /// The Feature example of docs/protocol.md ("Feature"), character for character.
     static let specLondonFeature = #"""
-        {"type":"Feature","id":"owm:2643743","geometry":{"type":"Point","coordinates":[-0.1257,51.5085]},"properties":{"name":"London","state":null,"country":"GB","source":"text","provider":"openweathermap","alternatives":0,"temperature":8.94,"feels_like":7.91,"temp_min":7.38,"temp_max":9.98,"humidity":90,"pressure":997,"wind_speed":2.06,"wind_deg":250,"clouds":100,"condition":"Clouds","description":"overcast clouds","icon":"04n","symbol":"☁","observed_at":"2019-04-28T09:35:55Z","units":"metric","fetched_at":null,"stale":false,"air_quality":null}}
+        {"type":"Feature","id":"owm:2643743","geometry":{"type":"Point","coordinates":[-0.1257,51.5085]},"properties":{"name":"London","state":null,"country":"GB","source":"text","provider":"openweathermap","alternatives":0,"temperature":8.94,"feels_like":7.91,"temp_min":7.38,"temp_max":9.98,"humidity":90,"pressure":997,"wind_speed":2.06,"wind_deg":250,"clouds":100,"condition":"Clouds","description":"overcast clouds","icon":"04n","symbol":"☁","observed_at":"2019-04-28T09:35:55Z","units":"metric","fetched_at":null,"stale":false,"air_quality":null,"alerts":null,"alerts_stale":false}}
         """#
 
     static let owmDirectory = URL(fileURLWithPath: TestEnvironment.packageRoot).appendingPathComponent("Tests/Fixtures/owm")

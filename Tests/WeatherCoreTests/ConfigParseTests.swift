@@ -254,3 +254,33 @@ struct ConfigFileTests {
         }
     }
 }
+
+@Suite("Configuration: [alerts]")
+struct ConfigAlertsTests {
+    @Test("every key read, with its checks: a known provider, an http(s) URL, a contact without control characters")
+    func alertKeys() throws {
+        let config = try parseConfig(
+            #"""
+            [alerts]
+            providers = ["nws"]
+            nws_url = "http://127.0.0.1:8080/nws"
+            contact = "ops@example.org"
+            refresh = "90s"
+            requests_per_minute = 30
+            timeout = "3s"
+            """#)
+        #expect(
+            config.alerts
+                == AlertsConfig(
+                    nwsURL: "http://127.0.0.1:8080/nws", contact: "ops@example.org", refresh: .seconds(90), requestsPerMinute: 30,
+                    timeout: .seconds(3)))
+        for (line, message) in [
+            (#"providers = ["meteoalarm"]"#, "expected one of \"nws\""), (#"providers = []"#, "at least one"),
+            (#"nws_url = "ftp://x""#, "alerts.nws_url"), ("contact = \"a\\nb\"", "control characters"),
+            ("requests_per_minute = 0", "alerts.requests_per_minute"), (#"refresh = "0s""#, "alerts.refresh"),
+        ] {
+            let problems = configProblemLines("[alerts]\n" + line)
+            #expect(problems.count == 1 && problems.allSatisfy { $0.contains(message) }, "\(line): \(problems)")
+        }
+    }
+}

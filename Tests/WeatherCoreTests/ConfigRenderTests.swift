@@ -29,6 +29,9 @@ struct ConfigRenderTests {
                 mqttTopics: ["owntracks/+/+"], http: true, follow: "alice/phone", devices: false, deviceDistance: 250,
                 deviceTTL: .seconds(3600), secretFile: "/etc/weatherd/owntracks-secret"),
             geoclue: GeoClueConfig(enabled: true, accuracy: .street, desktopID: "org.example.Weather", maxHorizontalError: 900),
+            alerts: AlertsConfig(
+                nwsURL: "http://127.0.0.1:8084/nws", contact: "ops@example.org", refresh: .seconds(90), requestsPerMinute: 5,
+                timeout: .seconds(3)),
             region: RegionConfig(debounce: .seconds(1), around: 0, concurrency: 32),
             state: StateConfig(directory: "/srv/weatherd"),
             web: WebConfig(

@@ -119,14 +119,26 @@ struct HomeAssistantDiscoveryTests {
         messages.map(\.topic).filter { $0.hasPrefix("homeassistant/") }
     }
 
-    @Test("the latest place gets four sensors, a watched city five (its forecast too), on one device, with availability from P/D/status")
+    @Test(
+        "the latest place gets four sensors, a watched city five (its forecast too) and a weather alert binary sensor, on one device, with availability from P/D/status"
+    )
     func sensors() throws {
         var discovery = HomeAssistantDiscovery(topics: Self.topics, discoveryPrefix: "homeassistant", units: .metric, version: "1.2.3")
         let london = WeatherFeature(observation: try Fixture.londonObservation(), source: .city)
         let messages = discovery.update(Self.overlays([london]))
         let configs = messages.filter { $0.topic.hasPrefix("homeassistant/") }
-        #expect(configs.count == 9)
-        #expect(configs.allSatisfy { $0.topic.hasPrefix("homeassistant/sensor/van_1/") && $0.topic.hasSuffix("/config") && $0.retained })
+        #expect(configs.count == 10)
+        #expect(
+            configs.allSatisfy {
+                ($0.topic.hasPrefix("homeassistant/sensor/van_1/") || $0.topic.hasPrefix("homeassistant/binary_sensor/van_1/"))
+                    && $0.topic.hasSuffix("/config") && $0.retained
+            })
+        let alert = try #require(configs.first { $0.topic == "homeassistant/binary_sensor/van_1/city_owm_2643743_alert/config" })
+        let alertConfig = try JSONValue.parse(Array(alert.payload.utf8))
+        #expect(alertConfig["device_class"] == "safety" && alertConfig["name"] == "London weather alert")
+        #expect(alertConfig["state_topic"] == "weatherd/van 1/place/city_owm_2643743")
+        #expect(alertConfig["value_template"] == "{{ 'ON' if value_json.alerts else 'OFF' }}")
+        #expect(alertConfig["state_class"] == nil && alertConfig["payload_on"] == "ON")
         let temperature = try #require(configs.first { $0.topic == "homeassistant/sensor/van_1/city_owm_2643743_temperature/config" })
         let config = try JSONValue.parse(Array(temperature.payload.utf8))
         #expect(config["state_topic"] == "weatherd/van 1/place/city_owm_2643743")
@@ -168,7 +180,8 @@ struct HomeAssistantDiscoveryTests {
         #expect(searched.map(\.topic).contains("weatherd/van 1/place/latest"))
         let removed = discovery.update(Self.overlays([]))
         let emptied = removed.filter { $0.payload.isEmpty }.map(\.topic)
-        #expect(emptied.count == 6)
+        #expect(emptied.count == 7)
+        #expect(emptied.contains("homeassistant/binary_sensor/van_1/city_owm_2643743_alert/config"))
         #expect(emptied.contains("homeassistant/sensor/van_1/city_owm_2643743_condition/config"))
         #expect(emptied.contains("homeassistant/sensor/van_1/city_owm_2643743_forecast/config"))
         #expect(emptied.contains("weatherd/van 1/place/city_owm_2643743"))

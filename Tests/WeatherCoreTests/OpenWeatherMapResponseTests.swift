@@ -42,7 +42,7 @@ struct OpenWeatherMapResponseTests {
                "temperature":298.48,"feels_like":298.74,"temp_min":297.56,"temp_max":300.05,
                "humidity":64,"pressure":1015,"wind_speed":0.62,"wind_deg":349,"clouds":100,
                "condition":"Rain","description":"moderate rain","icon":"10d","symbol":"🌦",
-               "observed_at":"2022-08-30T14:43:12Z","units":"standard","fetched_at":null,"stale":false,"air_quality":null}}
+               "observed_at":"2022-08-30T14:43:12Z","units":"standard","fetched_at":null,"stale":false,"air_quality":null,"alerts":null,"alerts_stale":false}}
             """#)
         #expect(feature.json.serialized == expected.serialized)
     }
@@ -83,7 +83,7 @@ struct OpenWeatherMapResponseTests {
             properties.keys == [
                 "name", "state", "country", "source", "provider", "alternatives", "temperature", "feels_like", "temp_min", "temp_max",
                 "humidity", "pressure", "wind_speed", "wind_deg", "clouds", "condition",
-                "description", "icon", "symbol", "observed_at", "units", "fetched_at", "stale", "air_quality",
+                "description", "icon", "symbol", "observed_at", "units", "fetched_at", "stale", "air_quality", "alerts", "alerts_stale",
             ])
         #expect(properties["temperature"] == .double(20.5))
         #expect(properties["condition"] == "Rain")

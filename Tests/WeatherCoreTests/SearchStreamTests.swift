@@ -218,6 +218,27 @@ struct SearchStreamTests {
         #expect(Self.overlays(stream.devicesChanged([])).map(\.features) == [[Self.feature(london, source: .city)]])
     }
 
+    @Test("alerts: the features of a known cell carry them, never focused, no state change; the same view again is no change")
+    func alerts() throws {
+        var stream = Self.stream(cities: ["London"])
+        let (_, run, _) = stream.roundBegan(at: Self.at(1))
+        let london = try Fixture.londonObservation()
+        _ = stream.roundSettled([("London", .success(london))], run: run, at: Self.at(2))
+        let seq = stream.overlays.seq
+        let view = AlertView(cells: [AlertCell(london.coordinate): AlertRefreshState.CellAlerts(alerts: [], stale: true)])
+        let changed = stream.alertsChanged(view)
+        #expect(Self.overlays(changed).map(\.seq) == [seq + 1] && Self.states(changed).isEmpty)
+        #expect(Self.overlays(changed).map(\.focus) == [nil])
+        let feature = try #require(Self.overlays(changed).first?.features.first)
+        #expect(feature.alerts == [] && feature.alertsStale)
+        #expect(stream.alertsChanged(view).isEmpty)
+        // A round after it keeps the alerts on the city's feature.
+        let (_, again, _) = stream.roundBegan(at: Self.at(3))
+        _ = stream.roundSettled([("London", .success(london))], run: again, at: Self.at(4))
+        #expect(stream.overlays.features.first?.alerts == [])
+        #expect(Self.overlays(stream.alertsChanged(AlertView())).first?.features.first?.alerts == nil)
+    }
+
     static let hamilton = Coordinate(lat: -37.7848, lon: 175.3149)
     /// 50 m north of Hamilton: the same place.
     static let near = Coordinate(lat: -37.78435, lon: 175.3149)

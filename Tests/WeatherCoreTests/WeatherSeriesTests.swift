@@ -21,7 +21,9 @@ struct WeatherSeriesTests {
     @Test("a metric feature: every series in base units, labelled city, id, country, provider")
     func metric() {
         let samples = WeatherSeries.samples(of: london(units: .metric), city: "London,GB")
-        #expect(samples.count == WeatherSeries.Measure.allCases.count - 1, "all but the air quality index: it has none")
+        #expect(
+            samples.count == WeatherSeries.Measure.allCases.count - 2,
+            "every weather series; no air quality index (it has none), no alerts (not known)")
         #expect(
             Set(samples.map(\.labels)) == [
                 WeatherSeries.Labels(city: "London", id: "owm:2643743", country: "GB", provider: "openweathermap")
@@ -63,7 +65,9 @@ struct WeatherSeriesTests {
         feature.observation.name = nil
         feature.observation.country = nil
         let samples = WeatherSeries.samples(of: [("London,GB", feature), ("london", feature)])
-        #expect(samples.count == WeatherSeries.Measure.allCases.count - 1, "all but the air quality index: it has none")
+        #expect(
+            samples.count == WeatherSeries.Measure.allCases.count - 2,
+            "every weather series; no air quality index (it has none), no alerts (not known)")
         #expect(samples.allSatisfy { $0.labels.city == "London,GB" && $0.labels.country == "" })
     }
 
@@ -74,10 +78,31 @@ struct WeatherSeriesTests {
                 "weatherd_weather_temperature_celsius", "weatherd_weather_feels_like_celsius",
                 "weatherd_weather_relative_humidity_ratio", "weatherd_weather_pressure_pascals",
                 "weatherd_weather_wind_speed_meters_per_second", "weatherd_weather_cloudiness_ratio",
-                "weatherd_weather_observed_timestamp_seconds", "weatherd_weather_air_quality_index",
+                "weatherd_weather_observed_timestamp_seconds", "weatherd_weather_air_quality_index", "weatherd_weather_alerts",
             ])
-        let units = ["degrees Celsius", "degrees Celsius", "ratio", "pascals", "meters per second", "ratio", "seconds", "scale"]
+        let units = [
+            "degrees Celsius", "degrees Celsius", "ratio", "pascals", "meters per second", "ratio", "seconds", "scale", "severity",
+        ]
         for (measure, unit) in zip(WeatherSeries.Measure.allCases, units) { #expect(measure.help.contains(unit), "\(measure)") }
+    }
+
+    @Test("alerts: one series per severity, 0 where none, labelled with the alerts' provider; none while not known")
+    func alerts() {
+        var feature = london(units: .metric)
+        let none = WeatherSeries.samples(of: feature, city: "London").filter { $0.measure == .alerts }
+        #expect(none.isEmpty)
+        feature.alerts = [
+            Alert(id: "a", event: "Flood Watch", severity: .severe, provider: "nws"),
+            Alert(id: "b", event: "Wind Advisory", severity: .minor, provider: "nws"),
+            Alert(id: "c", event: "Storm Warning", severity: .severe, provider: "nws"),
+        ]
+        let samples = WeatherSeries.samples(of: feature, city: "London").filter { $0.measure == .alerts }
+        #expect(samples.map { $0.labels.severity } == ["extreme", "severe", "moderate", "minor", "unknown"])
+        #expect(samples.map(\.value) == [0, 2, 0, 1, 0])
+        #expect(samples.allSatisfy { $0.labels.provider == "nws" && $0.labels.id == "owm:2643743" })
+        #expect(samples.first?.labels.pairs.map(\.0) == ["city", "id", "country", "provider", "severity"])
+        feature.alerts = []
+        #expect(WeatherSeries.samples(of: feature, city: "London").filter { $0.measure == .alerts }.map(\.value) == [0, 0, 0, 0, 0])
     }
 
     @Test("the set: a city gone, or its labels changed, drops its series; the others are set again")

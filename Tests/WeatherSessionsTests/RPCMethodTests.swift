@@ -9,8 +9,8 @@ struct RPCMethodTests {
     func names() {
         #expect(
             RPCMethod.all.map(\.name) == [
-                "search", "places", "locate", "location.report", "region", "forecast", "overlays", "state", "watch", "unwatch", "cities",
-                "cities.add", "cities.remove", "reload", "version",
+                "search", "places", "locate", "location.report", "region", "forecast", "alerts", "overlays", "state", "watch", "unwatch",
+                "cities", "cities.add", "cities.remove", "reload", "version",
             ])
         #expect(RPCMethod.byName.count == RPCMethod.all.count)
     }
@@ -19,7 +19,7 @@ struct RPCMethodTests {
     func access() {
         #expect(
             ClientAccess.changingMethods == [
-                "search", "locate", "location.report", "region", "forecast", "places", "cities.add", "cities.remove",
+                "search", "locate", "location.report", "region", "forecast", "alerts", "places", "cities.add", "cities.remove",
             ])
         #expect(ClientAccess.administrativeMethods == ["reload"])
         #expect(ClientAccess.subscriptionMethods == ["watch", "unwatch"])

@@ -168,6 +168,10 @@ timeout = "5s"
 base_url = "{owm_url}"
 timeout = "5s"
 
+[alerts]
+nws_url = "{owm_url}"
+contact = "weatherd-browser-tests@example.invalid"
+
 [socket]
 path = "{self.socket_path}"
 

@@ -68,12 +68,17 @@ def demo_page(browser, demo):
 
 def test_the_demo_page_says_sample_data_and_its_popups_are_current(demo_page, demo):
     page = demo_page.open()
-    cities = ("Seoul", "London", "Enschede")
-    page.wait(lambda d: len(page.features()) == len(cities), "the three watched cities on the map")
+    cities = ("Seoul", "London", "Enschede", "Norman")
+    page.wait(lambda d: len(page.features()) == len(cities), "the four watched cities on the map")
+    # Norman, OK is under the stand-in's (made-up) severe thunderstorm warning: its area, the legend, the NWS credited.
+    page.wait(lambda d: [e for e in d.find_elements(By.CSS_SELECTOR, '[data-testid="alert-area"]')
+                         if e.get_attribute("data-severity") == "severe"], "the warning's area around Norman")
+    assert page.find("alert-legend").is_displayed()
     credits = page.find("attribution")
     page.wait(lambda d: credits.find_element(By.CSS_SELECTOR, ".sample-credit").get_attribute("data-sample") == "true",
               "the sample data credit")
     assert "Sample data (offline demo), not real weather" in credits.text
+    page.wait(lambda d: "Alerts by the US National Weather Service" in credits.text, "the NWS credit")
     # Both providers: OpenWeatherMap's stand-in fails for Enschede, so Open-Meteo answers it.
     page.wait(lambda d: "open-meteo" in credits.find_element(By.CSS_SELECTOR, ".weather-credits")
               .get_attribute("data-providers"), "the Open-Meteo credit")

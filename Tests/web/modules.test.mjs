@@ -16,6 +16,7 @@ const PURE = {
   'map-room.js': [],
   'locate-flow.js': [],
   'air-quality.js': [],
+  'alert-format.js': ['format.js'],
 };
 const ALLOWED = {
   ...PURE,
@@ -25,7 +26,8 @@ const ALLOWED = {
   'suggestions.js': ['format.js'],
   'popup.js': ['dom.js', 'format.js', 'symbols.js', 'forecast-chart.js', 'air-quality.js'],
   'markers.js': ['dom.js', 'format.js', 'symbols.js'],
-  'map-view.js': ['format.js', 'map-room.js', 'markers.js', 'popup.js'],
+  'map-view.js': ['alert-areas.js', 'format.js', 'map-room.js', 'markers.js', 'popup.js'],
+  'alert-areas.js': ['dom.js', 'alert-format.js'],
   'credits.js': ['dom.js', 'air-quality.js'],
   'status.js': ['dom.js', 'format.js', 'credits.js'],
   'cities.js': ['dom.js', 'format.js', 'symbols.js'],

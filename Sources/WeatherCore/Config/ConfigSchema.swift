@@ -5,6 +5,7 @@ public enum ConfigSchema {
     /// The tables of the file, in order ("" is the top level).
     public static let tables = [
         "", "weather", "openweathermap", "open-meteo", "socket", "gpsd", "location", "owntracks", "geoclue", "air-quality",
+        "alerts",
         "region", "state", "web", "mqtt",
     ]
 
@@ -82,6 +83,15 @@ public enum ConfigSchema {
         ConfigKey("air-quality.scale", \.airQuality.scale, .choice, reload: .restart),
         ConfigKey(
             "air-quality.timeout", \.airQuality.timeout, .duration(.moreThan(.zero, atMost: .seconds(300))), reload: .live),
+
+        // The User-Agent is the alert transport's own, made at start.
+        ConfigKey("alerts.providers", \.alerts.providers, .alertProviderList, reload: .restart),
+        ConfigKey("alerts.nws_url", \.alerts.nwsURL, .httpURL, reload: .restart),
+        ConfigKey("alerts.contact", \.alerts.contact, .headerText, reload: .restart),
+        ConfigKey("alerts.refresh", \.alerts.refresh, .duration(.atLeast(.seconds(1))), reload: .live),
+        ConfigKey("alerts.requests_per_minute", \.alerts.requestsPerMinute, .integer(1...6000), reload: .live),
+        ConfigKey(
+            "alerts.timeout", \.alerts.timeout, .duration(.moreThan(.zero, atMost: .seconds(300))), reload: .restart),
 
         ConfigKey("region.debounce", \.region.debounce, .duration(.atMost(.seconds(10))), reload: .restart),
         ConfigKey("region.around", \.region.around, .integer(0...3), reload: .live),

@@ -434,11 +434,32 @@ extension ConfigValueType where Value == [String] {
     }
 }
 
+extension ConfigValueType where Value == String {
+    /// A string that can go into an HTTP header (the User-Agent): no control characters.
+    static var headerText: ConfigValueType {
+        string.checked { text in
+            text.unicodeScalars.contains { $0.properties.generalCategory == .control }
+                ? "expected text without control characters (it goes into the User-Agent header)" : nil
+        }
+    }
+}
+
 extension ConfigValueType where Value == [WeatherProviderName] {
-    /// A non-empty list of provider names (``WeatherProviderName``), each at most once. Every problem
-    /// is reported at the key itself, naming the element; one bad element makes the whole list unusable.
-    static var providerList: ConfigValueType {
-        let names = WeatherProviderName.allCases.map { ConfigText.quoted($0.rawValue) }.joined(separator: ", ")
+    /// A non-empty list of weather provider names (``WeatherProviderName``), each at most once.
+    static var providerList: ConfigValueType { nameList() }
+}
+
+extension ConfigValueType where Value == [AlertProviderName] {
+    /// A non-empty list of alert provider names (``AlertProviderName``), each at most once.
+    static var alertProviderList: ConfigValueType { nameList() }
+}
+
+extension ConfigValueType {
+    /// A non-empty list of provider names (`Name`'s cases), each at most once. Every problem is
+    /// reported at the key itself, naming the element; one bad element makes the whole list unusable.
+    static func nameList<Name>() -> ConfigValueType
+    where Value == [Name], Name: CaseIterable & RawRepresentable & Sendable & Equatable, Name.RawValue == String {
+        let names = Name.allCases.map { ConfigText.quoted($0.rawValue) }.joined(separator: ", ")
         return ConfigValueType(
             read: { value, path, report in
                 guard let array = value.array else {
@@ -449,7 +470,7 @@ extension ConfigValueType where Value == [WeatherProviderName] {
                     report(path, "expected at least one provider (\(names)), found []")
                     return nil
                 }
-                var providers: [WeatherProviderName] = []
+                var providers: [Name] = []
                 var valid = true
                 for (index, element) in array.enumerated() {
                     guard let text = element.string else {
@@ -457,9 +478,9 @@ extension ConfigValueType where Value == [WeatherProviderName] {
                         valid = false
                         continue
                     }
-                    guard let provider = WeatherProviderName(rawValue: text) else {
+                    guard let provider = Name(rawValue: text) else {
                         var message = "expected one of \(names), found \(ConfigText.quoted(text)) at [\(index)]"
-                        if let close = WeatherProviderName.allCases.first(where: { fold($0.rawValue) == fold(text) }) {
+                        if let close = Name.allCases.first(where: { fold($0.rawValue) == fold(text) }) {
                             message += "; did you mean \(ConfigText.quoted(close.rawValue))?"
                         }
                         report(path, message)

@@ -26,6 +26,8 @@ public struct DaemonConfig: Sendable, Equatable {
     public var ownTracks: OwnTracksConfig
     /// The `[geoclue]` table: GeoClue2, a source of location.
     public var geoclue: GeoClueConfig
+    /// The `[alerts]` table: official weather warnings.
+    public var alerts: AlertsConfig
     /// The `[region]` table: map region searches.
     public var region: RegionConfig
     /// The `[state]` table: durable state.
@@ -56,6 +58,7 @@ public struct DaemonConfig: Sendable, Equatable {
         airQuality: AirQualityConfig = AirQualityConfig(),
         ownTracks: OwnTracksConfig = OwnTracksConfig(),
         geoclue: GeoClueConfig = GeoClueConfig(),
+        alerts: AlertsConfig = AlertsConfig(),
         region: RegionConfig = RegionConfig(),
         state: StateConfig = StateConfig(),
         web: WebConfig = WebConfig(),
@@ -72,6 +75,7 @@ public struct DaemonConfig: Sendable, Equatable {
         self.airQuality = airQuality
         self.ownTracks = ownTracks
         self.geoclue = geoclue
+        self.alerts = alerts
         self.region = region
         self.state = state
         self.web = web

@@ -3,7 +3,9 @@
 /// result of the latest text, location or region search) and each watched city (`city_<id>`).
 /// A watched city has a fifth, its forecast: its state is the city's condition in Home Assistant's
 /// names, its JSON attributes (`P/D/forecast/KEY`, see ``HomeAssistantForecast``) the forecast; and
-/// with air quality on, a sixth, its air quality index (`device_class: aqi`, on `air-quality.scale`).
+/// with air quality on, a sixth, its air quality index (`device_class: aqi`, on `air-quality.scale`);
+/// and a binary sensor "weather alert" (`device_class: safety`): on while an alert is in force there,
+/// its attributes the alerts.
 ///
 /// Each place's weather is published retained on `P/D/place/KEY` (the feature's properties as a
 /// JSON object); its sensors read it with a value template and take `P/D/status` as their
@@ -20,6 +22,8 @@ public struct HomeAssistantDiscovery: Sendable {
         let icon: String?
         /// Reads the city's forecast topic, not its place topic.
         var forecast = false
+        /// Home Assistant's component: `sensor`, or `binary_sensor` (``alertSensor``).
+        var component = "sensor"
         /// The value template, when it is not `{{ value_json.<property> }}`.
         var template: String?
     }
@@ -31,6 +35,10 @@ public struct HomeAssistantDiscovery: Sendable {
     private let forecastSensor = Sensor(
         measure: "forecast", label: "forecast", property: "condition", deviceClass: nil, unit: nil, icon: "mdi:weather-partly-cloudy",
         forecast: true)
+    /// The "weather alert" binary sensor of a watched city: on while `properties.alerts` holds one.
+    private let alertSensor = Sensor(
+        measure: "alert", label: "weather alert", property: "alerts", deviceClass: "safety", unit: nil, icon: nil,
+        component: "binary_sensor")
     /// The air quality sensor of a watched city; nil while air quality is disabled.
     private let airQualitySensor: Sensor?
     private let version: String
@@ -96,12 +104,12 @@ public struct HomeAssistantDiscovery: Sendable {
 
     /// The sensors of the place `key`: a watched city's have its forecast, too.
     private func sensors(of key: String) -> [Sensor] {
-        key == "latest" ? sensors : sensors + [forecastSensor] + (airQualitySensor.map { [$0] } ?? [])
+        key == "latest" ? sensors : sensors + [forecastSensor] + (airQualitySensor.map { [$0] } ?? []) + [alertSensor]
     }
 
     /// The discovery topic of one sensor of a place.
-    func configTopic(place: String, measure: String) -> String {
-        "\(discoveryPrefix)/sensor/\(nodeID)/\(place)_\(measure)/config"
+    func configTopic(place: String, measure: String, component: String = "sensor") -> String {
+        "\(discoveryPrefix)/\(component)/\(nodeID)/\(place)_\(measure)/config"
     }
 
     /// What to publish after the overlays changed: discovery of new places, their weather, and the
@@ -121,7 +129,8 @@ public struct HomeAssistantDiscovery: Sendable {
             configured[place.key] = place.name
             messages += sensors(of: place.key).map {
                 MQTTMessage(
-                    topic: configTopic(place: place.key, measure: $0.measure), payload: config(of: $0, place: place.key, name: place.name))
+                    topic: configTopic(place: place.key, measure: $0.measure, component: $0.component),
+                    payload: config(of: $0, place: place.key, name: place.name))
             }
         }
         for place in places {
@@ -136,7 +145,9 @@ public struct HomeAssistantDiscovery: Sendable {
         for key in configured.keys.sorted() where !wanted.contains(key) {
             configured[key] = nil
             lastState[key] = nil
-            messages += sensors(of: key).map { MQTTMessage(topic: configTopic(place: key, measure: $0.measure), payload: "") }
+            messages += sensors(of: key).map {
+                MQTTMessage(topic: configTopic(place: key, measure: $0.measure, component: $0.component), payload: "")
+            }
             messages.append(MQTTMessage(topic: topics.place(key), payload: ""))
         }
         return messages
@@ -164,7 +175,14 @@ public struct HomeAssistantDiscovery: Sendable {
             ]),
             "origin": .object(["name": "weatherd", "sw_version": .string(version)]),
         ]
-        if let deviceClass = sensor.deviceClass {
+        if sensor.component == "binary_sensor" {
+            // On while an alert is in force (unknown while the alerts are not known); the alerts as attributes.
+            object["value_template"] = .string("{{ 'ON' if value_json.\(sensor.property) else 'OFF' }}")
+            object["json_attributes_template"] = .string("{{ {'alerts': value_json.\(sensor.property) or []} | tojson }}")
+            object["payload_on"] = "ON"
+            object["payload_off"] = "OFF"
+            if let deviceClass = sensor.deviceClass { object["device_class"] = .string(deviceClass) }
+        } else if let deviceClass = sensor.deviceClass {
             object["device_class"] = .string(deviceClass)
             object["state_class"] = "measurement"
         }

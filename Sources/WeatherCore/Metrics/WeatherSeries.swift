@@ -13,6 +13,7 @@ public struct WeatherSeries: Sendable, Hashable {
         case cloudiness = "weatherd_weather_cloudiness_ratio"
         case observed = "weatherd_weather_observed_timestamp_seconds"
         case airQualityIndex = "weatherd_weather_air_quality_index"
+        case alerts = "weatherd_weather_alerts"
 
         /// The series' name.
         public var name: String { rawValue }
@@ -28,6 +29,7 @@ public struct WeatherSeries: Sendable, Hashable {
             case .cloudiness: "Cloud cover at a watched city, as a ratio from 0 to 1"
             case .observed: "When the weather of a watched city was observed, in seconds since the Unix epoch"
             case .airQualityIndex: "Air quality index at a watched city, on the scale of the label scale (european or us)"
+            case .alerts: "Official alerts in force at a watched city, by severity (CAP)"
             }
         }
     }
@@ -42,20 +44,24 @@ public struct WeatherSeries: Sendable, Hashable {
         public var country: String
         /// The provider that answered.
         public var provider: String
+        /// An alert series' severity (`extreme` … `unknown`); nil for the others.
+        public var severity: String?
         /// The index's scale (`european`, `us`), for the air quality series only.
         public var scale: String?
 
-        public init(city: String, id: String, country: String, provider: String, scale: String? = nil) {
+        public init(city: String, id: String, country: String, provider: String, severity: String? = nil, scale: String? = nil) {
             self.city = city
             self.id = id
             self.country = country
             self.provider = provider
+            self.severity = severity
             self.scale = scale
         }
 
         /// As Prometheus labels, in the contract's order.
         public var pairs: [(String, String)] {
-            [("city", city), ("id", id), ("country", country), ("provider", provider)] + (scale.map { [("scale", $0)] } ?? [])
+            [("city", city), ("id", id), ("country", country), ("provider", provider)] + (severity.map { [("severity", $0)] } ?? [])
+                + (scale.map { [("scale", $0)] } ?? [])
         }
     }
 
@@ -97,7 +103,24 @@ public struct WeatherSeries: Sendable, Hashable {
         let weather = values.compactMap { measure, value in
             value.flatMap { $0.isFinite ? WeatherSeries(measure: measure, labels: labels, value: $0) : nil }
         }
-        return weather + airQualitySamples(observation.airQuality, labels: labels)
+        return weather + airQualitySamples(observation.airQuality, labels: labels) + alertSamples(of: feature, labels: labels)
+    }
+
+    /// The number of alerts of each severity in force at the feature's place (every severity, 0
+    /// where none), labelled with the alerts' provider; none while its alerts are not known or it
+    /// is outside every alert provider's area.
+    static func alertSamples(of feature: WeatherFeature, labels: Labels) -> [WeatherSeries] {
+        guard let alerts = feature.alerts else { return [] }
+        let providers = Set(alerts.map(\.provider))
+        return (providers.isEmpty ? [AlertProviderName.nws.rawValue] : providers.sorted()).flatMap { provider in
+            AlertSeverity.allCases.map { severity in
+                var labels = labels
+                labels.provider = provider
+                labels.severity = severity.label
+                let count = alerts.filter { $0.provider == provider && $0.severity == severity }.count
+                return WeatherSeries(measure: .alerts, labels: labels, value: Double(count))
+            }
+        }
     }
 
     /// The air quality index of each scale it has, labelled with the data's provider and the scale.
@@ -140,6 +163,6 @@ extension SearchEngine {
     /// The watched cities' weather series now, with the overlays' `seq` they go with (read together,
     /// in one turn of the engine: the series change only with the overlays).
     public var weatherSeries: (version: Int, samples: [WeatherSeries]) {
-        (currentOverlays.seq, WeatherSeries.samples(of: watchedCityFeatures))
+        (currentOverlays.seq, WeatherSeries.samples(of: watchedCityFeatures.map { ($0.city, alertView.annotated($0.feature)) }))
     }
 }

@@ -18,7 +18,7 @@ public struct DaemonState: Sendable, Hashable, JSONRepresentable {
     /// Each provider of `weather.providers`, in that order; a change of its request counts alone is
     /// no news.
     public var providers: [ProviderStatus]
-    /// The services besides the weather providers (`air-quality`, …), each as it reports itself.
+    /// The services besides the weather providers (`air-quality`, `nws`, …), each as it reports itself.
     public var services: [ServiceStatus] = []
     public var updatedAt: Date
 

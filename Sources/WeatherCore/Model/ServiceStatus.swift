@@ -33,7 +33,7 @@ public struct ServiceStatus: Sendable, Hashable, JSONRepresentable {
 /// given (``SearchEngine/init(cities:gps:lookups:publisher:budget:providers:services:wallClock:clock:logger:)``)
 /// whenever it takes in the budget (``SearchEngine/refreshBudget()``), in the order given: a new
 /// service adds itself by conforming, being passed there, and calling `refreshBudget` when its
-/// status changes. ``LookupService`` reports `air-quality`.
+/// status changes. ``LookupService`` reports `air-quality`, ``AlertService`` `nws`.
 public protocol ServiceStatusReporting: Sendable {
     /// Its entries now.
     var serviceStatuses: [ServiceStatus] { get async }

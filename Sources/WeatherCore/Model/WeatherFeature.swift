@@ -10,6 +10,11 @@ public struct WeatherFeature: Sendable, Hashable, JSONRepresentable {
     public var device: DeviceSummary?
     /// A watched city's last good feature, kept while its refresh fails.
     public var stale = false
+    /// The alerts in force here, most severe first: `[]` when asked and there are none; nil while not
+    /// known yet or outside every alert provider's area.
+    public var alerts: [Alert]?
+    /// A refresh of `alerts` failed: they are the last ones known.
+    public var alertsStale = false
 
     public init(observation: WeatherObservation, source: FeatureSource, fix: FixSummary? = nil) {
         self.id = observation.featureID
@@ -36,6 +41,8 @@ public struct WeatherFeature: Sendable, Hashable, JSONRepresentable {
         ]
         if let fix { properties["fix"] = fix.json }
         if let device { properties["device"] = device.json }
+        properties["alerts"] = alerts.map { .array($0.map(\.json)) } ?? .null
+        properties["alerts_stale"] = .bool(alertsStale)
         return .object([
             "type": "Feature", "id": .string(id),
             "geometry": .object(["type": "Point", "coordinates": coordinate.geoJSONPosition]),

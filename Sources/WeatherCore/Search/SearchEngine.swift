@@ -251,6 +251,21 @@ public actor SearchEngine {
         await turn { engine, _ in engine.stream.devicesChanged(features) }
     }
 
+    /// Takes in what the alert service knows: the features at those places carry their alerts and
+    /// the alert areas join the overlays (one overlays change, only when something differs; like a
+    /// watched city's, it never moves the map).
+    public nonisolated func updateAlerts(_ view: AlertView) async {
+        await turn { engine, _ in engine.stream.alertsChanged(view) }
+    }
+
+    /// The alerts of the places on the map and their areas, as last taken in.
+    var alertView: AlertView { stream.alertView }
+
+    /// `feature` with the alerts known at its place.
+    public func withAlerts(_ feature: WeatherFeature) -> WeatherFeature {
+        stream.alertView.annotated(feature)
+    }
+
     /// Sends each held state notification when its time has come, until cancelled.
     public nonisolated func runHeldNotices() async {
         while !Task.isCancelled {

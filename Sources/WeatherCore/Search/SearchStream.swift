@@ -76,6 +76,8 @@ struct SearchStream: Sendable {
     private var interactiveFeatures: [WeatherFeature] = []
     /// The OwnTracks devices' features, a background layer after the watched cities'.
     private var deviceFeatures: [WeatherFeature] = []
+    /// The alerts of the places on the map and their areas (``alertsChanged(_:)``); empty without alerts.
+    private(set) var alertView = AlertView()
     private var pending = PendingLookups()
     /// The first watched-city round's lookups, counted from the start until it begins.
     private var firstRound: PendingLookups.Run?
@@ -334,6 +336,16 @@ struct SearchStream: Sendable {
         return takeEffects()
     }
 
+    /// What the alert service knows: the features at those places carry their alerts, and the alert
+    /// areas follow the features in the overlays (a change only when something differs; it never
+    /// moves the map).
+    mutating func alertsChanged(_ view: AlertView) -> [Effect] {
+        guard view != alertView else { return [] }
+        alertView = view
+        publishOverlays(focus: nil, onlyIfChanged: true)
+        return takeEffects()
+    }
+
     /// The time has come (``Effect/armNoticeTimer(until:)``): a held state notification goes out if due.
     mutating func tick(at now: Now) -> [Effect] {
         switch locationNotices.due(now: now.instant) {
@@ -389,11 +401,12 @@ struct SearchStream: Sendable {
     /// always a change (the map re-centres on it); a city round only when its features differ.
     private mutating func publishOverlays(focus: Coordinate?, onlyIfChanged: Bool = false) {
         let cities = cityKeys.compactMap { cityFeatures[$0] }
-        let features = OverlayMembership.features(
-            background: deviceFeatures.isEmpty ? [cities] : [cities, deviceFeatures], focused: interactiveFeatures)
+        let features = alertView.annotated(
+            OverlayMembership.features(
+                background: deviceFeatures.isEmpty ? [cities] : [cities, deviceFeatures], focused: interactiveFeatures))
         // A round that changed no feature is no change, even though `focus` would go back to null.
-        if onlyIfChanged, overlays.seq > 0, features == overlays.features { return }
-        overlays = Overlays(seq: overlays.seq + 1, focus: focus, features: features)
+        if onlyIfChanged, overlays.seq > 0, features == overlays.features, alertView.areas == overlays.areas { return }
+        overlays = Overlays(seq: overlays.seq + 1, focus: focus, features: features, areas: alertView.areas)
         effects.append(.publishOverlays(overlays))
     }
 

@@ -195,6 +195,16 @@ struct ProviderHealth: Sendable {
 
     /// `state.providers`' entry.
     func status(_ name: WeatherProviderName, now: DaemonClock.Instant, wallNow: Date) -> ProviderStatus {
+        let summary = summary(now: now, wallNow: wallNow)
+        return ProviderStatus(
+            name: name, usable: summary.usable,
+            usedMinute: used(in: sentMinute, window: Self.minute, now: now).count,
+            usedDay: used(in: sentDay, window: Self.day, now: now).count, blockedUntil: summary.blockedUntil, error: summary.error)
+    }
+
+    /// Whether it is usable, the end of a block or spent budget, and why it is not usable: what
+    /// `state.providers` and `state.services` show.
+    func summary(now: DaemonClock.Instant, wallNow: Date) -> (usable: Bool, blockedUntil: Date?, error: String?) {
         let refusal = refusal(now: now)
         var blockedUntil: Date?
         var error: String?
@@ -209,10 +219,7 @@ struct ProviderHealth: Sendable {
         case nil:
             error = isBackingOff(now: now) ? lastError : nil
         }
-        return ProviderStatus(
-            name: name, usable: refusal == nil && !isBackingOff(now: now),
-            usedMinute: used(in: sentMinute, window: Self.minute, now: now).count,
-            usedDay: used(in: sentDay, window: Self.day, now: now).count, blockedUntil: blockedUntil, error: error)
+        return (refusal == nil && !isBackingOff(now: now), blockedUntil, error)
     }
 
     /// The requests of `window` before `now`, and how long until the oldest of them leaves it.

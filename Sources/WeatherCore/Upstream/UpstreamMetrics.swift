@@ -6,13 +6,18 @@ enum UpstreamMetrics {
     /// One HTTP request to a provider and how it ended: `ok`, `not_found`, `unauthorized`,
     /// `rate_limited` or `unavailable` (network, timeout, 5xx, undecodable).
     static func request(provider: WeatherProviderName, endpoint: String, outcome: String, duration: Duration) {
+        request(provider: provider.rawValue, endpoint: endpoint, outcome: outcome, duration: duration)
+    }
+
+    /// The same for any provider by its name (an alert provider: `nws`).
+    static func request(provider: String, endpoint: String, outcome: String, duration: Duration) {
         Counter(
             label: "weatherd_upstream_requests_total",
-            dimensions: [("endpoint", endpoint), ("outcome", outcome), ("provider", provider.rawValue)]
+            dimensions: [("endpoint", endpoint), ("outcome", outcome), ("provider", provider)]
         ).increment()
         CoreMetrics.Timer(
             label: "weatherd_upstream_request_duration_seconds",
-            dimensions: [("endpoint", endpoint), ("provider", provider.rawValue)]
+            dimensions: [("endpoint", endpoint), ("provider", provider)]
         )
         .recordNanoseconds(duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
     }

@@ -48,6 +48,9 @@ struct DaemonSetup: Sendable {
     var webLines: [String] = []
     /// TOML lines for an `[mqtt]` table (none: no table, MQTT is off), e.g. `broker = "mqtt://127.0.0.1:1883"`.
     var mqttLines: [String] = []
+    /// More TOML lines for the `[alerts]` table (its `nws_url` is the stand-in's, so nothing ever
+    /// reaches the internet), e.g. `refresh = "2s"`.
+    var alertsLines: [String] = []
     /// TOML lines for an `[owntracks]` table (none: no table, OwnTracks is off), e.g. `http = true`.
     var ownTracksLines: [String] = []
     /// TOML lines for a `[geoclue]` table (none: no table, GeoClue is off), e.g. `enabled = true`.
@@ -76,6 +79,7 @@ struct DaemonSetup: Sendable {
         ]
         lines += openMeteoLines
         lines += ["", "[air-quality]", "enabled = \(airQuality)", "base_url = \"\(openMeteoURL ?? baseURL)\""] + airQualityLines
+        lines += ["", "[alerts]", "nws_url = \"\(baseURL)\"", "contact = \"weatherd-tests@example.invalid\""] + alertsLines
         lines += ["", "[socket]", "path = \"\(socketPath)\""]
         if let maxClients { lines.append("max_clients = \(maxClients)") }
         if let socketMode { lines.append("mode = \"\(socketMode)\"") }

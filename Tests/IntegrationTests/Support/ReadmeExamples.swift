@@ -261,7 +261,7 @@ struct ReadmeExamples {
             return hours >= 117 ? nil : "the steps cover \(hours) h, not 120"
         },
         "weatherctl cities": Shape { stdout, _ in
-            lines(stdout) == ["Seoul,KR", "London,GB", "Enschede,NL"] ? nil : "not the demo's watched cities"
+            lines(stdout) == ["Seoul,KR", "London,GB", "Enschede,NL", "Norman,US"] ? nil : "not the demo's watched cities"
         },
         "weatherctl cities add Paris": Shape { stdout, _ in lines(stdout).last == "Paris" ? nil : "Paris not added" },
         "weatherctl cities remove Paris": Shape { stdout, _ in lines(stdout).contains("Paris") ? "Paris not removed" : nil },
