@@ -115,6 +115,10 @@ struct HomeAssistantForecastMQTTTests {
         func published(_ topic: String) -> [String] {
             restarted.logLines(containing: "Received PUBLISH from dev1 ").filter { $0.contains("'\(topic)'") }
         }
+        // The subscriber can see the message before the broker's log line about it is read here.
+        _ = try await restarted.waitForLog("London's forecast received from weatherd") { lines in
+            lines.contains { $0.contains("Received PUBLISH from dev1 ") && $0.contains("'\(london)'") } ? true : nil
+        }
         #expect(published(london).count == 1, "\(restarted.logLines(containing: "PUBLISH"))")
         let paris = published(ForecastDaemon.forecastTopic(ForecastDaemon.paris))
         #expect(paris.count <= 1 && paris.allSatisfy { $0.hasSuffix("(0 bytes))") }, "at most the removal, once: \(paris)")
