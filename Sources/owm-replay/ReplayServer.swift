@@ -3,6 +3,7 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import ServiceLifecycle
+import Synchronization
 
 /// The HTTP/1.1 server: one task per accepted connection, requests on a connection answered in
 /// order, persistent connections kept open (every response carries `Content-Length`, but a huge
@@ -14,6 +15,7 @@ struct ReplayServer: Service, CustomStringConvertible {
 
     private let listener: NIOAsyncChannel<Connection, Never>
     private let endpoint: WeatherEndpoint
+    private let unserved: UnservedConnections
 
     var description: String { "ReplayServer(\(localAddress.map { "\($0)" } ?? "unbound"))" }
 
@@ -27,6 +29,7 @@ struct ReplayServer: Service, CustomStringConvertible {
         endpoint: WeatherEndpoint,
         group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) async throws -> ReplayServer {
+        let unserved = UnservedConnections()
         let listener = try await ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -34,10 +37,10 @@ struct ReplayServer: Service, CustomStringConvertible {
             .bind(host: host, port: port) { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
-                    return try Connection(wrappingChannelSynchronously: channel)
+                    return unserved.add(try Connection(wrappingChannelSynchronously: channel))
                 }
             }
-        return ReplayServer(listener: listener, endpoint: endpoint)
+        return ReplayServer(listener: listener, endpoint: endpoint, unserved: unserved)
     }
 
     /// Accepts and serves connections until graceful shutdown (or cancellation), which closes the
@@ -57,9 +60,15 @@ struct ReplayServer: Service, CustomStringConvertible {
         } catch is CancellationError {
             // Shutting down.
         }
+        // Connections accepted but not taken from the listener when it closed: each must be
+        // finished and closed, not dropped (NIO traps on an async channel's writer never finished).
+        for connection in unserved.removeAll() {
+            try? await connection.executeThenClose { _, _ in }
+        }
     }
 
     private func serve(_ connection: Connection) async {
+        unserved.remove(connection)
         let peer = connection.channel.remoteAddress.map { "\($0.ipAddress ?? "?"):\($0.port ?? 0)" } ?? "?"
         let clientGone = Gate()
         connection.channel.closeFuture.whenComplete { _ in clientGone.open() }
@@ -175,4 +184,25 @@ private func httpDate(_ date: Date) -> String {
 /// Writes one line to stderr (a single unbuffered write, so concurrent lines never interleave).
 func logLine(_ message: String) {
     FileHandle.standardError.write(Data(("owm-replay: " + message + "\n").utf8))
+}
+
+/// The connections accepted on the listener that no task serves yet.
+final class UnservedConnections: Sendable {
+    private let connections = Mutex<[ObjectIdentifier: ReplayServer.Connection]>([:])
+
+    func add(_ connection: ReplayServer.Connection) -> ReplayServer.Connection {
+        connections.withLock { $0[ObjectIdentifier(connection.channel)] = connection }
+        return connection
+    }
+
+    func remove(_ connection: ReplayServer.Connection) {
+        _ = connections.withLock { $0.removeValue(forKey: ObjectIdentifier(connection.channel)) }
+    }
+
+    func removeAll() -> [ReplayServer.Connection] {
+        connections.withLock { connections in
+            defer { connections.removeAll() }
+            return Array(connections.values)
+        }
+    }
 }
