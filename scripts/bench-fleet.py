@@ -12,7 +12,10 @@ requests the devices sent to the proxy (without it, each would have gone to the 
 that reached the provider, the 429s of the budget; and the resident memory of each daemon, of nginx and
 of owm-replay, with the machine's load. Every number comes from this run.
 """
-import argparse, json, os, random, shutil, signal, socket, subprocess, sys, tempfile, threading, time, urllib.request
+import argparse, json, os, random, shutil, signal, socket, subprocess, sys, tempfile, threading, time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "bench"))
+from benchlib import free_port, rss_kib, replay_stats as stats  # noqa: E402
 
 ACCOUNT_KEY = "bench-account-key-0123456789abcdef"
 
@@ -184,9 +187,6 @@ def wait_for_socket(device):
         time.sleep(0.05)
 
 
-def stats(replay_url):
-    with urllib.request.urlopen(replay_url + "/_stats") as r:
-        return json.load(r)
 
 
 def log_lines(proxy_dir):
@@ -194,28 +194,11 @@ def log_lines(proxy_dir):
         return f.read().splitlines()
 
 
-def rss_kib(pid):
-    try:
-        with open(f"/proc/{pid}/status") as f:
-            for line in f:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1])
-    except FileNotFoundError:
-        pass
-    return 0
 
 
 def mem_total_gib():
     with open("/proc/meminfo") as f:
         return int(f.readline().split()[1]) / 1024 / 1024
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
 
 
 if __name__ == "__main__":

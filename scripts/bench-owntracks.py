@@ -16,6 +16,9 @@ comes from this run.
 """
 import argparse, json, math, os, random, shutil, signal, socket, struct, subprocess, sys, tempfile, time, urllib.request
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "bench"))
+from benchlib import cpu_seconds, free_port, metric, replay_stats as stats, rss_kib, scrape  # noqa: E402
+
 
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -187,29 +190,12 @@ class MQTTPublisher:
         self.sock.close()
 
 
-def cpu_seconds(pid):
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def scrape(port):
-    return urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics").read().decode()
 
 
-def metric(text, name, **labels):
-    total = 0.0
-    for line in text.splitlines():
-        if not line.startswith(name + "{") and not line.startswith(name + " "):
-            continue
-        if all(f'{k}="{v}"' in line for k, v in labels.items()):
-            total += float(line.rsplit(" ", 1)[1])
-    return total
 
 
-def stats(replay_url):
-    with urllib.request.urlopen(replay_url + "/_stats") as r:
-        return json.load(r)
 
 
 def wait_for_port(port, process):
@@ -233,25 +219,6 @@ def wait_for_line(path, text, process):
         if time.monotonic() > deadline or process.poll() is not None:
             sys.exit(f"weatherd did not say {text!r}; its log:\n" + open(path).read())
         time.sleep(0.1)
-
-
-def rss_kib(pid):
-    try:
-        with open(f"/proc/{pid}/status") as f:
-            for line in f:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1])
-    except FileNotFoundError:
-        pass
-    return 0
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
 
 
 if __name__ == "__main__":

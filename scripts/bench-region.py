@@ -18,6 +18,9 @@ Every number comes from this run; rerun it to compare.
 """
 import argparse, json, os, socket, subprocess, sys, tempfile, time, urllib.request
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "bench"))
+from benchlib import cpu_seconds  # noqa: E402
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--bin-dir", default=".build/release")
@@ -121,11 +124,6 @@ def alert_requests(base):
     """The NWS alert and zone requests owm-replay answered so far."""
     with urllib.request.urlopen(base + "/_nws") as r:
         return json.load(r)["requests"]
-
-def cpu_seconds(pid):
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 if __name__ == "__main__":
     main()
