@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Timestamps as the protocol writes them: RFC 3339 in UTC with whole seconds.
 public enum Timestamp {
