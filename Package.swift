@@ -135,10 +135,18 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // A client of the daemon's socket, for weatherctl and the tests.
+        // The blocking client of the daemon's socket (`DaemonSocket`: no event loop, no thread) and the
+        // errors of both clients. No NIO: `weatherctl` links it, and its start-up scans the protocol
+        // conformances of every module it links.
+        .target(
+            name: "WeatherSocket",
+            dependencies: ["WeatherRPC"]
+        ),
+        // The async client of the daemon's socket on NIO, for the tests; it re-exports WeatherSocket.
         .target(
             name: "WeatherClient",
             dependencies: [
+                "WeatherSocket",
                 "WeatherWire",
                 "WeatherRPC",
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -157,7 +165,7 @@ let package = Package(
         .executableTarget(
             name: "weatherctl",
             dependencies: [
-                "WeatherClient",
+                "WeatherSocket",
                 "WeatherRPC",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
