@@ -24,6 +24,15 @@ func releaseLink(_ product: String) -> [LinkerSetting] {
     ]
 }
 
+// weatherctl's release link also takes the C++ runtime from libstdc++'s archive, not its shared
+// library (packaging/link/libstdc++.so): the static Swift runtime calls a few pieces of it (operator
+// new, std::string, __cxa_guard), 200 KB in the binary, while the loader mapping and relocating
+// libstdc++.so.6 and resolving its symbols took a quarter of the CPU of a static Swift "hello" at
+// every start. weatherctl links no C++ of its own (no TOMLKit, no Foundation with its ICU).
+let staticCXXRuntime: [LinkerSetting] = [
+    .unsafeFlags(["-L", "\(Context.packageDirectory)/packaging/link"], .when(configuration: .release))
+]
+
 let package = Package(
     name: "weatherd",
     platforms: [.macOS(.v15)],
@@ -135,10 +144,18 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // A client of the daemon's socket, for weatherctl and the tests.
+        // The blocking client of the daemon's socket (`DaemonSocket`: no event loop, no thread) and the
+        // errors of both clients. No NIO: `weatherctl` links it, and its start-up scans the protocol
+        // conformances of every module it links.
+        .target(
+            name: "WeatherSocket",
+            dependencies: ["WeatherRPC"]
+        ),
+        // The async client of the daemon's socket on NIO, for the tests; it re-exports WeatherSocket.
         .target(
             name: "WeatherClient",
             dependencies: [
+                "WeatherSocket",
                 "WeatherWire",
                 "WeatherRPC",
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -157,11 +174,11 @@ let package = Package(
         .executableTarget(
             name: "weatherctl",
             dependencies: [
-                "WeatherClient",
+                "WeatherSocket",
                 "WeatherRPC",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            linkerSettings: releaseLink("weatherctl")
+            linkerSettings: releaseLink("weatherctl") + staticCXXRuntime
         ),
         // An offline stand-in for OpenWeatherMap, answering from recorded responses.
         .executableTarget(

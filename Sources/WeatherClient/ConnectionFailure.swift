@@ -1,4 +1,5 @@
 import NIOCore
+import WeatherSocket
 
 /// Whether `error` means the connection to the daemon failed after it was made (reset, closed):
 /// the daemon went away, as opposed to answering with an error.

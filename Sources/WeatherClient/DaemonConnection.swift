@@ -1,6 +1,7 @@
 import NIOCore
 import NIOPosix
 import WeatherRPC
+import WeatherSocket
 import WeatherWire
 
 /// An async connection to weatherd's socket (SwiftNIO), for the tests and any caller that must not
@@ -9,7 +10,7 @@ import WeatherWire
 /// Use it inside `DaemonConnection.with(socketPath:)`, which closes it when the body returns.
 public final class DaemonConnection {
     /// The daemon's lines can be long (overlays of a large grid); this bounds one of them.
-    public static let maxLineBytes = 16 * 1024 * 1024
+    public static let maxLineBytes = DaemonSocket.maxLineBytes
 
     private var inbound: NIOAsyncChannelInboundStream<JSONLineFrame>.AsyncIterator
     private let outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>

@@ -1,4 +1,10 @@
-import Foundation
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// A point on the earth in degrees (WGS 84).
 public struct Coordinate: Sendable, Hashable, CustomStringConvertible {
@@ -21,7 +27,7 @@ public struct Coordinate: Sendable, Hashable, CustomStringConvertible {
     /// `{"lat": …, "lon": …}`.
     public var json: JSONValue { .object(["lat": .double(lat), "lon": .double(lon)]) }
 
-    public var description: String { String(format: "%.4f,%.4f", lat, lon) }
+    public var description: String { "\(DecimalText.fixed(lat, 4)),\(DecimalText.fixed(lon, 4))" }
 
     /// Great-circle distance in metres (haversine, mean earth radius).
     public func distance(to other: Coordinate) -> Double {

@@ -1,5 +1,3 @@
-import Foundation
-
 /// A JSON value, as read from a client or an upstream and as written on the socket.
 ///
 /// Objects keep the order in which their members were inserted, so what the daemon writes reads

@@ -1,7 +1,6 @@
 import ArgumentParser
-import Foundation
-import WeatherClient
 import WeatherRPC
+import WeatherSocket
 
 struct BarCommand: ParsableCommand, HasGlobalOptions {
     static let configuration = CommandConfiguration(
@@ -30,7 +29,7 @@ struct BarCommand: ParsableCommand, HasGlobalOptions {
 
     func validate() throws {
         if city != nil && location { throw ValidationError("--city and --location exclude each other") }
-        if let city, city.trimmingCharacters(in: .whitespaces).isEmpty { throw ValidationError("--city needs a name") }
+        if let city, city.trimmingSpaces.isEmpty { throw ValidationError("--city needs a name") }
         _ = try parsedTemplate()
     }
 

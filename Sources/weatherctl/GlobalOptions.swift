@@ -1,6 +1,13 @@
 import ArgumentParser
-import Foundation
-import WeatherClient
+import WeatherSocket
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// A subcommand with the global options (for messages about the socket).
 protocol HasGlobalOptions {
@@ -15,7 +22,7 @@ struct GlobalOptions: ParsableArguments {
     var socket: String?
 
     var socketPath: String {
-        socket ?? ProcessInfo.processInfo.environment["WEATHERD_SOCKET"].flatMap { $0.isEmpty ? nil : $0 }
+        socket ?? getenv("WEATHERD_SOCKET").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
             ?? "/run/weatherd/weatherd.sock"
     }
 

@@ -1,11 +1,4 @@
-import Foundation
 import WeatherRPC
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
 
 /// `weatherctl`'s human output: one line per result.
 enum HumanFormat {
@@ -44,20 +37,14 @@ enum HumanFormat {
     /// Paris, FR
     /// Sat 01 Dec 00:00  🌧    6.7 °C  precip  35%  wind  3.8 m/s SW  light rain
     /// ```
-    static func forecast(_ json: JSONValue, timeZone: TimeZone = .current) -> [String] {
+    static func forecast(_ json: JSONValue, timeZone: WallClock.Zone = .local) -> [String] {
         let p = json["properties"] ?? .null
         let units = Units(rawValue: p["units"]?.stringValue ?? "") ?? .metric
         var lines = [place(json)]
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = timeZone
-        let timeFormat = Date.VerbatimFormatStyle(
-            format:
-                "\(weekday: .abbreviated) \(day: .twoDigits) \(month: .abbreviated) \(hour: .twoDigits(clock: .twentyFourHour, hourCycle: .zeroBased)):\(minute: .twoDigits)",
-            locale: Locale(identifier: "en_US_POSIX"), timeZone: timeZone, calendar: calendar)
         for step in p["forecast"]?.arrayValue ?? [] {
             var parts: [String] = []
-            let at = step["at"]?.stringValue.flatMap { try? Date($0, strategy: .iso8601) }
-            parts.append(at.map { $0.formatted(timeFormat) } ?? (step["at"]?.stringValue ?? "?"))
+            let at = step["at"]?.stringValue
+            parts.append(at.flatMap { WallClock.dayAndTime($0, in: timeZone) } ?? at ?? "?")
             parts.append(step["symbol"]?.stringValue ?? " ")
             parts.append(
                 step["temperature"]?.doubleValue.map {
@@ -75,22 +62,9 @@ enum HumanFormat {
         return lines
     }
 
-    /// `value` as printf's `%*.*f` writes it: the C library's formatting, in the "C" locale
-    /// (`weatherctl` never calls `setlocale`), without Foundation's `String(format:)`, whose
-    /// format machinery took a tenth of a `weatherctl search`.
+    /// `value` as printf's `%*.*f` writes it (``DecimalText``).
     static func fixed(_ value: Double, _ places: Int, width: Int = 0) -> String {
-        var buffer = [CChar](repeating: 0, count: 32)
-        while true {
-            let capacity = buffer.count
-            let count = withVaList([Int32(width), Int32(places), value]) { arguments in
-                buffer.withUnsafeMutableBufferPointer { vsnprintf($0.baseAddress!, capacity, "%*.*f", arguments) }
-            }
-            if count < 0 { return "\(value)" }
-            if Int(count) < capacity {
-                return buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-            }
-            buffer = [CChar](repeating: 0, count: Int(count) + 1)
-        }
+        DecimalText.fixed(value, places, width: width)
     }
 
     /// `mph` or `m/s`.
@@ -142,7 +116,7 @@ enum HumanFormat {
             && word.unicodeScalars.allSatisfy {
                 $0.properties.isAlphabetic || ("0"..."9").contains($0) || "-._,".unicodeScalars.contains($0)
             }
-        return plain ? word : "'" + word.replacingOccurrences(of: "'", with: #"'\''"#) + "'"
+        return plain ? word : "'" + word.replacing("'", with: #"'\''"#) + "'"
     }
 
     /// `Paris, FR`, or the coordinates of a point without a name.
@@ -244,24 +218,20 @@ extension HumanFormat {
     /// Severe  Severe Thunderstorm Warning  until Thu 21 May 03:30
     ///   For your protection move to an interior room on the lowest floor of a building.
     /// ```
-    static func alerts(_ json: JSONValue, timeZone: TimeZone = .current) -> [String] {
+    static func alerts(_ json: JSONValue, timeZone: WallClock.Zone = .local) -> [String] {
         guard let alerts = json["alerts"]?.arrayValue else {
             return ["no alert provider covers this place (the NWS: the United States)"]
         }
         guard !alerts.isEmpty else { return ["no alerts in force"] }
-        let timeFormat = Date.VerbatimFormatStyle(
-            format:
-                "\(weekday: .abbreviated) \(day: .twoDigits) \(month: .abbreviated) \(hour: .twoDigits(clock: .twentyFourHour, hourCycle: .zeroBased)):\(minute: .twoDigits)",
-            locale: Locale(identifier: "en_US_POSIX"), timeZone: timeZone, calendar: Calendar(identifier: .gregorian))
         var lines: [String] = []
         for alert in alerts {
             var parts = [alert["severity"]?.stringValue ?? "Unknown", alert["event"]?.stringValue ?? "alert"]
             if let ends = alert["ends"]?.stringValue {
-                parts.append("until " + ((try? Date(ends, strategy: .iso8601)).map { $0.formatted(timeFormat) } ?? ends))
+                parts.append("until " + (WallClock.dayAndTime(ends, in: timeZone) ?? ends))
             }
             lines.append(parts.joined(separator: "  "))
             for line in (alert["instruction"]?.stringValue ?? "").split(whereSeparator: \.isNewline) {
-                lines.append("  " + line.trimmingCharacters(in: .whitespaces))
+                lines.append("  " + line.trimmingSpaces)
             }
         }
         if alerts.contains(where: { $0["provider"]?.stringValue == "nws" }) { lines.append(nwsCredit) }

@@ -1,6 +1,6 @@
 import ArgumentParser
-import WeatherClient
 import WeatherRPC
+import WeatherSocket
 
 struct LocateCommand: ParsableCommand, HasGlobalOptions {
     static let configuration = CommandConfiguration(commandName: "locate", abstract: "Look up the weather at the next fused location fix.")

@@ -1,5 +1,5 @@
 import ArgumentParser
-import WeatherClient
+import WeatherSocket
 
 struct OverlaysCommand: ParsableCommand, HasGlobalOptions {
     static let configuration = CommandConfiguration(

@@ -1,6 +1,6 @@
 import ArgumentParser
-import WeatherClient
 import WeatherRPC
+import WeatherSocket
 
 struct SearchCommand: ParsableCommand, HasGlobalOptions {
     static let configuration = CommandConfiguration(

@@ -1,7 +1,6 @@
 import ArgumentParser
-import Foundation
-import WeatherClient
 import WeatherRPC
+import WeatherSocket
 
 struct WatchCommand: ParsableCommand, HasGlobalOptions {
     static let configuration = CommandConfiguration(
@@ -15,7 +14,7 @@ struct WatchCommand: ParsableCommand, HasGlobalOptions {
     func run() throws {
         var params: JSONObject = ["replay": .bool(!noReplay)]
         if let topics {
-            params["topics"] = .array(topics.split(separator: ",").map { .string($0.trimmingCharacters(in: .whitespaces)) })
+            params["topics"] = .array(topics.split(separator: ",").map { .string($0.trimmingSpaces) })
         } else if geojson {
             params["topics"] = .array(["overlays"])
         }

@@ -1,7 +1,14 @@
 import ArgumentParser
-import Foundation
-import WeatherClient
 import WeatherRPC
+import WeatherSocket
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// The entry point: runs a subcommand and maps what happened to the spec's exit status.
 @main
@@ -19,7 +26,7 @@ enum Weatherctl {
             fail("weatherctl: \(error.message)", status: 1)
         } catch let error as ExitCode {
             exit(error.rawValue)
-        } catch  where isConnectionFailure(error) {
+        } catch let error as ConnectionLost {
             let path = (try? WeatherctlCommand.parseAsRoot()).flatMap { ($0 as? any HasGlobalOptions)?.options.socketPath } ?? "the daemon"
             fail("weatherctl: the connection to \(path) failed: \(error) (did weatherd stop?)", status: 69)
         } catch {
@@ -45,14 +52,30 @@ enum Weatherctl {
     }
 
     static func fail(_ message: String, status: Int32) -> Never {
-        FileHandle.standardError.write(Data((message + "\n").utf8))
+        writeLine(message, to: STDERR_FILENO)
         exit(status)
     }
 }
 
 /// Writes one line to stdout at once, unbuffered, so `watch` output reaches a pipe line by line.
 func output(_ line: String) {
-    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    writeLine(line, to: STDOUT_FILENO)
+}
+
+/// Writes `line` and a newline to `descriptor` with write(2), whole (a pipe may take it in parts).
+/// A write that fails (the reader went away) drops the rest: SIGPIPE, unless ignored, ends the process.
+private func writeLine(_ line: String, to descriptor: Int32) {
+    var bytes = Array(line.utf8)
+    bytes.append(UInt8(ascii: "\n"))
+    bytes.withUnsafeBytes { raw in
+        var offset = 0
+        while offset < raw.count {
+            let written = write(descriptor, raw.baseAddress! + offset, raw.count - offset)
+            if written < 0 && errno == EINTR { continue }
+            guard written > 0 else { return }
+            offset += written
+        }
+    }
 }
 
 /// Prints a protocol object as one JSON line.

@@ -7,7 +7,7 @@ import Testing
 
 @Suite("HumanFormat: alerts")
 struct AlertsFormatTests {
-    static let utc = TimeZone(identifier: "UTC")!
+    static let utc = WallClock.Zone.utc
 
     @Test("the recorded Flood Watch: severity, event, until when (its ends), the instruction indented, the NWS credited")
     func floodWatch() throws {

@@ -6,7 +6,7 @@ import WeatherCore
 
 @Suite("bar: template, formats and output")
 struct BarFormatTests {
-    let utc = TimeZone(identifier: "UTC")!
+    let utc = WallClock.Zone.utc
     let now = BarFixtures.now
 
     func renderer(_ format: BarFormat, _ template: String = BarTemplate.defaultText) throws -> BarRenderer {

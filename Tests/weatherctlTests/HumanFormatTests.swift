@@ -59,7 +59,7 @@ struct HumanFormatForecastTests {
             return
         }
         forecast.steps[1].pop = 0.35
-        let lines = HumanFormat.forecast(forecast.feature(hours: 120), timeZone: TimeZone(identifier: "UTC")!)
+        let lines = HumanFormat.forecast(forecast.feature(hours: 120), timeZone: .utc)
         #expect(
             lines == [
                 "Paris, FR",

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The air quality at one place (a feature's `air_quality`): both indexes and the pollutants they
 /// are made of, in µg/m³, as the provider reported them for `at`. Values it did not send are nil.

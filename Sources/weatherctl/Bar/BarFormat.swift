@@ -1,5 +1,10 @@
-import Foundation
 import WeatherRPC
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// What a bar shows at one moment.
 enum BarContent: Sendable, Equatable {
@@ -24,7 +29,7 @@ enum BarFormat: String, Sendable, CaseIterable {
 struct BarRenderer: Sendable {
     var format: BarFormat
     var template: BarTemplate
-    var timeZone: TimeZone = .current
+    var timeZone: WallClock.Zone = .local
 
     /// The i3bar block's `name`.
     static let blockName = "weatherd"

@@ -1,6 +1,11 @@
-import Foundation
-import WeatherClient
 import WeatherRPC
+import WeatherSocket
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 #if canImport(Glibc)
     import Glibc

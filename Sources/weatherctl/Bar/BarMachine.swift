@@ -1,5 +1,10 @@
-import Foundation
 import WeatherRPC
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The rules of `weatherctl bar`, as a plain state machine: which place the bar shows, what it asks
 /// the daemon, when it reconnects. Events in (the connection's messages, clicks, time), actions out
@@ -155,7 +160,7 @@ struct BarMachine: Sendable {
     /// The connection could not be made, or ended: show so, and connect again after a wait that
     /// grows with each failure in a row (0.5 s, 1 s, 2 s, 4 s, then 5 s).
     mutating func disconnected(reason: String, now: Date) -> [Action] {
-        let wait = min(Self.maxBackoff, 0.5 * pow(2, Double(min(failures, 8))))
+        let wait = min(Self.maxBackoff, 0.5 * Double(1 << min(failures, 8)))
         failures += 1
         link = .waiting(until: now.addingTimeInterval(wait))
         forgetAsks()

@@ -1,5 +1,10 @@
-import Foundation
 import WeatherRPC
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The weather of the place a bar shows: its Feature (from the overlays, or a `forecast` answer)
 /// and, once asked, the forecast of that point. Values the Feature lacks (a `forecast` answer
@@ -31,7 +36,7 @@ struct BarWeather: Sendable, Equatable {
     func upcoming(at now: Date) -> ArraySlice<JSONValue> {
         let length = stepLength
         let first = steps.firstIndex { step in
-            guard let at = step["at"]?.stringValue.flatMap({ try? Date($0, strategy: .iso8601) }) else { return false }
+            guard let at = step["at"]?.stringValue.flatMap(Timestamp.parse) else { return false }
             return at.addingTimeInterval(length) > now
         }
         return first.map { steps[$0...] } ?? []
@@ -104,7 +109,7 @@ struct BarWeather: Sendable, Equatable {
 
     /// The tooltip's lines: the place; the weather now; humidity and wind; air quality; the next
     /// hours (times in `timeZone`); each alert; the data's credit; whether it is old.
-    func tooltipLines(at now: Date, timeZone: TimeZone) -> [String] {
+    func tooltipLines(at now: Date, timeZone: WallClock.Zone) -> [String] {
         var lines = [place]
         var weather: [String] = []
         let unit = HumanFormat.temperatureUnit(units)
@@ -131,15 +136,10 @@ struct BarWeather: Sendable, Equatable {
         }
         let next = upcoming(at: now).prefix(6)
         if !next.isEmpty {
-            var calendar = Calendar(identifier: .gregorian)
-            calendar.timeZone = timeZone
-            let hour = Date.VerbatimFormatStyle(
-                format: "\(hour: .twoDigits(clock: .twentyFourHour, hourCycle: .zeroBased)):\(minute: .twoDigits)",
-                locale: Locale(identifier: "en_US_POSIX"), timeZone: timeZone, calendar: calendar)
             for step in next {
                 var parts: [String] = []
-                let at = step["at"]?.stringValue.flatMap { try? Date($0, strategy: .iso8601) }
-                parts.append(at.map { $0.formatted(hour) } ?? "?")
+                let at = step["at"]?.stringValue.flatMap(Timestamp.parse)
+                parts.append(at.flatMap { WallClock($0, in: timeZone)?.hourAndMinute } ?? "?")
                 parts.append(step["symbol"]?.stringValue ?? " ")
                 parts.append(step["temperature"]?.doubleValue.map { "\(HumanFormat.fixed($0, 0, width: 3)) \(unit)" } ?? "  – \(unit)")
                 if let pop = step["pop"]?.doubleValue { parts.append("\(HumanFormat.fixed(pop * 100, 0, width: 3))%") }

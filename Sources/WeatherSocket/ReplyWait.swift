@@ -2,7 +2,7 @@ import WeatherRPC
 
 /// What a message from the daemon means to a client waiting for the reply to its request `id`:
 /// the one rule of `DaemonConnection.call` (async, NIO) and `DaemonSocket.call` (blocking).
-enum ReplyWait {
+package enum ReplyWait {
     /// The reply's `result`.
     case reply(JSONValue)
     /// A notification (it has a `method`) that arrived before the reply.
@@ -13,7 +13,7 @@ enum ReplyWait {
     /// - Throws: `RemoteError` for an error reply to `id`, or an error without an id (a refusal
     ///   such as busy, sent before the daemon closes); `ProtocolError` for a reply with neither
     ///   `result` nor `error`.
-    static func classify(_ message: JSONValue, id: Int) throws -> ReplyWait {
+    package static func classify(_ message: JSONValue, id: Int) throws -> ReplyWait {
         guard message["id"] == .integer(Int64(id)) else {
             if message["method"] != nil { return .notification(message) }
             if let refusal = refusal(message) { throw refusal }
@@ -27,7 +27,7 @@ enum ReplyWait {
     /// The refusal in `message` when it is an error without an id: a daemon at
     /// `socket.max_clients` sends busy and closes at once, so a request may find the connection
     /// closed, and what the daemon said is the thing to report.
-    static func refusal(_ message: JSONValue) -> RemoteError? {
+    package static func refusal(_ message: JSONValue) -> RemoteError? {
         guard let error = message["error"], message["id"] == .null else { return nil }
         return RemoteError(json: error)
     }

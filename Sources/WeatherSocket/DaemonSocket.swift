@@ -12,8 +12,12 @@ import WeatherRPC
 /// its whole round trip.
 ///
 /// Every read ends when the daemon answers or closes the connection; a signal ends the process.
-/// `DaemonConnection` is the async form, for callers that must not block a thread.
+/// `DaemonConnection` (in `WeatherClient`, on NIO) is the async form, for callers that must not
+/// block a thread.
 public final class DaemonSocket {
+    /// The daemon's lines can be long (overlays of a large grid); this bounds one of them.
+    public static let maxLineBytes = 16 * 1024 * 1024
+
     private let fd: Int32
     /// Bytes read; those before `start` were returned as lines (dropped before the next read).
     private var buffer: [UInt8] = []
@@ -57,7 +61,7 @@ public final class DaemonSocket {
     }
 
     /// The next whole message already read, without reading more; nil when none is buffered.
-    /// - Throws: `ProtocolError` for a line over `DaemonConnection.maxLineBytes` or one that is not JSON.
+    /// - Throws: `ProtocolError` for a line over `maxLineBytes` or one that is not JSON.
     public func bufferedMessage() throws -> JSONValue? {
         try message(from: bufferedLine)
     }
@@ -105,7 +109,7 @@ public final class DaemonSocket {
     }
 
     /// The next message from the daemon, or nil when it closed the connection.
-    /// - Throws: `ProtocolError` for a line over `DaemonConnection.maxLineBytes` or one that is
+    /// - Throws: `ProtocolError` for a line over `maxLineBytes` or one that is
     ///   not JSON; `ConnectionLost` when the connection was reset.
     public func receive() throws -> JSONValue? {
         try message(from: nextLine)
@@ -172,7 +176,7 @@ public final class DaemonSocket {
             return try bounded(line)
         }
         scanned = buffer.count
-        if buffer.count - start > DaemonConnection.maxLineBytes + 1 { return try bounded(buffer[start...]) }
+        if buffer.count - start > Self.maxLineBytes + 1 { return try bounded(buffer[start...]) }
         if closedByDaemon, start < buffer.count {
             var line = buffer[start...]
             if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
@@ -191,8 +195,8 @@ public final class DaemonSocket {
     }
 
     private func bounded(_ line: ArraySlice<UInt8>) throws -> ArraySlice<UInt8> {
-        guard line.count <= DaemonConnection.maxLineBytes else {
-            throw ProtocolError(message: "the daemon sent a line over \(DaemonConnection.maxLineBytes) bytes")
+        guard line.count <= Self.maxLineBytes else {
+            throw ProtocolError(message: "the daemon sent a line over \(Self.maxLineBytes) bytes")
         }
         return line
     }
