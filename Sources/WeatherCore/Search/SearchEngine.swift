@@ -261,11 +261,6 @@ public actor SearchEngine {
     /// The alerts of the places on the map and their areas, as last taken in.
     var alertView: AlertView { stream.alertView }
 
-    /// `feature` with the alerts known at its place.
-    public func withAlerts(_ feature: WeatherFeature) -> WeatherFeature {
-        stream.alertView.annotated(feature)
-    }
-
     /// Sends each held state notification when its time has come, until cancelled.
     public nonisolated func runHeldNotices() async {
         while !Task.isCancelled {
@@ -301,13 +296,5 @@ public actor SearchEngine {
             }
         }
         return value
-    }
-}
-
-extension SearchEngine: Reconfigurable {
-    /// New configured cities (`cities`): the stored changes stay on top of them.
-    public func apply(_ change: ConfigChange) async {
-        if change.changed("cities") { await reconfigure(cities: change.new.cities) }
-        await refreshBudget()  // the providers, their order or their budgets may have changed
     }
 }
