@@ -275,11 +275,7 @@ public actor LocationService {
     /// Drops the fused location when it reaches `location.max_age` (another source's younger fix
     /// takes its place, or none), until cancelled.
     public nonisolated func runExpiry() async {
-        while !Task.isCancelled {
-            let due = await expiryInstant
-            guard (try? await expiryChanged.sleep(until: due, on: clock)) != nil else { return }
-            await expire()
-        }
+        await expiryChanged.actWhenDue(on: clock, due: { await self.expiryInstant }) { await self.expire() }
     }
 
     /// When the fused location reaches `max_age`, on the daemon's clock.

@@ -263,14 +263,8 @@ public actor SearchEngine {
 
     /// Sends each held state notification when its time has come, until cancelled.
     public nonisolated func runHeldNotices() async {
-        while !Task.isCancelled {
-            let due = await noticeDue
-            guard (try? await heldNotices.sleep(until: due, on: clock)) != nil else { return }
-            await turn { $0.stream.tick(at: $1) }
-        }
+        await heldNotices.actWhenDue(on: clock, due: { await self.stream.noticeDue }) { await self.turn { $0.stream.tick(at: $1) } }
     }
-
-    private var noticeDue: DaemonClock.Instant? { stream.noticeDue }
 
     typealias Event<T> = @Sendable (isolated SearchEngine, SearchStream.Now) -> (T, [SearchStream.Effect])
 
