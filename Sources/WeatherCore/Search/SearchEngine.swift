@@ -17,6 +17,8 @@ public actor SearchEngine {
     private let heldNotices = Wakeup()
     /// The region search in progress, by generation: woken when it is superseded (its request is then cancelled).
     private var regionSuperseded: [Int: Wakeup] = [:]
+    /// The follow searches asked for, the newest waiting only (``LocationService/runFollow()`` runs them).
+    let followSearches = AsyncStream.makeStream(of: LocationFix.self, bufferingPolicy: .bufferingNewest(1))
 
     /// The most watched-city lookups of one round in flight at once.
     static let cityRoundConcurrency = 4
@@ -241,9 +243,11 @@ public actor SearchEngine {
         return answer
     }
 
-    /// Records what is known of gpsd, the fused location and its sources.
-    public nonisolated func updateLocation(gps: GPSStatus, location: LocationFix?, sources: [LocationSourceStatus]) async {
-        await turn { $0.stream.locationChanged(gps: gps, location: location, sources: sources, at: $1) }
+    /// Records what is known of gpsd, the fused location and its sources, and what follow mode is told with it.
+    public nonisolated func updateLocation(
+        gps: GPSStatus, location: LocationFix?, sources: [LocationSourceStatus], follow: FollowReport? = nil
+    ) async {
+        await turn { $0.stream.locationChanged(gps: gps, location: location, sources: sources, follow: follow, at: $1) }
     }
 
     /// The OwnTracks devices' features (`source: "device"`): a layer of the overlays, like the watched cities'.
@@ -287,6 +291,7 @@ public actor SearchEngine {
             case .publishState, .publishOverlays: break
             case .armNoticeTimer: heldNotices.wake()  // its due time may have changed
             case .cancelRegion(let generation): regionSuperseded.removeValue(forKey: generation)?.wake()
+            case .followSearch(let fix): followSearches.continuation.yield(fix)
             }
         }
         return value
