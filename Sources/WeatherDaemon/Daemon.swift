@@ -169,6 +169,8 @@ public struct Daemon: Sendable {
         let forecastServices: [any Service] =
             forecasts.map { forecasts in [untilShutdown { try await forecasts.run(engine: engine) }] } ?? []
         let budgetWatcher = BudgetWatcher(lookups: lookups, engine: engine, clock: clock)
+        let resumes = ResumeDetector(
+            clock: clock, clocks: ResumeDetector.clocks, lookups: lookups, refresher: refresher, location: location, logger: logger)
         let services: [any Service] =
             [server] + (web.map { [$0] } ?? []) + [
                 untilShutdown { try await refresher.run() },  // the watched-city rounds
@@ -181,10 +183,7 @@ public struct Daemon: Sendable {
                 untilShutdown { await location.runFollow() },  // the follow-mode searches
                 untilShutdown { await location.runExpiry() },  // the fused location dropped at location.max_age
                 untilShutdown { await ownTracks.run() },  // OwnTracks payloads from MQTT, the devices' weather and expiry
-                ResumeDetectorService(
-                    detector: ResumeDetector(
-                        clock: clock, clocks: ResumeDetectorService.clocks, lookups: lookups, refresher: refresher,
-                        location: location, logger: logger), logger: logger),
+                untilShutdown { await resumes.runOnClockJumps(logger: logger) },  // a wake from suspend refreshes at once
                 reloader,
             ] + (mqtt.map { [$0] } ?? []) + forecastServices + [
                 SystemdService(

@@ -93,4 +93,17 @@ struct FollowPolicyTests {
         let tinyMove = policy.shouldSearch(fix(44.3400001))
         #expect(tinyMove)
     }
+
+    @Test("take: the report's settings first, then its event; off, a fused fix is not searched and does not move the reference")
+    func take() {
+        var policy = FollowPolicy(distance: 0, enabled: false)
+        #expect(policy.take(FollowReport(follow: false, distance: 1000, .fused(fix(44.34)))) == nil)
+        #expect(policy.lastSearched == nil)
+        #expect(policy.take(FollowReport(follow: true, distance: 1000, .fused(fix(44.34))))?.coordinate.lat == 44.34)
+        #expect(policy.take(FollowReport(follow: true, distance: 500, .fused(fix(44.345)))) != nil, "≈ 556 m, the new distance")
+        #expect(policy.take(FollowReport(follow: true, distance: 500, .located(Coordinate(lat: 44.40, lon: 10.99)))) == nil)
+        #expect(policy.lastSearched == Coordinate(lat: 44.40, lon: 10.99))
+        #expect(policy.take(FollowReport(follow: true, distance: 500, .resumed)) == nil)
+        #expect(policy.lastSearched == nil)
+    }
 }

@@ -392,6 +392,27 @@ struct LocationServiceFollowTests {
         #expect(await h.engine.engine.currentGeneration == 1, "one search for one fix")
     }
 
+    @Test("a reload that turns follow on: the next fix is searched; one that turns it off: a far fix is not")
+    func reloadTurnsFollowOnAndOff() async throws {
+        let h = try LocationHarness(follow: false, followDistance: 1000)
+        let far = Coordinate(lat: Place.zocca.lat + 0.01, lon: Place.zocca.lon)  // ≈ 1112 m
+        h.scriptWeather(at: Place.zocca, name: "Zocca", id: 3_163_858)
+        let follow = Task { await h.service.runFollow() }
+        func settings(follow: Bool) -> LocationService.Settings {
+            .init(enabled: true, maxHorizontalError: 100, locateTimeout: .seconds(30), follow: follow, followDistance: 1000)
+        }
+        await h.service.receive(report(far))
+        await h.service.update(settings(follow: true))
+        await h.service.receive(report(Place.zocca))
+        await h.waitForOverlays(2)
+        await h.service.update(settings(follow: false))
+        await h.service.receive(report(far))
+        await stop(follow)
+
+        #expect(h.upstream.fetches == [.coordinate(Place.zocca)])
+        #expect(searchesBegun(at: far, h) == 0)
+    }
+
     @Test("with follow on, a fix near the point a locate searched starts no follow search")
     func locateMovesFollowReference() async throws {
         let h = try LocationHarness(follow: true, followDistance: 1000)

@@ -293,4 +293,109 @@ struct SearchStreamTests {
         #expect(Self.states(effects).map(\.location?.coordinate) == [Self.near])
         #expect(stream.tick(at: Self.at(10)).isEmpty, "the held change went out with it")
     }
+
+    // MARK: Follow mode
+
+    static let zocca = Coordinate(lat: 44.34, lon: 10.99)
+    /// 0.01° of latitude north of Zocca: ≈ 1112 m.
+    static let zoccaFar = Coordinate(lat: 44.35, lon: 10.99)
+    /// 0.005° of latitude north of Zocca: ≈ 556 m.
+    static let zoccaNear = Coordinate(lat: 44.345, lon: 10.99)
+
+    /// The location service's report at `seconds`: the state of the location input with follow
+    /// mode's settings and `event` (nil: the settings alone).
+    static func told(
+        _ event: FollowReport.Event?, at seconds: Double, follow: Bool = true, distance: Double = 1000, into stream: inout SearchStream
+    ) -> [Effect] {
+        var location = stream.state.location
+        if case .fused(let fix)? = event { location = fix }
+        return stream.locationChanged(
+            gps: stream.state.gps, location: location, sources: stream.state.locationSources,
+            follow: FollowReport(follow: follow, distance: distance, event), at: at(seconds))
+    }
+
+    /// A new fused location at `coordinate`, `seconds` after the start.
+    static func fused(_ coordinate: Coordinate, at seconds: Double) -> FollowReport.Event {
+        .fused(LocationFix(coordinate: coordinate, horizontalError: 10, at: at(seconds).wall, source: .gpsd))
+    }
+
+    /// Where the effects ask for a follow search.
+    static func followed(_ effects: [Effect]) -> [Coordinate] {
+        effects.compactMap { if case .followSearch(let fix) = $0 { fix.coordinate } else { nil } }
+    }
+
+    @Test("follow off: no fused location is searched, and none moves the last searched point")
+    func followOff() {
+        var stream = Self.stream()
+        #expect(Self.followed(Self.told(Self.fused(Self.zocca, at: 1), at: 1, follow: false, into: &stream)).isEmpty)
+        #expect(Self.followed(Self.told(Self.fused(Self.zoccaFar, at: 2), at: 2, follow: false, into: &stream)).isEmpty)
+        #expect(stream.follow.lastSearched == nil)
+        #expect(stream.generation == 0, "the stream begins no input by itself: the engine runs the search")
+    }
+
+    @Test(
+        "follow on: the first fused location is searched after the state showing it; one nearer than follow_distance is not, one farther is"
+    )
+    func followDistance() {
+        var stream = Self.stream()
+        let first = Self.told(Self.fused(Self.zocca, at: 1), at: 1, into: &stream)
+        #expect(Self.followed(first) == [Self.zocca])
+        #expect(Self.states(first).map(\.location?.coordinate) == [Self.zocca])
+        #expect(first.firstIndex { if case .followSearch = $0 { true } else { false } } == first.count - 1, "the search after the state")
+        #expect(Self.followed(Self.told(Self.fused(Self.zoccaNear, at: 2), at: 2, into: &stream)).isEmpty, "≈ 556 m")
+        #expect(Self.followed(Self.told(Self.fused(Self.zoccaFar, at: 3), at: 3, into: &stream)) == [Self.zoccaFar], "≈ 1112 m")
+        #expect(stream.follow.lastSearched == Self.zoccaFar)
+    }
+
+    @Test("follow on: the distance counts from the last searched point, so a slow drift is searched once it adds up")
+    func followDrift() {
+        var stream = Self.stream()
+        _ = Self.told(Self.fused(Self.zocca, at: 1), at: 1, into: &stream)
+        let step1 = Coordinate(lat: 44.346, lon: 10.99)  // ≈ 667 m
+        let step2 = Coordinate(lat: 44.352, lon: 10.99)  // ≈ 1334 m from the first
+        #expect(Self.followed(Self.told(Self.fused(step1, at: 2), at: 2, into: &stream)).isEmpty)
+        #expect(Self.followed(Self.told(Self.fused(step2, at: 3), at: 3, into: &stream)) == [step2])
+    }
+
+    @Test("a fix a locate took counts as searched: it is not searched again, and fixes near it are not either")
+    func followLocated() {
+        var stream = Self.stream()
+        #expect(Self.followed(Self.told(.located(Self.zocca), at: 1, into: &stream)).isEmpty)
+        #expect(stream.follow.lastSearched == Self.zocca)
+        #expect(Self.followed(Self.told(Self.fused(Self.zoccaNear, at: 2), at: 2, into: &stream)).isEmpty)
+        #expect(Self.followed(Self.told(Self.fused(Self.zoccaFar, at: 3), at: 3, into: &stream)) == [Self.zoccaFar])
+    }
+
+    @Test("a location search that begins (a locate, a follow search) counts as searched; a text search does not")
+    func followLocationInput() {
+        var stream = Self.stream()
+        _ = Self.told(nil, at: 0, into: &stream)  // follow on, nothing searched yet
+        _ = stream.begin(.text(city: "London"), lookups: 1, at: Self.at(1))
+        #expect(stream.follow.lastSearched == nil)
+        _ = stream.begin(.location(Self.zoccaFar), lookups: 1, at: Self.at(2))
+        #expect(stream.follow.lastSearched == Self.zoccaFar)
+        #expect(Self.followed(Self.told(Self.fused(Self.zoccaFar, at: 3), at: 3, into: &stream)).isEmpty)
+    }
+
+    @Test("after a resume the next fused location is searched even if it did not move")
+    func followResumed() {
+        var stream = Self.stream()
+        _ = Self.told(Self.fused(Self.zocca, at: 1), at: 1, into: &stream)
+        #expect(Self.followed(Self.told(Self.fused(Self.zocca, at: 2), at: 2, into: &stream)).isEmpty, "did not move")
+        #expect(Self.followed(Self.told(.resumed, at: 3, into: &stream)).isEmpty)
+        #expect(stream.follow.lastSearched == nil)
+        #expect(Self.followed(Self.told(Self.fused(Self.zocca, at: 4), at: 4, into: &stream)) == [Self.zocca])
+    }
+
+    @Test("a reload changes follow mode: off, a far location is not searched; a shorter follow_distance judges the next one")
+    func followReload() {
+        var stream = Self.stream()
+        _ = Self.told(Self.fused(Self.zocca, at: 1), at: 1, into: &stream)
+        _ = Self.told(nil, at: 2, follow: false, into: &stream)
+        #expect(!stream.follow.enabled)
+        #expect(Self.followed(Self.told(Self.fused(Self.zoccaFar, at: 3), at: 3, follow: false, into: &stream)).isEmpty)
+        _ = Self.told(nil, at: 4, follow: true, distance: 500, into: &stream)
+        #expect(stream.follow.enabled && stream.follow.distance == 500)
+        #expect(Self.followed(Self.told(Self.fused(Self.zoccaNear, at: 5), at: 5, distance: 500, into: &stream)) == [Self.zoccaNear])
+    }
 }

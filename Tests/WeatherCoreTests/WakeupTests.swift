@@ -1,3 +1,4 @@
+import Synchronization
 import Testing
 
 @testable import TestSupport
@@ -35,6 +36,35 @@ struct WakeupTests {
         let next = Task { try await wakeup.sleep(until: nil, on: clock) }
         wakeup.wake()
         #expect(try await next.value == true)
+    }
+
+    @Test("actWhenDue: acts at the due time and when woken, reading the due time again each round; cancellation ends it")
+    func timerLoop() async throws {
+        let manual = ManualClock()
+        let clock = DaemonClock(manual)
+        let wakeup = Wakeup()
+        // The due time each round reads, then what each action sets it to (the work done).
+        let due = Mutex<DaemonClock.Instant?>(clock.now.advanced(by: .seconds(10)))
+        let (acted, act) = AsyncStream.makeStream(of: Duration.self)
+        let loop = Task {
+            await wakeup.actWhenDue(on: clock, due: { due.withLock { $0 } }) {
+                act.yield(clock.now.offset)
+                due.withLock { $0 = $0 == nil ? clock.now.advanced(by: .seconds(30)) : nil }
+            }
+        }
+        var actions = acted.makeAsyncIterator()
+        await manual.waitForSleepers(1)
+        #expect(manual.sleeperCount == 1)
+        manual.advance(by: .seconds(10))
+        #expect(await actions.next() == .seconds(10), "at the due time")
+        // Nothing due now: it waits for a wake-up alone, then acts.
+        wakeup.wake()
+        #expect(await actions.next() == .seconds(10), "woken, no time passing")
+        await manual.waitForSleepers(1)  // due in 30 s
+        loop.cancel()
+        await loop.value
+        act.finish()
+        #expect(await actions.next() == nil, "no action after cancellation")
     }
 
     @Test("cancellation ends a wait without a deadline with CancellationError")

@@ -1,11 +1,33 @@
-/// Follow mode: the first fused fix, then each one at least `distance` metres from the last
-/// searched one, starts a search.
+/// Follow mode: with `location.follow` on, the first fused location, then each one at least
+/// `distance` metres from the last searched point, starts a search. A plain value, owned by the
+/// search stream (``SearchStream``), which feeds it the location input's reports.
 public struct FollowPolicy: Sendable, Hashable {
+    /// `location.follow`: off, no fused location starts a search (nor moves the last searched point).
+    public var enabled: Bool
     public var distance: Double
     public private(set) var lastSearched: Coordinate?
 
-    public init(distance: Double) {
+    public init(distance: Double, enabled: Bool = true) {
         self.distance = distance
+        self.enabled = enabled
+    }
+
+    /// A report of the location input: its settings first, then its event. Returns the fused
+    /// location to search, if its event is one that should be.
+    public mutating func take(_ report: FollowReport) -> LocationFix? {
+        enabled = report.follow
+        distance = report.distance
+        switch report.event {
+        case .fused(let fix)?:
+            return enabled && shouldSearch(fix) ? fix : nil
+        case .located(let point)?:
+            searched(point)
+        case .resumed?:
+            forget()
+        case nil:
+            break
+        }
+        return nil
     }
 
     /// Whether `fix` should start a search; if so it becomes the last searched point.
@@ -20,7 +42,7 @@ public struct FollowPolicy: Sendable, Hashable {
         lastSearched = nil
     }
 
-    /// A fix was searched some other way (`locate`).
+    /// A point was searched some other way (`locate`, a location search).
     public mutating func searched(_ coordinate: Coordinate) {
         lastSearched = coordinate
     }

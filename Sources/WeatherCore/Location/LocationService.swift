@@ -5,7 +5,8 @@ import Logging
 /// The location input of the search stream: takes gpsd's reports from the reader and clients'
 /// `location.report`s, fuses them into one location (``LocationFusion``), keeps `state.gps`,
 /// `state.location` and `state.location_sources` true, answers `locate` with the next fused fix,
-/// and in follow mode turns fused fixes that moved far enough into searches.
+/// and reports each new fused location (and each fix a `locate` took) to the search stream, whose
+/// follow rule (``FollowPolicy``) decides which are searched; ``runFollow()`` runs those searches.
 public actor LocationService {
     /// The `[gpsd]`, `[location]` and `[geoclue]` settings this service uses.
     public struct Settings: Sendable, Equatable {
@@ -76,7 +77,6 @@ public actor LocationService {
     private var lastFixAt: [LocationSourceKind: Date] = [:]
     /// The sources other than gpsd (``GPSStatus``) and clients (always) that are connected now.
     private var connectedSources: Set<LocationSourceKind> = []
-    private var follow: FollowPolicy
     /// A locate from when it entered the stream until it has its fix or gives up.
     private enum Waiter {
         /// Entered, its requester not waiting yet: the next fix is kept for it.
@@ -88,8 +88,6 @@ public actor LocationService {
 
     private var waiters: [UInt64: Waiter] = [:]
     private var nextWaiter: UInt64 = 0
-    private let followFixes: AsyncStream<LocationFix>
-    private let followContinuation: AsyncStream<LocationFix>.Continuation
     /// Woken when the fused location's expiry moved (``runExpiry()`` sleeps until it).
     private let expiryChanged = Wakeup()
 
@@ -104,9 +102,6 @@ public actor LocationService {
         self.logger = logger
         self.status = GPSStatus(enabled: settings.enabled)
         self.fusion = LocationFusion(settings: settings.fusion)
-        self.follow = FollowPolicy(distance: settings.followDistance)
-        // Follow searches never queue up: only the newest waiting fix counts.
-        (followFixes, followContinuation) = AsyncStream.makeStream(of: LocationFix.self, bufferingPolicy: .bufferingNewest(1))
     }
 
     public var gpsStatus: GPSStatus { status }
@@ -135,10 +130,9 @@ public actor LocationService {
         }
     }
 
-    /// New settings (configuration reload).
+    /// New settings (configuration reload); follow mode's go to the search stream with the state.
     public func update(_ settings: Settings) async {
         self.settings = settings
-        follow.distance = settings.followDistance
         status.enabled = settings.enabled
         fusion.settings = settings.fusion
         _ = fusion.expire(now: wallClock())
@@ -207,7 +201,8 @@ public actor LocationService {
             LocationFix(coordinate: coordinate, horizontalError: horizontalError, at: at ?? now, source: source), now: now)
     }
 
-    /// Runs one fix through the rule: answers the locates it is for, follows it, publishes the state.
+    /// Runs one fix through the rule: answers the locates it is for, publishes the state and
+    /// reports the fix to follow mode (taken by a locate, else a new fused location).
     @discardableResult
     private func take(_ fix: LocationFix, now: Date) async -> LocationFusion.Verdict {
         let kind = fix.source.kind
@@ -217,14 +212,15 @@ public actor LocationService {
         // The fix as the rule took it (a time in the future is now).
         var taken = fix
         taken.at = min(fix.at, now)
-        var answered = false
+        var follow: FollowReport.Event?
         if verdict == .accepted || verdict == .rejected(.held) {
             lastFixAt[kind] = taken.at
-            answered = answerLocates(with: taken, fused: verdict == .accepted)
+            // The locates search this fix: follow mode counts it as searched.
+            if answerLocates(with: taken, fused: verdict == .accepted) { follow = .located(taken.coordinate) }
         }
         if decision.changed { expiryChanged.wake() }
-        if verdict == .accepted, !answered { followIfMoved(taken) }
-        await publish()
+        if verdict == .accepted, follow == nil { follow = .fused(taken) }
+        await publish(follow)
         return verdict
     }
 
@@ -244,18 +240,14 @@ public actor LocationService {
             }
             answered = true
         }
-        // The locates search this fix: follow mode counts it as searched.
-        if answered { follow.searched(fix.coordinate) }
         return answered
     }
 
-    private func followIfMoved(_ location: LocationFix) {
-        guard settings.follow, follow.shouldSearch(location) else { return }
-        followContinuation.yield(location)
-    }
-
-    private func publish() async {
-        await engine.updateLocation(gps: status, location: fusion.location, sources: sources)
+    /// Hands the state of the location input to the engine, with follow mode's settings and `follow`.
+    private func publish(_ follow: FollowReport.Event? = nil) async {
+        await engine.updateLocation(
+            gps: status, location: fusion.location, sources: sources,
+            follow: FollowReport(follow: settings.follow, distance: settings.followDistance, follow))
     }
 
     private static func count(_ kind: LocationSourceKind, accepted: Bool) {
@@ -266,8 +258,8 @@ public actor LocationService {
 
     /// The machine woke from suspend: in follow mode, the next fused fix is searched even if it
     /// did not move.
-    public func resumed() {
-        follow.forget()
+    public func resumed() async {
+        await publish(.resumed)
     }
 
     // MARK: Expiry
@@ -275,11 +267,7 @@ public actor LocationService {
     /// Drops the fused location when it reaches `location.max_age` (another source's younger fix
     /// takes its place, or none), until cancelled.
     public nonisolated func runExpiry() async {
-        while !Task.isCancelled {
-            let due = await expiryInstant
-            guard (try? await expiryChanged.sleep(until: due, on: clock)) != nil else { return }
-            await expire()
-        }
+        await expiryChanged.actWhenDue(on: clock, due: { await self.expiryInstant }) { await self.expire() }
     }
 
     /// When the fused location reaches `max_age`, on the daemon's clock.
@@ -290,8 +278,8 @@ public actor LocationService {
     private func expire() async {
         let decision = fusion.expire(now: wallClock())
         guard decision.changed else { return }
-        if let location = fusion.location { followIfMoved(location) }
-        await publish()
+        // Another source's fix is the fused location now: new to follow mode.
+        await publish(fusion.location.map { .fused($0) })
     }
 
     // MARK: locate
@@ -384,10 +372,11 @@ public actor LocationService {
 
     // MARK: Follow mode
 
-    /// Runs follow searches one after another until cancelled; a fix that arrives while one runs
-    /// waits, and only the newest such fix is searched.
+    /// Runs the follow searches the search stream asks for (``SearchStream/Effect/followSearch(_:)``)
+    /// one after another until cancelled; a fix asked for while one runs waits, and only the newest
+    /// such fix is searched.
     public func runFollow() async {
-        for await fix in followFixes {
+        for await fix in engine.followSearches.stream {
             do {
                 _ = try await engine.locate(fix)
             } catch is CancellationError {

@@ -273,11 +273,7 @@ public actor OwnTracksService {
     }
 
     private nonisolated func runPublishing() async {
-        while !Task.isCancelled {
-            let due = await nextDue
-            guard (try? await changed.sleep(until: due, on: clock)) != nil else { return }
-            await publishIfDue()
-        }
+        await changed.actWhenDue(on: clock, due: { await self.nextDue }) { await self.publishIfDue() }
     }
 
     /// When the next publication or expiry is due.

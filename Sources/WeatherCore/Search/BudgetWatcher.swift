@@ -16,10 +16,6 @@ public struct BudgetWatcher: Sendable {
     /// Runs until cancelled.
     public func run() async {
         await engine.refreshBudget()
-        while !Task.isCancelled {
-            let next = await lookups.nextStatusChange
-            guard (try? await lookups.statusChanges.sleep(until: next, on: clock)) != nil else { return }
-            await engine.refreshBudget()
-        }
+        await lookups.statusChanges.actWhenDue(on: clock, due: { await lookups.nextStatusChange }) { await engine.refreshBudget() }
     }
 }

@@ -84,7 +84,7 @@ extension SearchStream.Effect {
         switch self {
         case .publishState(let state): .state(state)
         case .publishOverlays(let overlays): .overlays(overlays)
-        case .armNoticeTimer, .cancelRegion: nil
+        case .armNoticeTimer, .cancelRegion, .followSearch: nil
         }
     }
 }

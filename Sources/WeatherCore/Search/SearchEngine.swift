@@ -17,6 +17,8 @@ public actor SearchEngine {
     private let heldNotices = Wakeup()
     /// The region search in progress, by generation: woken when it is superseded (its request is then cancelled).
     private var regionSuperseded: [Int: Wakeup] = [:]
+    /// The follow searches asked for, the newest waiting only (``LocationService/runFollow()`` runs them).
+    let followSearches = AsyncStream.makeStream(of: LocationFix.self, bufferingPolicy: .bufferingNewest(1))
 
     /// The most watched-city lookups of one round in flight at once.
     static let cityRoundConcurrency = 4
@@ -241,9 +243,11 @@ public actor SearchEngine {
         return answer
     }
 
-    /// Records what is known of gpsd, the fused location and its sources.
-    public nonisolated func updateLocation(gps: GPSStatus, location: LocationFix?, sources: [LocationSourceStatus]) async {
-        await turn { $0.stream.locationChanged(gps: gps, location: location, sources: sources, at: $1) }
+    /// Records what is known of gpsd, the fused location and its sources, and what follow mode is told with it.
+    public nonisolated func updateLocation(
+        gps: GPSStatus, location: LocationFix?, sources: [LocationSourceStatus], follow: FollowReport? = nil
+    ) async {
+        await turn { $0.stream.locationChanged(gps: gps, location: location, sources: sources, follow: follow, at: $1) }
     }
 
     /// The OwnTracks devices' features (`source: "device"`): a layer of the overlays, like the watched cities'.
@@ -261,21 +265,10 @@ public actor SearchEngine {
     /// The alerts of the places on the map and their areas, as last taken in.
     var alertView: AlertView { stream.alertView }
 
-    /// `feature` with the alerts known at its place.
-    public func withAlerts(_ feature: WeatherFeature) -> WeatherFeature {
-        stream.alertView.annotated(feature)
-    }
-
     /// Sends each held state notification when its time has come, until cancelled.
     public nonisolated func runHeldNotices() async {
-        while !Task.isCancelled {
-            let due = await noticeDue
-            guard (try? await heldNotices.sleep(until: due, on: clock)) != nil else { return }
-            await turn { $0.stream.tick(at: $1) }
-        }
+        await heldNotices.actWhenDue(on: clock, due: { await self.stream.noticeDue }) { await self.turn { $0.stream.tick(at: $1) } }
     }
-
-    private var noticeDue: DaemonClock.Instant? { stream.noticeDue }
 
     typealias Event<T> = @Sendable (isolated SearchEngine, SearchStream.Now) -> (T, [SearchStream.Effect])
 
@@ -298,16 +291,9 @@ public actor SearchEngine {
             case .publishState, .publishOverlays: break
             case .armNoticeTimer: heldNotices.wake()  // its due time may have changed
             case .cancelRegion(let generation): regionSuperseded.removeValue(forKey: generation)?.wake()
+            case .followSearch(let fix): followSearches.continuation.yield(fix)
             }
         }
         return value
-    }
-}
-
-extension SearchEngine: Reconfigurable {
-    /// New configured cities (`cities`): the stored changes stay on top of them.
-    public func apply(_ change: ConfigChange) async {
-        if change.changed("cities") { await reconfigure(cities: change.new.cities) }
-        await refreshBudget()  // the providers, their order or their budgets may have changed
     }
 }

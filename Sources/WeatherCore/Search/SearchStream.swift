@@ -1,10 +1,10 @@
 import Foundation
 
 /// The rules of the one search stream, as a plain state machine: each event (an input entering, a
-/// lookup answered, an input settling, a watched-city round, a location or provider change, a tick of
-/// the clock) goes in with the time it happens at, and the effects to run come out, in order. No
-/// actor, clock or upstream: ``SearchEngine`` runs the lookups, feeds their outcomes back in and runs
-/// the effects.
+/// lookup answered, an input settling, a watched-city round, a location or provider change, a new
+/// fused location, a tick of the clock) goes in with the time it happens at, and the effects to run
+/// come out, in order. No actor, clock or upstream: ``SearchEngine`` runs the lookups, feeds their
+/// outcomes back in and runs the effects.
 ///
 /// What it decides:
 /// - **Latest wins**: each interactive input takes a new generation; its outcome lands in the
@@ -17,6 +17,9 @@ import Foundation
 /// - **Which state changes are news**: not `budget.used` or the providers' request counts alone, and a
 ///   change of the location alone as ``LocationNoticeState`` lets through (a held one is sent by
 ///   ``tick(at:)``).
+/// - **Follow mode** (``FollowPolicy``): a new fused location that moved `location.follow_distance`
+///   from the last searched point is searched (``Effect/followSearch(_:)``); a location search, and a
+///   fix a `locate` took, count as searched; a resume forgets the last searched point.
 struct SearchStream: Sendable {
     /// When an event happens: the wall clock (`updated_at`) and the daemon's clock (the notice throttle).
     struct Now: Sendable {
@@ -34,6 +37,9 @@ struct SearchStream: Sendable {
         case armNoticeTimer(until: DaemonClock.Instant)
         /// The region search of `generation` is superseded: stop its lookups, in flight and queued.
         case cancelRegion(generation: Int)
+        /// Follow mode: search the weather at this fused location (after the turn, as a location
+        /// input; a newer one asked for before it began replaces it).
+        case followSearch(LocationFix)
     }
 
     /// A ticket for one interactive input, from its start to its outcome.
@@ -89,6 +95,8 @@ struct SearchStream: Sendable {
     /// The region search in progress (its generation), cancelled when a newer input begins.
     private var regionInProgress: Int?
     private var locationNotices = LocationNoticeState()
+    /// Follow mode's settings and last searched point; off until the location input reports its settings.
+    private(set) var follow = FollowPolicy(distance: 0, enabled: false)
     /// The effects of the event being handled.
     private var effects: [Effect] = []
 
@@ -134,6 +142,7 @@ struct SearchStream: Sendable {
             regionInProgress = nil
             textAndLocationInputs += 1
         }
+        if case .location(let point) = input { follow.searched(point) }
         phaseSource = .interactive(generation: generation)
         let run = pending.open(count)
         var next = state
@@ -316,15 +325,17 @@ struct SearchStream: Sendable {
         return takeEffects()
     }
 
-    /// What is known of gpsd, the fused location and its sources.
+    /// What is known of gpsd, the fused location and its sources; with `follow`, what follow mode
+    /// is told with it (its settings, a new fused location, a fix a `locate` took, a resume).
     mutating func locationChanged(
-        gps: GPSStatus, location: LocationFix?, sources: [LocationSourceStatus], at now: Now
+        gps: GPSStatus, location: LocationFix?, sources: [LocationSourceStatus], follow report: FollowReport? = nil, at now: Now
     ) -> [Effect] {
         var next = state
         next.gps = gps
         next.location = location
         next.locationSources = sources
         commit(next, at: now)
+        if let report, let fix = follow.take(report) { effects.append(.followSearch(fix)) }
         return takeEffects()
     }
 

@@ -43,6 +43,15 @@ public final class Wakeup: Sendable {
         await waitForWake()
     }
 
+    /// A timer loop, until cancelled: sleeps until `due()` on `clock` (while it is nil, until woken),
+    /// or until woken because the due time may have changed, then runs `action`; and again.
+    public func actWhenDue(on clock: DaemonClock, due: () async -> DaemonClock.Instant?, _ action: () async -> Void) async {
+        while !Task.isCancelled {
+            guard (try? await sleep(until: await due(), on: clock)) != nil else { return }
+            await action()
+        }
+    }
+
     /// True when woken, false when cancelled.
     private func waitForWake() async -> Bool {
         let id = nextWait.add(1, ordering: .relaxed).oldValue

@@ -72,7 +72,6 @@ public final class MQTTPublisher: Service, CustomStringConvertible {
     private let stopping = Atomic<Bool>(false)
     /// Ends the wait of `runUnlessStopped` (at most one at a time) when the publisher stops.
     private let abandonWait = Mutex<(@Sendable () -> Void)?>(nil)
-    private let replies = Mutex<[MQTTReply]>([])
     private let requests: AsyncStream<MQTTRequest>
     private let requestInput: AsyncStream<MQTTRequest>.Continuation
     private let discovery: DiscoveryState?
@@ -180,12 +179,8 @@ public final class MQTTPublisher: Service, CustomStringConvertible {
                 return
             }
             let ended = await serve(session, on: thread)
-            latest.connectionLost()
+            let dropped = latest.connectionLost()
             settings.ownTracks?.service.submit(subscribed: false)
-            let dropped = replies.withLock { replies in
-                defer { replies = [] }
-                return replies.count
-            }
             if dropped > 0 { logger.info("MQTT: \(dropped) replies not sent: the connection to \(broker) is gone") }
             if isStopping { break }
             let refusedVersion = session.refusal.map {
@@ -246,15 +241,10 @@ public final class MQTTPublisher: Service, CustomStringConvertible {
         }
         let attemptEnds = clock.now.advanced(by: connectTime)
         var connectedAt: DaemonClock.Instant?
-        let takeReplies: @Sendable () -> [MQTTReply] = {
-            self.replies.withLock { replies in
-                defer { replies = [] }
-                return replies
-            }
-        }
-        let wakeup = self.wakeup
+        let (wakeup, latest) = (self.wakeup, self.latest)
         while !isStopping {
-            let alive = (try? await thread.runIfActive { session.step(wakeup: wakeup.fd, timeout: 1000, replies: takeReplies) }) ?? false
+            let alive =
+                (try? await thread.runIfActive { session.step(wakeup: wakeup.fd, timeout: 1000, replies: latest.takeReplies) }) ?? false
             if session.connected, connectedAt == nil {
                 connectedAt = clock.now
                 logger.notice(
@@ -328,10 +318,7 @@ public final class MQTTPublisher: Service, CustomStringConvertible {
         while case .line(let line) = outbox.take() { written.append(line) }
         guard !written.isEmpty else { return }
         let topic = request.responseTopic ?? latest.topics.reply
-        replies.withLock { replies in
-            replies += written.map { MQTTReply(topic: topic, payload: $0, correlation: request.correlation) }
-        }
-        wakeup.signal()
+        for line in written { latest.queue(MQTTReply(topic: topic, payload: line, correlation: request.correlation)) }
     }
 }
 

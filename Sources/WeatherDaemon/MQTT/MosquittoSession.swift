@@ -21,13 +21,6 @@ struct OwnTracksSubscription: Sendable {
     var service: OwnTracksService
 }
 
-/// A reply to publish (not retained).
-struct MQTTReply: Sendable {
-    var topic: String
-    var payload: String
-    var correlation: [UInt8]?
-}
-
 /// One connection attempt to the broker: a libmosquitto handle, used only on the publisher's thread
 /// (libmosquitto's callbacks run there too, inside `step`). A new attempt is a new session, so
 /// nothing libmosquitto queued on a lost connection is ever sent later: after a reconnect only the

@@ -1,53 +1,12 @@
 import CLinux
-import Logging
 import NIOPosix
-import ServiceLifecycle
 import Synchronization
-import WeatherCore
 
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
     import Musl
 #endif
-
-/// Runs the resume detector (a wake from suspend refreshes at once); it stops at graceful shutdown.
-///
-/// The detector looks at the clocks when the wall clock jumps (``ClockJumps``), which the kernel also
-/// reports on resume: no periodic wake-up. Where no such timer can be made, it looks every
-/// ``ResumeDetector/interval`` instead (logged).
-struct ResumeDetectorService: Service, CustomStringConvertible {
-    let detector: ResumeDetector
-    let logger: Logger
-    var description: String { "ResumeDetector" }
-
-    func run() async throws {
-        guard let jumps = ClockJumps() else {
-            logger.warning(
-                "no timerfd for wall-clock jumps (\(String(cString: strerror(errno)))): looking for a resume from suspend every \(ResumeDetector.interval)"
-            )
-            await cancelWhenGracefulShutdown { await detector.run() }
-            return
-        }
-        var signalled = detector
-        signalled.looks = .onSignal(next: { await jumps.next() })
-        await cancelWhenGracefulShutdown { [signalled] in await signalled.run() }
-        await jumps.close()
-    }
-
-    /// CLOCK_BOOTTIME (counts time suspended) and CLOCK_MONOTONIC (does not).
-    @Sendable static func clocks() -> (boot: Duration, monotonic: Duration) {
-        var boot = timespec()
-        var monotonic = timespec()
-        clock_gettime(CLOCK_BOOTTIME, &boot)
-        clock_gettime(CLOCK_MONOTONIC, &monotonic)
-        return (duration(boot), duration(monotonic))
-    }
-
-    private static func duration(_ time: timespec) -> Duration {
-        .seconds(Int64(time.tv_sec)) + .nanoseconds(Int64(time.tv_nsec))
-    }
-}
 
 /// Tells when the wall clock jumped: set by hand, stepped by NTP, or on resume from suspend (the
 /// kernel treats a resume like a clock set). A `CLOCK_REALTIME` timerfd with

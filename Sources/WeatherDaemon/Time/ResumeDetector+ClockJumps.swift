@@ -1,0 +1,41 @@
+import Logging
+import WeatherCore
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+extension ResumeDetector {
+    /// Runs the detector until cancelled (the daemon runs it as a `ClosureService`, ended by graceful
+    /// shutdown): it looks at the clocks when the wall clock jumps (``ClockJumps``), which the kernel
+    /// also reports on resume: no periodic wake-up. Where no such timer can be made, it looks every
+    /// ``ResumeDetector/interval`` instead (logged).
+    func runOnClockJumps(logger: Logger) async {
+        guard let jumps = ClockJumps() else {
+            logger.warning(
+                "no timerfd for wall-clock jumps (\(String(cString: strerror(errno)))): looking for a resume from suspend every \(ResumeDetector.interval)"
+            )
+            await run()
+            return
+        }
+        var signalled = self
+        signalled.looks = .onSignal(next: { await jumps.next() })
+        await signalled.run()
+        await jumps.close()
+    }
+
+    /// CLOCK_BOOTTIME (counts time suspended) and CLOCK_MONOTONIC (does not).
+    @Sendable static func clocks() -> (boot: Duration, monotonic: Duration) {
+        var boot = timespec()
+        var monotonic = timespec()
+        clock_gettime(CLOCK_BOOTTIME, &boot)
+        clock_gettime(CLOCK_MONOTONIC, &monotonic)
+        return (duration(boot), duration(monotonic))
+    }
+
+    private static func duration(_ time: timespec) -> Duration {
+        .seconds(Int64(time.tv_sec)) + .nanoseconds(Int64(time.tv_nsec))
+    }
+}
