@@ -71,10 +71,11 @@ public final class SocketServer: Service {
             .serverChannelOption(.backlog, value: 128)
             // A client may send its requests and close its side; it still gets its replies.
             .childChannelOption(.allowRemoteHalfClosure, value: true)
-            // Requests are lines of about a hundred bytes, and the line decoder keeps the last
-            // read buffer of each connection: 512 bytes to start with, not NIO's 2048 (it still
-            // grows for a client that sends more at once). 1.5 KB less per watcher.
-            .childChannelOption(.recvAllocator, value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 512, maximum: 65536))
+            // Requests are lines of about a hundred bytes, and each channel keeps its last read
+            // buffer for the next read (NIO's pool of receive buffers): 128 bytes to start with,
+            // not NIO's 2048; it grows at once for a client that sends more (a full read doubles
+            // the next) and shrinks back. A watcher, which sent one line, keeps 128 bytes.
+            .childChannelOption(.recvAllocator, value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 128, maximum: 65536))
         let initializer: @Sendable (any Channel) -> EventLoopFuture<Connection> = { [loopWrites] channel in
             channel.eventLoop.makeCompletedFuture {
                 let client = SocketClientHandler(eventLoop: channel.eventLoop)
