@@ -12,14 +12,17 @@ struct LoopWritesStateTests {
     @Test("the first connection schedules the job, the others join it; the job takes them in order; the next one schedules again")
     func events() {
         var state = LoopWritesState<String>()
-        #expect(state.add("a"))
-        #expect(!state.add("b"))
-        #expect(!state.add("c"))
-        #expect(state.take() == ["a", "b", "c"])
-        #expect(state.add("d"))
-        #expect(state.take() == ["d"])
-        #expect(state.take() == [])
-        #expect(state.add("e"), "a job that found nothing leaves none scheduled")
+        // (Each step's result taken first: `#expect` cannot call a mutating method.)
+        var schedules: [Bool] = []
+        var taken: [[String]] = []
+        for name in ["a", "b", "c"] { schedules.append(state.add(name)) }
+        taken.append(state.take())
+        schedules.append(state.add("d"))
+        taken.append(state.take())
+        taken.append(state.take())
+        schedules.append(state.add("e"))
+        #expect(schedules == [true, false, false, true, true], "the job that found nothing left none scheduled")
+        #expect(taken == [["a", "b", "c"], ["d"], []])
     }
 }
 
