@@ -99,18 +99,20 @@ def main():
         tails = [(name, tick_phase(samples, hz)) for name, samples in
                  (("event", es), ("floor", fs), ("search", ds))] if hz else []
         # fan-out
-        dm, length, rss = fanout_daemon(reader_bin, sock, args.watchers, args.fanout_runs, daemon.pid)
+        dm, length, rss, each = fanout_daemon(reader_bin, sock, args.watchers, args.fanout_runs, daemon.pid)
         fm = fanout_floor(reader_bin, echo_sock, args.watchers, args.fanout_runs, length)
         rows.append((f"overlays change -> last of {args.watchers} watchers (median of {args.fanout_runs}, {length} B)", dm, fm))
         rows.append((f"RSS with {args.watchers} watchers", ("MB", rss), ("MB", rss_mb(echo.pid))))
-        ddm, dlength, _ = fanout_daemon(reader_bin, sock, args.watchers, args.fanout_runs, daemon.pid, diff=True)
+        rows.append((f"  per watcher: RSS with them less RSS before, / {args.watchers}", each, ("", "")))
+        ddm, dlength, _, _ = fanout_daemon(reader_bin, sock, args.watchers, args.fanout_runs, daemon.pid, diff=True)
         rows.append((f"overlays.diff -> last of {args.watchers} diff watchers ({dlength} B); floor: full", ddm, dm))
         if args.many_watchers:
             many = args.many_watchers
-            mm, mlength, mrss = fanout_daemon(reader_bin, sock, many, args.fanout_runs, daemon.pid)
+            mm, mlength, mrss, meach = fanout_daemon(reader_bin, sock, many, args.fanout_runs, daemon.pid)
             mf = fanout_floor(reader_bin, echo_sock, many, args.fanout_runs, mlength)
             rows.append((f"overlays change -> last of {many:,} watchers (median of {args.fanout_runs}, {mlength} B)", mm, mf))
             rows.append((f"RSS with {many:,} watchers", ("MB", mrss), ("MB", rss_mb(echo.pid))))
+            rows.append((f"  per watcher: RSS with them less RSS before, / {many:,}", meach, ("", "")))
         # weatherctl
         ctl, soc = weatherctl_vs_socat(args.bin_dir, sock, args.ctl_runs, tmp)
         rows.append((f"weatherctl search (cached), whole process, median of {args.ctl_runs}", ctl, soc))
@@ -384,6 +386,7 @@ def fanout_daemon(reader_bin, sock, n, runs, pid, diff=False):
     """With `diff`, the watchers watch with diff: true: the first change (the warm-up run) reaches them
     in full, the later ones as diffs; the length returned is then that of the last diff."""
     watch = request("watch", {"replay": False, "topics": ["overlays"], "diff": diff}, 1)
+    rss_before = rss_mb(pid)
     reader = FanoutReader(reader_bin, sock, n, watch)
     probe = Line(sock)   # one more watcher, read here: what the watchers get
     probe.send(watch)
@@ -406,7 +409,8 @@ def fanout_daemon(reader_bin, sock, n, runs, pid, diff=False):
     client.close()
     probe.close()
     reader.close()
-    return ("ms", statistics.median(times) / 1e6), length, rss
+    per_watcher = ("KB", (rss - rss_before) * 1024 / n)
+    return ("ms", statistics.median(times) / 1e6), length, rss, per_watcher
 
 
 def fanout_floor(reader_bin, path, n, runs, length):

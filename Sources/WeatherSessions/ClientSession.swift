@@ -67,7 +67,12 @@ public final class ClientSession: Sendable {
     public func run<Inputs: AsyncSequence & Sendable>(
         _ inputs: Inputs, writer: some LineWriter
     ) async where Inputs.Element == ClientInput {
-        outbox.write(whenReady: { [outbox] in writer.linesReady(in: outbox) })
+        outbox.write(whenSignalled: { [outbox] signal in
+            switch signal {
+            case .lines: writer.linesReady(in: outbox)
+            case .notifications: writer.notificationsReady(in: outbox)
+            }
+        })
         await read(inputs)
         outbox.finish()
         // Until the last reply is written, the connection closes (`hangUp`) or shutdown.
@@ -168,4 +173,13 @@ public protocol LineWriter: Sendable {
     /// gets `.finished` it calls `outbox.confirmWritten()` once what it took before is written.
     /// Once the connection closes, it calls the session's `hangUp()`.
     func linesReady(in outbox: Outbox)
+
+    /// Like `linesReady`, for notifications the hub handed over while it publishes a change to
+    /// every watcher: the writer takes them later, on its own thread, not inside the caller's turn.
+    /// By default the same as `linesReady`.
+    func notificationsReady(in outbox: Outbox)
+}
+
+extension LineWriter {
+    public func notificationsReady(in outbox: Outbox) { linesReady(in: outbox) }
 }

@@ -26,7 +26,8 @@ struct HubState<Subscriber: AnyObject> {
     private var latestState = Latest.none
     /// The latest overlays; its lines are encoded when a watcher's writer first needs them.
     private var latestOverlays: (edition: OverlaysEdition, version: Int)?
-    private var subscribers: [ObjectIdentifier: (subscriber: Subscriber, topics: Set<Outbox.Topic>)] = [:]
+    /// Each watcher with its topics (as bits: a set's storage would stay with each watcher).
+    private var subscribers: [ObjectIdentifier: (subscriber: Subscriber, topics: PerTopic<Bool>)] = [:]
     private var version = 0
 
     /// Clients watching now.
@@ -54,7 +55,9 @@ struct HubState<Subscriber: AnyObject> {
     /// `subscriber` watches `topics` from now on, replacing an earlier subscription; with `replay`,
     /// the current state and overlays go to it at once.
     mutating func watch(_ subscriber: Subscriber, topics: Set<Outbox.Topic>, replay: Bool) -> [Delivery] {
-        subscribers[ObjectIdentifier(subscriber)] = (subscriber, topics)
+        var watched = PerTopic(false)
+        for topic in topics { watched[topic] = true }
+        subscribers[ObjectIdentifier(subscriber)] = (subscriber, watched)
         guard replay else { return [] }
         var deliveries: [Delivery] = []
         if topics.contains(.state), let (line, version) = stateLine() {
@@ -71,7 +74,7 @@ struct HubState<Subscriber: AnyObject> {
     }
 
     private func watchers(of topic: Outbox.Topic) -> [Subscriber] {
-        subscribers.values.compactMap { $0.topics.contains(topic) ? $0.subscriber : nil }
+        subscribers.values.compactMap { $0.topics[topic] ? $0.subscriber : nil }
     }
 
     /// The latest state's notification line, encoding it (once: the line is kept) if not done yet.

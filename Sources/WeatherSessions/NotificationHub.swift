@@ -44,8 +44,9 @@ public final class NotificationHub: ChangePublisher {
     /// Clients watching now.
     public var watcherCount: Int { state.withLock { $0.watcherCount } }
 
-    /// Offers `delivery` to each of its watchers, then signals their writers: a writer may write
-    /// at once, on this thread (the Unix socket's event loop), so the others are offered the change first.
+    /// Offers `delivery` to each of its watchers, then signals their writers (`notify`): each writes
+    /// it later on its own thread, never inside the publisher's turn (the Unix socket's writers: one
+    /// job per event loop for all of that loop's watchers).
     private func deliver(_ delivery: HubState<Outbox>.Delivery?) {
         guard let delivery else { return }
         var writers: [Outbox.Writer] = []
@@ -53,6 +54,6 @@ public final class NotificationHub: ChangePublisher {
         for outbox in delivery.subscribers {
             if let writer = outbox.offer(delivery.topic, delivery.notice, version: delivery.version) { writers.append(writer) }
         }
-        for writer in writers { writer.ready() }
+        for writer in writers { writer.notify() }
     }
 }

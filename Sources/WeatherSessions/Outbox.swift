@@ -7,7 +7,7 @@ import WeatherCore
 ///
 /// The decisions are ``OutboxState``'s; this class holds it under a lock and does what it returns
 /// (signal the writer, resume readers) after letting go. One writer takes the lines out: it is
-/// signalled (`write(whenReady:)`) whenever there is something to take (`take()`).
+/// signalled (`write(whenReady:)`, `write(whenSignalled:)`) whenever there is something to take (`take()`).
 ///
 /// An outbox lives as long as its `ClientSession`; `close()` (the client went away) drops
 /// everything queued at once and ends every wait on it.
@@ -27,7 +27,22 @@ public final class Outbox: Sendable {
     /// re-wrapped in a reabstraction thunk at every `withLock`, a chain that grows by two calls
     /// for every line written (measured: 16% of the daemon's time after 10,000 requests).
     struct Writer: Sendable {
-        let ready: @Sendable () -> Void
+        let signal: @Sendable (WriteSignal) -> Void
+
+        /// Replies (or the end) wait: the writer may write them at once, on the caller's thread.
+        func ready() { signal(.lines) }
+        /// Notifications wait, handed over by the hub: the writer writes them later, on its own thread.
+        func notify() { signal(.notifications) }
+    }
+
+    /// Why a writer is signalled.
+    public enum WriteSignal: Sendable {
+        /// A reply or the end: the caller is the session, which waits for nothing but may be on the
+        /// writer's own thread (the connection's event loop): the writer may write at once.
+        case lines
+        /// A notification from the hub: the caller publishes a change (the engine, in its turn) to
+        /// every watcher, so the writer writes it after that turn, on its own thread.
+        case notifications
     }
 
     private let state = Mutex(
@@ -44,7 +59,13 @@ public final class Outbox: Sendable {
     /// taken with `take()` or the outbox has finished; at once if there are any now. The writer
     /// takes them on one thread at a time.
     public func write(whenReady ready: @escaping @Sendable () -> Void) {
-        state.withLock { $0.setWriter(Writer(ready: ready)) }.ready()
+        write(whenSignalled: { _ in ready() })
+    }
+
+    /// Makes `signal` the writer's signal, as `write(whenReady:)`, telling replies (`.lines`) from
+    /// the hub's notifications (`.notifications`).
+    public func write(whenSignalled signal: @escaping @Sendable (WriteSignal) -> Void) {
+        state.withLock { $0.setWriter(Writer(signal: signal)) }.ready()
     }
 
     /// Queues a reply line (without its newline). Dropped when the client is gone.

@@ -46,11 +46,13 @@ struct OutboxState<Waiter, Writer> {
     private var replies: [String] = []
     private var replyBytes = 0
     /// The newest unsent notification of each topic, with the order it was offered in.
-    private var latest: [Outbox.Topic: (order: Int, notice: Notice)] = [:]
+    /// (Two fields, not a dictionary: a watcher would keep a dictionary's storage for as long as it
+    /// stays connected.)
+    private var latest = PerTopic<(order: Int, notice: Notice)?>(nil)
     private var order = 0
     /// The version of the newest notification offered for each topic since the last `watch`: an
     /// older one offered later (a publish and a replay crossing) is no news.
-    private var newest = TopicVersions()
+    private var newest = PerTopic(0)
     /// The client watches (between `watch` and `unwatch`): notifications are taken in.
     private var watching = false
     /// Overlays changes go out as diffs (`watch` with `diff: true`).
@@ -106,8 +108,8 @@ struct OutboxState<Waiter, Writer> {
     /// after it is the full collection either way.
     mutating func watch(diff: Bool) {
         watching = true
-        latest.removeAll()
-        newest = TopicVersions()
+        latest = PerTopic(nil)
+        newest = PerTopic(0)
         diffOverlays = diff
         delivered = nil
         subscription += 1
@@ -116,7 +118,7 @@ struct OutboxState<Waiter, Writer> {
     /// The subscription ends (`unwatch`): what waits is dropped, nothing more is taken in.
     mutating func unwatch() {
         watching = false
-        latest.removeAll()
+        latest = PerTopic(nil)
     }
 
     /// No more lines will be queued: the writer to signal (it takes what is queued, then `.finished`).
@@ -139,7 +141,7 @@ struct OutboxState<Waiter, Writer> {
         phase = .closed
         replies = []
         replyBytes = 0
-        latest = [:]
+        latest = PerTopic(nil)
         delivered = nil
         roomWaiters = [:]
         writer = nil
@@ -172,12 +174,14 @@ struct OutboxState<Waiter, Writer> {
     mutating func take() -> (taken: Taken, resume: [Waiter]) {
         if !replies.isEmpty {
             let line = replies.removeFirst()
+            // An idle client (a watcher) keeps no storage for its replies.
+            if replies.isEmpty { replies = [] }
             replyBytes -= line.utf8.count
             guard hasRoom, !roomWaiters.isEmpty else { return (.line(line), []) }
             defer { roomWaiters = [:] }
             return (.line(line), Array(roomWaiters.values))
         }
-        guard let (topic, entry) = latest.min(by: { $0.value.order < $1.value.order }) else {
+        guard let (topic, entry) = oldestWaiting else {
             return (phase == .open ? .none : .finished, [])
         }
         latest[topic] = nil
@@ -189,6 +193,16 @@ struct OutboxState<Waiter, Writer> {
         }
     }
 
+    /// The notification offered first of those waiting, and its topic.
+    private var oldestWaiting: (Outbox.Topic, (order: Int, notice: Notice))? {
+        switch (latest[.state], latest[.overlays]) {
+        case (nil, nil): nil
+        case (let state?, nil): (.state, state)
+        case (nil, let overlays?): (.overlays, overlays)
+        case (let state?, let overlays?): state.order < overlays.order ? (.state, state) : (.overlays, overlays)
+        }
+    }
+
     /// The writer made the line of `edition`, taken out during `subscription`: the base of the next
     /// diff, unless a `watch` came since.
     mutating func delivered(_ edition: OverlaysEdition, subscription: Int) {
@@ -196,13 +210,19 @@ struct OutboxState<Waiter, Writer> {
     }
 }
 
-/// The newest version offered of each topic (0: none): two numbers, not a dictionary, since every
-/// publish sets one for each watcher.
-private struct TopicVersions {
-    private var state = 0
-    private var overlays = 0
+/// One value per topic (the newest version offered, the notification waiting): two fields, not a
+/// dictionary, since every publish sets one for each watcher and a dictionary's storage would stay
+/// with each watcher.
+struct PerTopic<Value> {
+    private var state: Value
+    private var overlays: Value
 
-    subscript(topic: Outbox.Topic) -> Int {
+    init(_ value: Value) {
+        state = value
+        overlays = value
+    }
+
+    subscript(topic: Outbox.Topic) -> Value {
         get {
             switch topic {
             case .state: state

@@ -32,7 +32,7 @@ struct SocketClientHandlerTests {
         init() throws {
             handler = SocketClientHandler(eventLoop: channel.eventLoop)
             try channel.pipeline.syncOperations.addHandlers(reads, handler)
-            let output = SocketLineOutput(handler, on: channel.eventLoop)
+            let output = SocketLineOutput(handler, on: channel.eventLoop, writes: LoopWrites(eventLoop: channel.eventLoop))
             outbox.write(whenReady: { [outbox] in output.linesReady(in: outbox) })
         }
 

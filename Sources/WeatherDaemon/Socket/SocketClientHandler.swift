@@ -88,6 +88,13 @@ final class SocketClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// Writes what `outbox` holds while the channel takes it. On the event loop only.
     func pump(_ outbox: Outbox) {
+        var encoded = EncodedLine()
+        pump(outbox, encoded: &encoded)
+    }
+
+    /// The same, making each line's buffer with `encoded`: a job writing one change to many
+    /// connections makes it once.
+    func pump(_ outbox: Outbox, encoded: inout EncodedLine) {
         guard let context else { return }
         self.outbox = outbox
         guard pumpState.start() else { return }
@@ -97,10 +104,7 @@ final class SocketClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
             taking: while context.channel.isWritable {
                 switch outbox.take() {
                 case .line(let line):
-                    var buffer = context.channel.allocator.buffer(capacity: line.utf8.count + 1)
-                    buffer.writeString(line)
-                    buffer.writeInteger(UInt8(ascii: "\n"))
-                    context.write(wrapOutboundOut(buffer), promise: nil)
+                    context.write(wrapOutboundOut(encoded.buffer(for: line, allocator: context.channel.allocator)), promise: nil)
                     wrote = true
                 case .none:
                     break taking
@@ -224,27 +228,37 @@ final class SocketInputs: AsyncSequence, Sendable {
 }
 
 /// The `LineWriter` a session is given: tells the connection's `SocketClientHandler` there are
-/// lines, at once on the event loop, or by one scheduled call from another thread (several
-/// notifications before it runs make one).
+/// lines. Replies are written at once when they come on the event loop; from another thread, and
+/// the hub's notifications always, by the loop's next write job (`LoopWrites`: one job writes to
+/// every connection of the loop that waits; a connection waits in it once however many lines come).
 final class SocketLineOutput: LineWriter {
     private let eventLoop: any EventLoop
     private let handler: NIOLoopBound<SocketClientHandler>
-    private let scheduled = Atomic(false)
+    private let writes: LoopWrites
+    private let queued = Atomic(false)
 
-    /// Call on `eventLoop`.
-    init(_ handler: SocketClientHandler, on eventLoop: any EventLoop) {
+    /// Call on `eventLoop`; `writes` is that loop's.
+    init(_ handler: SocketClientHandler, on eventLoop: any EventLoop, writes: LoopWrites) {
         self.eventLoop = eventLoop
         self.handler = NIOLoopBound(handler, eventLoop: eventLoop)
+        self.writes = writes
     }
 
     func linesReady(in outbox: Outbox) {
         if eventLoop.inEventLoop {
             handler.value.pump(outbox)
-        } else if !scheduled.exchange(true, ordering: .acquiringAndReleasing) {
-            eventLoop.execute { [self] in
-                scheduled.store(false, ordering: .releasing)
-                handler.value.pump(outbox)
-            }
+        } else {
+            notificationsReady(in: outbox)
         }
+    }
+
+    func notificationsReady(in outbox: Outbox) {
+        if !queued.exchange(true, ordering: .acquiringAndReleasing) { writes.add(self, outbox) }
+    }
+
+    /// The loop's write job: writes what `outbox` holds. On the event loop.
+    func pumpQueued(_ outbox: Outbox, encoded: inout EncodedLine) {
+        queued.store(false, ordering: .releasing)
+        handler.value.pump(outbox, encoded: &encoded)
     }
 }

@@ -39,6 +39,8 @@ public final class SocketServer: Service {
     private let onListening: @Sendable () -> Void
     private let activeClients = Atomic<Int>(0)
     private let maxClients: Atomic<Int>
+    /// Each event loop's job writing notifications to its connections.
+    private let loopWrites = LoopWritesRegistry()
 
     /// - Parameter onListening: called once the socket accepts connections.
     public init(
@@ -69,16 +71,18 @@ public final class SocketServer: Service {
             .serverChannelOption(.backlog, value: 128)
             // A client may send its requests and close its side; it still gets its replies.
             .childChannelOption(.allowRemoteHalfClosure, value: true)
-            // Requests are lines of about a hundred bytes, and the line decoder keeps the last
-            // read buffer of each connection: 512 bytes to start with, not NIO's 2048 (it still
-            // grows for a client that sends more at once). 1.5 KB less per watcher.
-            .childChannelOption(.recvAllocator, value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 512, maximum: 65536))
-        let initializer: @Sendable (any Channel) -> EventLoopFuture<Connection> = { channel in
+            // Requests are lines of about a hundred bytes, and each channel keeps its last read
+            // buffer for the next read (NIO's pool of receive buffers): 128 bytes to start with,
+            // not NIO's 2048; it grows at once for a client that sends more (a full read doubles
+            // the next) and shrinks back. A watcher, which sent one line, keeps 128 bytes.
+            .childChannelOption(.recvAllocator, value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 128, maximum: 65536))
+        let initializer: @Sendable (any Channel) -> EventLoopFuture<Connection> = { [loopWrites] channel in
             channel.eventLoop.makeCompletedFuture {
                 let client = SocketClientHandler(eventLoop: channel.eventLoop)
                 try channel.pipeline.syncOperations.addHandlers(
                     ByteToMessageHandler(JSONLineDecoder(maxLength: RPCMessage.maxLineBytes)), client)
-                return Connection(channel: channel, inputs: client.inputs, output: SocketLineOutput(client, on: channel.eventLoop))
+                let output = SocketLineOutput(client, on: channel.eventLoop, writes: loopWrites.writes(for: channel.eventLoop))
+                return Connection(channel: channel, inputs: client.inputs, output: output)
             }
         }
         let server: NIOAsyncChannel<Connection, Never>
