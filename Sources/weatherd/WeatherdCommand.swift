@@ -1,8 +1,13 @@
 import ArgumentParser
-import Foundation
 import Logging
 import WeatherCore
 import WeatherDaemon
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// `weatherd`: the weather search daemon.
 @main
@@ -83,17 +88,14 @@ struct WeatherdCommand: AsyncParsableCommand {
         do {
             (loaded, keys) = try source()
         } catch {
-            FileHandle.standardError.write(Data(DaemonLogHandler.fatalLines(error.description, environment: environment).utf8))
+            DaemonLogHandler.writeToStandardError(DaemonLogHandler.fatalLines(error.description, environment: environment))
             throw ExitCode(78)  // EX_CONFIG
         }
         if checkConfig {
             // Warnings on stderr; the effective configuration, each value with its origin, on stdout.
             for warning in loaded.warnings {
-                FileHandle.standardError.write(
-                    Data(
-                        DaemonLogHandler.plainLines(
-                            warning.description, level: .warning, environment: environment
-                        ).utf8))
+                DaemonLogHandler.writeToStandardError(
+                    DaemonLogHandler.plainLines(warning.description, level: .warning, environment: environment))
             }
             var shown = loaded
             if let key = keys.openWeatherMap {
