@@ -81,6 +81,7 @@ struct WeatherdCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        ProcessMemory.limitAllocatorArenas()
         let environment = ProcessInfo.processInfo.environment
         let source = Self.configSource(path: config, socket: socket, environment: environment)
         let loaded: LoadedConfig
