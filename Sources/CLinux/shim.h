@@ -2,6 +2,7 @@
 #define WEATHERD_CLINUX_SHIM_H
 
 #include <errno.h>
+#include <malloc.h>
 #include <poll.h>
 #include <stdint.h>
 #include <time.h>
@@ -62,6 +63,15 @@ static inline int weatherd_clock_jump_wait(int fd, int wake_fd) {
     uint64_t expirations;
     (void)!read(fd, &expirations, sizeof expirations);  /* ECANCELED after a jump */
     return weatherd_clock_jump_arm(fd) == 0 ? 1 : -1;
+}
+
+/*
+ * glibc's allocator gives each thread that allocates an arena of its own, up to 8 per CPU, and an
+ * arena keeps what was freed in it for its thread. weatherd's threads mostly wait (the libcurl
+ * workers, the state writer, the gpsd reader...), so their arenas are memory held at idle.
+ */
+static inline int weatherd_malloc_arena_max(int arenas) {
+    return mallopt(M_ARENA_MAX, arenas);
 }
 
 #endif

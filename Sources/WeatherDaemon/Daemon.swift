@@ -1,10 +1,15 @@
-import Foundation
 import Logging
 import NIOPosix
 import Prometheus
 import ServiceLifecycle
 import WeatherCore
 import WeatherSessions
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Builds the daemon's services from a checked configuration and runs them in one `ServiceGroup`
 /// until SIGTERM or SIGINT; SIGHUP re-reads the configuration.

@@ -1,5 +1,10 @@
-import Foundation
 import WeatherCore
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The params of one method, checked into a struct of its own before the method runs.
 protocol MethodParams: Sendable {

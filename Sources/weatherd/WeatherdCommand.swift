@@ -1,8 +1,13 @@
 import ArgumentParser
-import Foundation
 import Logging
 import WeatherCore
 import WeatherDaemon
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// `weatherd`: the weather search daemon.
 @main
@@ -76,6 +81,7 @@ struct WeatherdCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        ProcessMemory.limitAllocatorArenas()
         let environment = ProcessInfo.processInfo.environment
         let source = Self.configSource(path: config, socket: socket, environment: environment)
         let loaded: LoadedConfig
@@ -83,17 +89,14 @@ struct WeatherdCommand: AsyncParsableCommand {
         do {
             (loaded, keys) = try source()
         } catch {
-            FileHandle.standardError.write(Data(DaemonLogHandler.fatalLines(error.description, environment: environment).utf8))
+            DaemonLogHandler.writeToStandardError(DaemonLogHandler.fatalLines(error.description, environment: environment))
             throw ExitCode(78)  // EX_CONFIG
         }
         if checkConfig {
             // Warnings on stderr; the effective configuration, each value with its origin, on stdout.
             for warning in loaded.warnings {
-                FileHandle.standardError.write(
-                    Data(
-                        DaemonLogHandler.plainLines(
-                            warning.description, level: .warning, environment: environment
-                        ).utf8))
+                DaemonLogHandler.writeToStandardError(
+                    DaemonLogHandler.plainLines(warning.description, level: .warning, environment: environment))
             }
             var shown = loaded
             if let key = keys.openWeatherMap {

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// One official warning, watch or advisory in force at a place (`properties.alerts`, the `alerts`
 /// method): CAP's fields as the provider gave them.

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// When the alerts of the places on the map are asked, and what is kept of the answers: a plain
 /// state machine (events in, the requests to send out), one per alert provider, driven by

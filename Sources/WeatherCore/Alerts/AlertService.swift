@@ -1,6 +1,11 @@
-import Foundation
 import Logging
 import Synchronization
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Keeps the alerts of every place on the map: a service of its own, beside the searches and never
 /// on their path. Each change of the overlays tells it the places (through ``publisher``); it asks

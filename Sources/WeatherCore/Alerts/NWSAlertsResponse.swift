@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Reads the NWS API's answers (api.weather.gov, GeoJSON): the active alerts at a point
 /// (`/alerts/active?point=LAT,LON`, a FeatureCollection of alerts with CAP properties) and a zone

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The `[alerts]` table: official weather warnings for the places on the map.
 public struct AlertsConfig: Sendable, Equatable {
@@ -40,7 +44,7 @@ public struct AlertsConfig: Sendable, Equatable {
     /// a contact.
     public var userAgent: String {
         let product = "weatherd/\(WeatherdVersion.current)"
-        let contact = contact.trimmingCharacters(in: .whitespacesAndNewlines)
+        let contact = contact.trimmingWhitespace()
         return contact.isEmpty ? product : "\(product) (\(contact))"
     }
 }

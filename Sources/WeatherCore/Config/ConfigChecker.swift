@@ -1,5 +1,10 @@
-import Foundation
 import TOMLKit
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Reads the values of a parsed TOML document into a `DaemonConfig` by the keys of ``ConfigSchema``,
 /// collecting every problem, every warning and the origin of every value read.

@@ -2,7 +2,7 @@ extension ConfigLoader {
     /// `value` trimmed of surrounding white space and newlines, as a secret; nil when nothing is left
     /// (or there was no value).
     static func secret(_ value: String?) -> Secret? {
-        guard let trimmed = value?.trimmingCharacters(in: .whitespacesAndNewlines), !trimmed.isEmpty else { return nil }
+        guard let trimmed = value?.trimmingWhitespace(), !trimmed.isEmpty else { return nil }
         return Secret(trimmed)
     }
 

@@ -1,5 +1,10 @@
-import Foundation
 import TOMLKit
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Reads, checks and renders the daemon's TOML configuration, and finds the OpenWeatherMap API key.
 public enum ConfigLoader {

@@ -1,5 +1,10 @@
-import Foundation
 import TOMLKit
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// How configuration values and key paths are written in messages and in the rendered file.
 enum ConfigText {
@@ -43,7 +48,7 @@ enum ConfigText {
             case "\r": escaped += "\\r"
             default:
                 if scalar.properties.generalCategory == .control {
-                    escaped += String(format: "\\u%04X", scalar.value)
+                    escaped += "\\u" + NumberText.hex(scalar.value, digits: 4)
                 } else {
                     escaped.unicodeScalars.append(scalar)
                 }

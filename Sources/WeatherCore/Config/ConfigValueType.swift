@@ -1,5 +1,10 @@
-import Foundation
 import TOMLKit
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// What a configuration key holds: how a TOML value is read and checked, and how it is written back.
 ///
@@ -47,7 +52,7 @@ extension ConfigValueType where Value == String {
     /// A string with more than white space in it; `what` names it in messages ("path").
     static func nonEmpty(_ what: String) -> ConfigValueType {
         string.checked {
-            $0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
+            $0.trimmingWhitespace().isEmpty
                 ? "expected a non-empty \(what), found \(ConfigText.quoted($0))" : nil
         }
     }
@@ -344,7 +349,7 @@ extension ConfigValueType where Value == Secret? {
         ConfigValueType(
             read: { value, path, report in
                 guard let key = ConfigValueType<String>.string.read(value, path, report) else { return nil }
-                guard !key.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+                guard !key.trimmingWhitespace().isEmpty else {
                     report(path, "expected a non-empty string, found an empty one")
                     return nil
                 }
@@ -408,7 +413,7 @@ extension ConfigValueType where Value == [String] {
                         valid = false
                         continue
                     }
-                    let city = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+                    let city = raw.trimmingWhitespace()
                     if city.isEmpty {
                         report(elementPath, "expected a city name, found an empty string")
                         valid = false

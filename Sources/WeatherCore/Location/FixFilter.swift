@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Which reports are good enough to search with (`gpsd.max_horizontal_error`).
 public struct FixFilter: Sendable, Hashable {

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// One position from a source of location, as the fused location takes it (`state.location`).
 public struct LocationFix: Sendable, Hashable {

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The fused location: one rule for every source of location. Events in (a fix, a wake-up at an
 /// expiry), decisions out; the time of each event is passed in, so it is tested event by event.

@@ -1,6 +1,11 @@
 import CoreMetrics
-import Foundation
 import Logging
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The location input of the search stream: takes gpsd's reports from the reader and clients'
 /// `location.report`s, fuses them into one location (``LocationFusion``), keeps `state.gps`,

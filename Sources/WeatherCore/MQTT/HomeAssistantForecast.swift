@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// A watched city's forecast for Home Assistant: the retained payload of `P/D/forecast/KEY`, the
 /// JSON attributes (and state) of the city's forecast sensor. `forecast` is a list in Home

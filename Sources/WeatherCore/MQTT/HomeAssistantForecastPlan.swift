@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// When each watched city's forecast for Home Assistant is fetched and what is published: a
 /// forecast is fetched when its city had a good lookup from upstream (a new `fetched_at`: at most

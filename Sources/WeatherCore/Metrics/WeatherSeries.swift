@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// One sample of the weather series of `/metrics` (contract "Metrics"): a measure of a watched city's
 /// latest good feature, in base units whatever `weather.units` is, labelled with the city.

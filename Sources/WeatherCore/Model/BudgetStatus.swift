@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// `state.budget`: the upstream requests of the last minute against `requests_per_minute`, and the
 /// end of a block after OpenWeatherMap answered 429.

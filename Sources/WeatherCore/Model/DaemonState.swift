@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The daemon's one explicit state: the activity indicator and the phase of the latest search.
 public struct DaemonState: Sendable, Hashable, JSONRepresentable {

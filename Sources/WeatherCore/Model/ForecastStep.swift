@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// One step of a forecast: 3 hours from OpenWeatherMap, 1 hour from Open-Meteo. Values the
 /// provider did not send are nil.

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// An accepted or last-seen gpsd fix, as `state.gps.last_fix` shows it.
 public struct GPSFix: Sendable, Hashable {

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// One entry of `state.providers`: a weather provider's budget and health.
 public struct ProviderStatus: Sendable, Hashable, JSONRepresentable {

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// One entry of `state.services`: a service that adds data to the features besides the weather
 /// (`air-quality`, and any other that reports itself through ``ServiceStatusReporting``), and

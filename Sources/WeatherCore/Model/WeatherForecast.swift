@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The forecast for one place: the place and its steps, oldest first. OpenWeatherMap's steps are 3
 /// hours long (its 5 day / 3 hour forecast), Open-Meteo's one hour.

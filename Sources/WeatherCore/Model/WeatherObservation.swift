@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The current weather at one place, as a provider reported it. Values it did not send are nil.
 public struct WeatherObservation: Sendable, Hashable {
@@ -68,7 +72,7 @@ public struct WeatherObservation: Sendable, Hashable {
     public var featureID: String {
         if let cityID, cityID != 0 { return "owm:\(cityID)" }
         if let geonamesID { return "geonames:\(geonamesID)" }
-        return "pt:" + String(format: "%.4f,%.4f", coordinate.lat, coordinate.lon)
+        return "pt:" + NumberText.fixed(coordinate.lat, decimals: 4) + "," + NumberText.fixed(coordinate.lon, decimals: 4)
     }
 
     /// This observation at `coordinate`: the point that was asked, which keeps its own position and

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The OwnTracks devices shown on the map (`source: "device"`): where each is, when its weather is
 /// looked up again (only once it moved `distance` metres from where it was last looked up), and

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// A position the OwnTracks app reported (`_type: "location"`): `lat`, `lon`, `tst`, and where given
 /// `acc`, `tid` and `batt`.

@@ -1,6 +1,11 @@
 import CoreMetrics
-import Foundation
 import Logging
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The OwnTracks input: payloads from the app, received over MQTT (``submit(_:topic:)``) or HTTP
 /// mode (``receive(_:user:device:via:)``). A payload is read by ``OwnTracksPayload`` (an encrypted

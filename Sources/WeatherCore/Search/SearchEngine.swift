@@ -1,5 +1,10 @@
-import Foundation
 import Logging
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The one search stream: every input (watched-city rounds, searches, locations and map regions)
 /// goes through here, in arrival order. It owns the state and the overlays.

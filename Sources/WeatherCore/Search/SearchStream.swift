@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The rules of the one search stream, as a plain state machine: each event (an input entering, a
 /// lookup answered, an input settling, a watched-city round, a location or provider change, a new

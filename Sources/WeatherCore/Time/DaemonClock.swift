@@ -48,4 +48,9 @@ extension Duration {
     public var timeInterval: Double {
         Double(components.seconds) + Double(components.attoseconds) * 1e-18
     }
+
+    /// In whole milliseconds, rounded down (for log lines).
+    public var wholeMilliseconds: Int64 {
+        components.seconds * 1_000 + components.attoseconds / 1_000_000_000_000_000
+    }
 }

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension LookupService: ServiceStatusReporting {
     /// The name of the air quality service in `state.services`.

@@ -1,5 +1,10 @@
-import Foundation
 import Logging
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Answers weather and forecast lookups through a cache, shares identical lookups in flight, and
 /// sends each to the providers in the order of `weather.providers`, each within its own budget.

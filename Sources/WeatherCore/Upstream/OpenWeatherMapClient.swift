@@ -1,5 +1,10 @@
-import Foundation
 import Logging
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The OpenWeatherMap current-weather API (`/data/2.5/weather`) and its 5 day / 3 hour forecast
 /// (`/data/2.5/forecast`): the same query style, key, units and language.

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Reads OpenWeatherMap's 5 day / 3 hour forecast bodies (`/data/2.5/forecast`): `cod` as a string
 /// (as it comes) or a number, the place in `city`, the steps in `list`, each with `main`, `weather`,
@@ -50,7 +54,7 @@ public enum OpenWeatherMapForecastResponse {
 
     private static func code(_ value: JSONValue) -> Int? {
         if let i = value.intValue { return i }
-        if let s = value.stringValue { return Int(s.trimmingCharacters(in: .whitespaces)) }
+        if let s = value.stringValue { return Int(s.trimmingWhitespace()) }
         return nil
     }
 }

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Reads OpenWeatherMap's current-weather bodies as they really come: `cod` as a number or a
 /// string, `null` objects, missing fields, several `weather` entries, no `timezone`.
@@ -46,7 +50,7 @@ public enum OpenWeatherMapResponse {
 
     private static func code(_ value: JSONValue) -> Int? {
         if let i = value.intValue { return i }
-        if let s = value.stringValue { return Int(s.trimmingCharacters(in: .whitespaces)) }
+        if let s = value.stringValue { return Int(s.trimmingWhitespace()) }
         return nil
     }
 }

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Where the places found for names are kept across restarts (the daemon's is a file in
 /// `state.directory`). Only names that were found are kept.

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// One provider's budget and health as the lookups keep it: the requests sent to it (per minute and
 /// per day, one per point asked), a block after a 429, and a backoff while it fails. A plain value:

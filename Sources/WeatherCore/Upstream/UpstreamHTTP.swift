@@ -1,6 +1,11 @@
-import Foundation
 import Logging
 import Synchronization
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The query strings of the providers' request URLs.
 enum URLQuery {
@@ -14,7 +19,7 @@ enum URLQuery {
                 UInt8(ascii: "_"), UInt8(ascii: "~"):
                 out.unicodeScalars.append(Unicode.Scalar(byte))
             default:
-                out += String(format: "%%%02X", byte)
+                out += "%" + NumberText.hex(byte, digits: 2)
             }
         }
         return out
@@ -24,7 +29,7 @@ enum URLQuery {
 extension HTTPResponse {
     /// `Retry-After` as delay-seconds; nil when absent, negative or an HTTP date (rare here).
     var retryAfter: Duration? {
-        headers["retry-after"].flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }.flatMap { $0 >= 0 ? .seconds($0) : nil }
+        headers["retry-after"].flatMap { Int($0.trimmingWhitespace()) }.flatMap { $0 >= 0 ? .seconds($0) : nil }
     }
 }
 
@@ -60,7 +65,7 @@ struct ProviderRequest {
             response = try await transport.get(url, timeout: timeout)
             sample?.replace(with: response.headers[Self.sampleHeader] != nil)
             logger?.debug(
-                "GET \(loggedURL) -> \(response.status) in \(started.duration(to: .now).formatted(.units(allowed: [.milliseconds])))")
+                "GET \(loggedURL) -> \(response.status) in \(started.duration(to: .now).wholeMilliseconds) ms")
         } catch let error as HTTPTransportError {
             count("unavailable")
             throw UpstreamError.unavailable(redacting(error.description))
@@ -84,7 +89,7 @@ struct ProviderRequest {
     /// `text` with the key as `<redacted>`.
     private func redacting(_ text: String) -> String {
         guard let key = key?.revealed, !key.isEmpty else { return text }
-        return text.replacingOccurrences(of: key, with: "<redacted>")
+        return text.replacing(key, with: "<redacted>")
     }
 }
 

@@ -1,9 +1,14 @@
 import CSDBus
-import Foundation
 import Logging
 import NIOPosix
 import ServiceLifecycle
 import WeatherCore
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 #if canImport(Glibc)
     import Glibc

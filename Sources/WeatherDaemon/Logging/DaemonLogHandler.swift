@@ -1,5 +1,10 @@
-import Foundation
 import Logging
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 #if canImport(Glibc)
     import Glibc
@@ -38,9 +43,13 @@ public struct DaemonLogHandler: LogHandler {
     }
 
     public func log(event: LogEvent) {
-        let line = format(level: event.level, message: event.message, metadata: event.metadata)
-        line.utf8CString.withUnsafeBufferPointer { buffer in
-            _ = write(STDERR_FILENO, buffer.baseAddress, buffer.count - 1)  // one write per line: no interleaving
+        Self.writeToStandardError(format(level: event.level, message: event.message, metadata: event.metadata))
+    }
+
+    /// Writes `text` to stderr with one `write(2)`, so lines of different threads do not interleave.
+    public static func writeToStandardError(_ text: String) {
+        text.utf8CString.withUnsafeBufferPointer { buffer in
+            _ = write(STDERR_FILENO, buffer.baseAddress, buffer.count - 1)
         }
     }
 
@@ -62,7 +71,7 @@ public struct DaemonLogHandler: LogHandler {
         var all = metadata
         if let extra { all.merge(extra) { $1 } }
         let fields = all.isEmpty ? "" : " " + all.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
-        let text = "\(message)\(fields)".replacingOccurrences(of: "\n", with: " ")
+        let text = "\(message)\(fields)".replacing("\n", with: " ")
         if journald {
             return "<\(Self.priority(level))>\(text)\n"
         }

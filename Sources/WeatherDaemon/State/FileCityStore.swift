@@ -1,7 +1,12 @@
-import Foundation
 import Logging
 import NIOPosix
 import WeatherCore
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Keeps the `cities.add`/`cities.remove` changes in `<state.directory>/cities.json`, written
 /// atomically and durably (``StateFile``): a crash leaves either the old or the new list. Writes run

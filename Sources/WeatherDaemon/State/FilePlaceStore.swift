@@ -1,7 +1,12 @@
-import Foundation
 import Logging
 import NIOPosix
 import WeatherCore
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Keeps the places found for names in `<state.directory>/places.json`, written atomically
 /// (``StateFile``), so a restart asks no geocoder again for a name it already resolved. A file that

@@ -1,7 +1,12 @@
-import Foundation
 import Logging
 import ServiceLifecycle
 import WeatherCore
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 #if canImport(Glibc)
     import Glibc

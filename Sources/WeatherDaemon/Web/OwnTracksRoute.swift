@@ -1,7 +1,12 @@
-import Foundation
 import NIOCore
 import NIOHTTP1
 import WeatherCore
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// `POST /owntracks`: the OwnTracks app's HTTP mode. 404 while `owntracks.http` is off, 405 on a
 /// read-only listener (as every write), 403 with an `Origin` that is not the page's, 400 without

@@ -1,7 +1,12 @@
-import Foundation
 import NIOCore
 import NIOHTTP1
 import WeatherCore
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Where the map page's files are: the page itself (`web/` of the repository, installed as
 /// `share/weatherd/web`) and Leaflet (Debian's `libjs-leaflet`).

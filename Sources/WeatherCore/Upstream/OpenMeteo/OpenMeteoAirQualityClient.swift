@@ -1,5 +1,10 @@
-import Foundation
 import Logging
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Open-Meteo's air quality API (`{air-quality.base_url}/v1/air-quality`, CAMS data): the current
 /// indexes and pollutants of several points in one request, like the weather grid. It needs no key

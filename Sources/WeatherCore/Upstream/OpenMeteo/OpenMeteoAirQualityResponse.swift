@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Reads the answers of Open-Meteo's air quality API (`/v1/air-quality`): the forecast API's shape
 /// (``OpenMeteoForecastResponse/decode(_:)``: one object per point, an array for several), whose

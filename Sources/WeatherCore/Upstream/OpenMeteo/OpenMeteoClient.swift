@@ -1,5 +1,10 @@
-import Foundation
 import Logging
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Open-Meteo: the current weather and the hourly forecast of its forecast API (`/v1/forecast`),
 /// several points in one request, and places for a name from its geocoding API (`/v1/search`).

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Reads the answers of Open-Meteo's forecast API (`/v1/forecast`): for one point an object with
 /// `utc_offset_seconds`, a `current` block and/or an `hourly` block of parallel arrays, each with the

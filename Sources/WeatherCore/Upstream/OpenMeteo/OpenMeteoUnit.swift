@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Open-Meteo's units and times, turned into what weatherd answers in.
 ///
@@ -22,7 +26,7 @@ enum OpenMeteoUnit {
     static func temperature(_ value: Double?, unit: String?, to units: Units) -> Double? {
         guard let value, value.isFinite else { return nil }
         let celsius: Double
-        switch unit?.trimmingCharacters(in: .whitespaces).lowercased() ?? (units == .imperial ? "°f" : "°c") {
+        switch unit?.trimmingWhitespace().lowercased() ?? (units == .imperial ? "°f" : "°c") {
         case "°c", "c", "celsius":
             if units == .metric { return value }
             celsius = value
@@ -45,7 +49,7 @@ enum OpenMeteoUnit {
         guard let value, value.isFinite else { return nil }
         let wanted = units == .imperial ? 0.44704 : 1  // metres per second in one unit of the answer
         let given: Double
-        switch unit?.trimmingCharacters(in: .whitespaces).lowercased() ?? (units == .imperial ? "mph" : "m/s") {
+        switch unit?.trimmingWhitespace().lowercased() ?? (units == .imperial ? "mph" : "m/s") {
         case "m/s", "ms": given = 1
         case "km/h", "kmh": given = 1 / 3.6
         case "mph": given = 0.44704
@@ -59,7 +63,7 @@ enum OpenMeteoUnit {
     /// when the answer names none. Snowfall comes in cm: 1 cm is 10 mm of snow depth.
     static func millimetres(_ value: Double?, unit: String?, absent: String = "mm") -> Double? {
         guard let value, value.isFinite else { return nil }
-        switch (unit ?? absent).trimmingCharacters(in: .whitespaces).lowercased() {
+        switch (unit ?? absent).trimmingWhitespace().lowercased() {
         case "mm": return value
         case "cm": return rounded(value * 10)
         case "inch", "in", "\"": return rounded(value * 25.4)
