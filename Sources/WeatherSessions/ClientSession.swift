@@ -29,7 +29,8 @@ public enum ClientInput: Sendable {
 /// connection that only watches keeps that one task. Over a transport written by a task
 /// (`run(_:write:)`, the WebSocket), the task running the session writes and a child reads.
 /// (A waiting task costs its connection about 3 KB: hence no writer task and no hang-up waiter
-/// beside it.)
+/// beside it.) Such a transport offers each message to ``answerAtOnce(_:)`` first: a cached search
+/// or a read of the stream is answered there, in the transport's thread, with no task at all.
 public final class ClientSession: Sendable {
     /// Requests of one client in progress at once; more wait (and the client is not read).
     public static let maxRequestsInFlight = 16
@@ -40,6 +41,8 @@ public final class ClientSession: Sendable {
     private let slots = RequestSlots(limit: ClientSession.maxRequestsInFlight)
     /// What the reader waits on while a request enters the stream; a hang-up ends that wait too.
     private let admission = Mutex<Admission?>(nil)
+    /// Whether a message may be answered at once (``answerAtOnce(_:)``).
+    private let atOnce = Mutex(AtOnceState())
 
     /// - Parameter access: what the client may do, read for each request (so a reload applies at once).
     public init(handler: RequestHandler, access: @escaping @Sendable () -> ClientAccess = { .full }) {
@@ -58,14 +61,33 @@ public final class ClientSession: Sendable {
         admission.withLock { $0 }?.open()
     }
 
+    /// Answers `message` at once, in the caller's thread, when the session reads, nothing of the
+    /// client's is unfinished, and the message is a request answered without waiting
+    /// (``RequestHandler/answerAtOnce(line:outbox:access:)``): true then. False otherwise: the
+    /// transport hands the message to the session's inputs, and nothing is answered at once until
+    /// its request is done. For a transport run with ``run(_:writer:offered:)`` and `offered`, which
+    /// offers every message here before its inputs, from one thread at a time; for any other
+    /// session it answers nothing.
+    public func answerAtOnce(_ message: [UInt8]) -> Bool {
+        if atOnce.withLock({ $0.mayAnswer }), outbox.takesRequests,
+            handler.answerAtOnce(line: message, outbox: outbox, access: access())
+        {
+            return true
+        }
+        atOnce.withLock { $0.handedOver() }
+        return false
+    }
+
     /// Serves the client until the session ends (see the type's description), in the task that
     /// calls it, with no other: the transport writes.
     /// - Parameters:
     ///   - inputs: the client's messages as the transport frames them; they end when the client
     ///     sends no more (its replies are still written) and when the connection closes.
     ///   - writer: told whenever lines wait; it takes them from the outbox and writes them.
+    ///   - offered: the transport offers each message to ``answerAtOnce(_:)`` before it hands it
+    ///     to `inputs` (the Unix socket does); without, nothing is answered at once.
     public func run<Inputs: AsyncSequence & Sendable>(
-        _ inputs: Inputs, writer: some LineWriter
+        _ inputs: Inputs, writer: some LineWriter, offered: Bool = false
     ) async where Inputs.Element == ClientInput {
         outbox.write(whenSignalled: { [outbox] signal in
             switch signal {
@@ -73,7 +95,7 @@ public final class ClientSession: Sendable {
             case .notifications: writer.notificationsReady(in: outbox)
             }
         })
-        await read(inputs)
+        await read(inputs, offered: offered)
         outbox.finish()
         // Until the last reply is written, the connection closes (`hangUp`) or shutdown.
         _ = await outbox.allWritten()
@@ -94,7 +116,7 @@ public final class ClientSession: Sendable {
     ) async where Inputs.Element == ClientInput {
         await withDiscardingTaskGroup { reader in
             reader.addTask {
-                await self.read(inputs)
+                await self.read(inputs, offered: false)
                 self.outbox.finish()
             }
             // The writer, in this task. It is done when all is written after the client stopped
@@ -128,8 +150,10 @@ public final class ClientSession: Sendable {
     }
 
     /// Reads and admits requests until the inputs end, a refusal, or cancellation; then waits for
-    /// the requests still running.
-    private func read<Inputs: AsyncSequence & Sendable>(_ inputs: Inputs) async where Inputs.Element == ClientInput {
+    /// the requests still running. `offered`: each message was offered to ``answerAtOnce(_:)`` first.
+    private func read<Inputs: AsyncSequence & Sendable>(_ inputs: Inputs, offered: Bool) async
+    where Inputs.Element == ClientInput {
+        if offered { atOnce.withLock { $0.started() } }
         // A discarding group: a request's task and its memory go as soon as it is done. (A task
         // group keeps each finished child until it is collected; a watcher kept its `watch`
         // request, about 12 KB, for as long as it stayed connected.)
@@ -149,14 +173,16 @@ public final class ClientSession: Sendable {
                     let entered = await slots.admit(
                         into: &requests, admitting: { admitted in admission.withLock { $0 = admitted } },
                         stillWanted: { !outbox.isClosed }
-                    ) { [handler, outbox] admitted in
+                    ) { [handler, outbox, self] admitted in
                         await handler.handle(line: line, outbox: outbox, access: access, admission: admitted)
+                        if offered { self.atOnce.withLock { $0.finished() } }
                     }
                     guard entered, !outbox.isClosed else { break reading }
                 }
             } catch {
                 // The transport failed to read: the client sends no more.
             }
+            atOnce.withLock { $0.stopped() }
             admission.withLock { $0 = nil }
             // The requests still running finish and their replies are written, unless the client
             // hangs up (or shutdown) first: then they stop.

@@ -91,6 +91,10 @@ public final class Outbox: Sendable {
         state.withLock { $0.unwatch() }
     }
 
+    /// Whether a request may be answered now without waiting (``waitForRoom()``): the client is
+    /// there, more replies may be queued, and there is room for them.
+    public var takesRequests: Bool { state.withLock { $0.takesRequests } }
+
     /// True once the client is gone (`close`).
     public var isClosed: Bool { state.withLock { $0.phase == .closed } }
 

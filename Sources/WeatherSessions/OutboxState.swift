@@ -71,6 +71,9 @@ struct OutboxState<Waiter, Writer> {
 
     private var hasRoom: Bool { replies.count < maxReplies && replyBytes < maxReplyBytes }
 
+    /// Whether a request may be answered now without waiting for room: open, with room.
+    var takesRequests: Bool { phase == .open && hasRoom }
+
     /// How many replies wait to be written.
     var queuedReplies: Int { replies.count }
 

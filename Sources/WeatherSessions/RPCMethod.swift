@@ -64,14 +64,27 @@ struct RPCMethod: Sendable {
     let kind: Kind
     /// Checks the params and runs the method.
     let start: @Sendable (Context, JSONObject) async throws -> Started
+    /// Its outcome at once, in the caller's thread, with the same effects as `start` (a cached
+    /// search, a read of the stream); nil when it cannot be had so (its params are invalid, the
+    /// answer is not cached): `start` it then. Nil for the methods never answered so.
+    let atOnce: (@Sendable (Context, JSONObject) -> Outcome?)?
 
     init<P: MethodParams>(
-        _ name: String, _ kind: Kind, _ params: P.Type, _ run: @escaping @Sendable (Context, P) async throws -> Started
+        _ name: String, _ kind: Kind, _ params: P.Type, atOnce: (@Sendable (Context, P) -> Outcome?)? = nil,
+        _ run: @escaping @Sendable (Context, P) async throws -> Started
     ) {
         self.name = name
         self.params = P.names
         self.kind = kind
         self.start = { context, object in try await run(context, try P(Params(object, allowed: P.names))) }
+        if let atOnce {
+            self.atOnce = { context, object -> Outcome? in
+                guard let params = try? P(Params(object, allowed: P.names)) else { return nil }
+                return atOnce(context, params)
+            }
+        } else {
+            self.atOnce = nil
+        }
     }
 
     /// Every method, by name.
@@ -79,7 +92,15 @@ struct RPCMethod: Sendable {
 
     /// The methods of the protocol.
     static let all: [RPCMethod] = [
-        RPCMethod("search", .changing, SearchParams.self) { c, p in
+        RPCMethod(
+            "search", .changing, SearchParams.self,
+            atOnce: { c, p in
+                switch p.target {
+                case .city(let city): c.engine.searchCached(city: city).map { Outcome(.feature($0)) }
+                case .place(let place): c.engine.searchCached(place: place).map { Outcome(.feature($0)) }
+                }
+            }
+        ) { c, p in
             let search =
                 switch p.target {
                 case .city(let city): await c.engine.enter(search: city)
@@ -121,10 +142,10 @@ struct RPCMethod: Sendable {
             let alerts = try await c.alerts?.alerts(at: point)
             return .done(.object(["alerts": alerts.map { .array($0.map(\.json)) } ?? .null]))
         },
-        RPCMethod("overlays", .reading, NoParams.self) { c, _ in
+        RPCMethod("overlays", .reading, NoParams.self, atOnce: { c, _ in Outcome(c.engine.overlaysNow.json) }) { c, _ in
             .done(await c.engine.currentOverlays.json)
         },
-        RPCMethod("state", .reading, NoParams.self) { c, _ in
+        RPCMethod("state", .reading, NoParams.self, atOnce: { c, _ in c.engine.stateNow.map { Outcome($0.json) } }) { c, _ in
             .done(await c.engine.freshState.json)
         },
         RPCMethod("watch", .subscription, WatchParams.self) { _, p in
@@ -135,7 +156,7 @@ struct RPCMethod: Sendable {
         RPCMethod("unwatch", .subscription, NoParams.self) { _, _ in
             .done(.object(["topics": .array([])]), effect: .unwatch)
         },
-        RPCMethod("cities", .reading, NoParams.self) { c, _ in
+        RPCMethod("cities", .reading, NoParams.self, atOnce: { c, _ in Outcome(citiesResult(c.engine.citiesNow)) }) { c, _ in
             .done(citiesResult(await c.engine.watchedCities))
         },
         RPCMethod("cities.add", .changing, CityParams.self) { c, p in

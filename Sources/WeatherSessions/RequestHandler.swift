@@ -94,6 +94,22 @@ public struct RequestHandler: Sendable {
         for effect in outcomes.compactMap(\.effect) { apply(effect, to: outbox) }
     }
 
+    /// Answers one message from a client at once, in the caller's thread, when it can be answered so
+    /// (a request of a method with ``RPCMethod/atOnce`` whose outcome is had without waiting: a cached
+    /// `search`, `overlays`, `cities`): its reply is queued in `outbox` and true returned, with the
+    /// same effects as ``handle(line:outbox:access:admission:)``. False, with nothing done, otherwise
+    /// (a batch, a parse error, any other method or an answer not cached): `handle` it then. The
+    /// caller must have nothing of the client's in flight, so that replies stay in request order.
+    public func answerAtOnce(line: [UInt8], outbox: Outbox, access: ClientAccess = .full) -> Bool {
+        guard let json = try? JSONValue.parse(line), case .call(let id, _, let entry, let params) = check(json, access: access),
+            let atOnce = entry.atOnce, let outcome = atOnce(context, params)
+        else { return false }
+        let answer = respond(id, .success(outcome))
+        if let reply = answer.reply { outbox.send(reply: reply) }
+        if let effect = answer.effect { apply(effect, to: outbox) }
+        return true
+    }
+
     /// The connection is gone: its subscription ends.
     public func disconnected(_ outbox: Outbox) {
         hub.unwatch(outbox)
@@ -115,8 +131,33 @@ public struct RequestHandler: Sendable {
 
     /// Checks one request and starts its method: done, or entered into the stream.
     private func start(_ message: JSONValue, access: ClientAccess) async -> Request {
+        switch check(message, access: access) {
+        case .answered(let outcome): return .done(outcome)
+        case .call(let id, let method, let entry, let params):
+            switch await outcome(of: method, { try await entry.start(context, params) }) {
+            case .success(.done(let outcome)): return .done(respond(id, .success(outcome)))
+            case .success(.entered(let rest)): return .entered(id: id, method: method, rest: rest)
+            case .failure(let error): return .done(respond(id, .failure(error)))
+            }
+        }
+    }
+
+    private var context: RPCMethod.Context {
+        RPCMethod.Context(engine: engine, location: location, regions: regions, reloads: reloads, alerts: alerts)
+    }
+
+    /// A request as its checks left it.
+    private enum Checked {
+        /// Answered already: it is not a valid request, or its method is not there.
+        case answered(Outcome)
+        /// A call of the method `entry` with `params`, to run.
+        case call(id: JSONValue?, method: String, entry: RPCMethod, params: JSONObject)
+    }
+
+    /// Checks one request: what JSON-RPC asks of it, and that its method is there and allowed.
+    private func check(_ message: JSONValue, access: ClientAccess) -> Checked {
         guard let object = message.objectValue else {
-            return .done(
+            return .answered(
                 Outcome(
                     reply: Self.errorText(id: .null, WeatherError(.invalidRequest, "invalid request: expected a JSON-RPC request object"))))
         }
@@ -125,17 +166,17 @@ public struct RequestHandler: Sendable {
         switch id {
         case nil, .null?, .string?, .integer?, .double?, .numberText?: replyID = id ?? .null
         default:
-            return .done(
+            return .answered(
                 Outcome(
                     reply: Self.errorText(
                         id: .null, WeatherError(.invalidRequest, "invalid request: id must be a string, a number or null"))))
         }
         guard object["jsonrpc"] == "2.0" else {
-            return .done(
+            return .answered(
                 Outcome(reply: Self.errorText(id: replyID, WeatherError(.invalidRequest, #"invalid request: "jsonrpc" must be "2.0""#))))
         }
         guard let method = object["method"]?.stringValue else {
-            return .done(
+            return .answered(
                 Outcome(reply: Self.errorText(id: replyID, WeatherError(.invalidRequest, #"invalid request: "method" must be a string"#))))
         }
         let params: JSONObject
@@ -143,22 +184,16 @@ public struct RequestHandler: Sendable {
         case nil, .null?: params = [:]
         case .object(let given)?: params = given
         default:
-            return .done(respond(id, .failure(.invalidParams("invalid params: params must be an object of named params"))))
+            return .answered(respond(id, .failure(.invalidParams("invalid params: params must be an object of named params"))))
         }
         if !access.allows(method) {
-            return .done(
+            return .answered(
                 respond(id, .failure(WeatherError(.methodNotFound, "method not found: \(method) (not available on this connection)"))))
         }
         guard let entry = RPCMethod.byName[method] else {
-            return .done(respond(id, .failure(WeatherError(.methodNotFound, "method not found: \(method)"))))
+            return .answered(respond(id, .failure(WeatherError(.methodNotFound, "method not found: \(method)"))))
         }
-        let context = RPCMethod.Context(
-            engine: engine, location: location, regions: regions, reloads: reloads, alerts: alerts)
-        switch await outcome(of: method, { try await entry.start(context, params) }) {
-        case .success(.done(let outcome)): return .done(respond(id, .success(outcome)))
-        case .success(.entered(let rest)): return .entered(id: id, method: method, rest: rest)
-        case .failure(let error): return .done(respond(id, .failure(error)))
-        }
+        return .call(id: id, method: method, entry: entry, params: params)
     }
 
     /// Runs the rest of a request that entered the stream.

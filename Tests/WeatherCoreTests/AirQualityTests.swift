@@ -162,6 +162,22 @@ struct AirQualityLookupTests {
         #expect(l.air.calls == [[point]], "the same 0.01° cell: from the cache")
     }
 
+    @Test(
+        "read outside the actor: the lookup's answer with its air quality once all of it is cached; nil before, and nil while the air quality is not"
+    )
+    func cached() async throws {
+        let l = AirQualityLookups()
+        let point = Coordinate(lat: 52.2215, lon: 6.8937)
+        #expect(l.service.cached(.coordinate(point)) == nil)
+        let observation = try await l.service.lookup(.coordinate(point))
+        #expect(l.service.cached(.coordinate(point)) == observation)
+        #expect(l.service.cached(.coordinate(point))?.airQuality == AirQualityStub.reading(at: point, scale: .european))
+        let other = Coordinate(lat: 1, lon: 1)
+        l.air.fail(with: .unavailable("Open-Meteo's air quality API answered HTTP 503"))
+        #expect(try await l.service.lookup(.coordinate(other)).airQuality == nil)
+        #expect(l.service.cached(.coordinate(other)) == nil, "its weather is cached, its air quality not: ask the lookups")
+    }
+
     @Test("a 3×3 grid with Open-Meteo: one weather request and one air quality request, 18 points of its budget")
     func gridTogether() async throws {
         let l = AirQualityLookups()

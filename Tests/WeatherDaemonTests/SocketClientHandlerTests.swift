@@ -30,7 +30,7 @@ struct SocketClientHandlerTests {
         let outbox = Outbox()
 
         init() throws {
-            handler = SocketClientHandler(eventLoop: channel.eventLoop)
+            handler = SocketClientHandler(eventLoop: channel.eventLoop, session: nil)
             try channel.pipeline.syncOperations.addHandlers(reads, handler)
             let output = SocketLineOutput(handler, on: channel.eventLoop, writes: LoopWrites(eventLoop: channel.eventLoop))
             outbox.write(whenReady: { [outbox] in output.linesReady(in: outbox) })

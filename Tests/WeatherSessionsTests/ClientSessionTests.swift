@@ -13,8 +13,8 @@ private struct SessionHarness {
     let location: LocationService
     let handler: RequestHandler
 
-    init() throws {
-        engine = try EngineHarness(cities: [], publisher: hub)
+    init(cacheTTL: Duration = .zero) throws {
+        engine = try EngineHarness(cities: [], cacheTTL: cacheTTL, publisher: hub)
         location = locationService(on: engine, enabled: true, locateTimeout: .seconds(3600))
         handler = RequestHandler(
             engine: engine.engine, location: location, regions: regionSearches(on: engine), hub: hub, logger: silentLogger)
@@ -183,6 +183,48 @@ private func request(_ id: Int, _ method: String, _ params: String = "{}") -> Cl
 
 @Suite("ClientSession: one model per connection that cannot wedge", .timeLimit(.minutes(1)))
 struct ClientSessionTests {
+    @Test("a message offered while one of the client's runs is not answered at once: the replies keep the requests' order")
+    func atOnceKeepsOrder() async throws {
+        let h = try SessionHarness(cacheTTL: .seconds(600))
+        _ = try await h.engine.engine.search(city: "London")  // cached from now on
+        let zocca = h.engine.upstream.script(.city("Zocca"), .success(try Fixture.zoccaObservation()), gated: true)
+        let connection = ScriptedConnection()
+        let writes = ScriptedWrites(connection: connection)
+        let session = ClientSession(handler: h.handler)
+        let (inputs, feed) = AsyncStream.makeStream(of: ClientInput.self)
+        /// As the Unix socket's handler does: offered first, else handed to the inputs.
+        func offer(_ line: ClientInput) {
+            guard case .message(let bytes) = line, session.answerAtOnce(bytes) else {
+                feed.yield(line)
+                return
+            }
+        }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                await session.run(
+                    inputs, writer: ScriptedLineWriter(writes: writes, connection: connection, session: session), offered: true)
+            }
+            offer(request(1, "search", #"{"city":"Zocca"}"#))
+            await zocca.waitForArrivals(1)  // the session reads, and Zocca's lookup runs
+            offer(request(2, "search", #"{"city":"London"}"#))
+            #expect(writes.lines.value.isEmpty, "London waits for Zocca")
+            zocca.open()
+            try await writes.lines.wait(for: "both replies", timeout: nil) { $0.count == 2 ? () : nil }
+            feed.finish()
+            try await group.waitForAll()
+        }
+        #expect(writes.ids.compactMap(\.intValue) == [1, 2])
+        #expect(h.engine.upstream.fetchCount(of: "London") == 1, "London's second search from the cache")
+    }
+
+    @Test("before the session runs, nothing is answered at once")
+    func atOnceBeforeRun() async throws {
+        let h = try SessionHarness(cacheTTL: .seconds(600))
+        _ = try await h.engine.engine.search(city: "London")
+        let session = ClientSession(handler: h.handler)
+        #expect(!session.answerAtOnce(Array(#"{"jsonrpc":"2.0","id":1,"method":"overlays"}"#.utf8)))
+    }
+
     @Test("every reply is written, and the session ends once a half-closed client has them all", arguments: Writing.allCases)
     func halfClose(_ writing: Writing) async throws {
         let h = try SessionHarness()

@@ -10,8 +10,8 @@ struct HandlerHarness {
     let engine: EngineHarness
     let handler: RequestHandler
 
-    init(cities: [String] = []) throws {
-        engine = try EngineHarness(cities: cities, publisher: hub)
+    init(cities: [String] = [], cacheTTL: Duration = .zero) throws {
+        engine = try EngineHarness(cities: cities, cacheTTL: cacheTTL, publisher: hub)
         handler = RequestHandler(
             engine: engine.engine, location: locationService(on: engine), regions: regionSearches(on: engine), hub: hub,
             logger: silentLogger)

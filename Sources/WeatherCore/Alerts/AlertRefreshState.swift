@@ -241,6 +241,14 @@ public struct AlertRefreshState: Sendable {
 
     /// The provider's health as `state.services` shows it.
     public func status(_ name: String, now: DaemonClock.Instant, wallNow: Date) -> ServiceStatus {
+        Self.status(name, of: health, now: now, wallNow: wallNow)
+    }
+
+    /// The provider's health, which its status (``status(_:now:wallNow:)``) is made of.
+    var providerHealth: ProviderHealth { health }
+
+    /// The status of a provider named `name` whose health is `health`.
+    static func status(_ name: String, of health: ProviderHealth, now: DaemonClock.Instant, wallNow: Date) -> ServiceStatus {
         let health = health.summary(now: now, wallNow: wallNow)
         return ServiceStatus(name: name, usable: health.usable, blockedUntil: health.blockedUntil, error: health.error)
     }

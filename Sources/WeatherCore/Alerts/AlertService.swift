@@ -23,7 +23,11 @@ public actor AlertService {
     private let clock: DaemonClock
     private let wallClock: @Sendable () -> Date
     private let logger: Logger
-    private var lanes: [Lane]
+    private var lanes: [Lane] {
+        didSet { health.withLock { $0 = Self.providerHealth(of: lanes) } }
+    }
+    /// Each provider's name and health, as `lanes` last had them: ``serviceStatusesNow`` reads them outside the actor.
+    private let health: Mutex<[(name: String, health: ProviderHealth)]>
     private let places: PlacesOnMap
     private let wakeup = Wakeup()
     /// When the engine last got the view, and the view and services it got.
@@ -40,7 +44,9 @@ public actor AlertService {
         self.clock = clock
         self.wallClock = wallClock
         self.logger = logger
-        self.lanes = providers.map { Lane(provider: $0, machine: AlertRefreshState(settings: settings)) }
+        let lanes = providers.map { Lane(provider: $0, machine: AlertRefreshState(settings: settings)) }
+        self.lanes = lanes
+        self.health = Mutex(Self.providerHealth(of: lanes))
         self.places = PlacesOnMap(wakeup: wakeup)
     }
 
@@ -188,6 +194,16 @@ public actor AlertService {
 extension AlertService: ServiceStatusReporting {
     /// Each alert provider's entry of `state.services` (`nws`), in `alerts.providers` order.
     public var serviceStatuses: [ServiceStatus] { statuses(now: clock.now, wallNow: wallClock()) }
+
+    /// Each alert provider's entry (``serviceStatuses``), read in the caller's thread.
+    public nonisolated var serviceStatusesNow: [ServiceStatus]? {
+        let (now, wallNow) = (clock.now, wallClock())
+        return health.withLock { $0 }.map { AlertRefreshState.status($0.name, of: $0.health, now: now, wallNow: wallNow) }
+    }
+
+    private static func providerHealth(of lanes: [Lane]) -> [(name: String, health: ProviderHealth)] {
+        lanes.map { ($0.provider.name.rawValue, $0.machine.providerHealth) }
+    }
 
     private func statuses(now: DaemonClock.Instant, wallNow: Date) -> [ServiceStatus] {
         lanes.map { $0.machine.status($0.provider.name.rawValue, now: now, wallNow: wallNow) }

@@ -41,9 +41,26 @@ public struct ServiceStatus: Sendable, Hashable, JSONRepresentable {
 public protocol ServiceStatusReporting: Sendable {
     /// Its entries now.
     var serviceStatuses: [ServiceStatus] { get async }
+    /// Its entries now, read in the caller's thread without waiting; nil when it cannot tell so
+    /// (then `state` is answered through ``serviceStatuses``).
+    var serviceStatusesNow: [ServiceStatus]? { get }
+}
+
+extension ServiceStatusReporting {
+    public var serviceStatusesNow: [ServiceStatus]? { nil }
 }
 
 extension Array where Element == any ServiceStatusReporting {
+    /// `state.services` now, read in the caller's thread; nil when a reporter cannot tell so.
+    public var statusesNow: [ServiceStatus]? {
+        var statuses: [ServiceStatus] = []
+        for reporter in self {
+            guard let entries = reporter.serviceStatusesNow else { return nil }
+            statuses += entries
+        }
+        return statuses
+    }
+
     /// `state.services` now: every reporter's entries, in order.
     public var statuses: [ServiceStatus] {
         get async {

@@ -1,4 +1,5 @@
 import Logging
+import Synchronization
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -11,17 +12,25 @@ import Logging
 ///
 /// A thin shell around ``SearchStream``, which holds the rules: the engine feeds it each event with
 /// the time, runs the lookups it is asked for, and runs the effects it returns in order. A turn
-/// changes the stream inside the engine's isolation; the changes it made are published after it,
-/// outside (``ChangeDelivery``), so no watcher's connection is written from inside the engine.
+/// changes the stream under the engine's lock, synchronously in the caller's thread (a turn never
+/// waits); the changes it made are published after it, outside the lock (``ChangeDelivery``), so no
+/// watcher's connection is written from inside a turn. A search whose answer is cached runs whole
+/// in its caller's thread (``searchCached(_:)``): a connection's event loop answers it at once.
 public actor SearchEngine {
-    /// `services`: what `state.services` lists, in order.
-    private let lookups: LookupService, changes: ChangeDelivery, watched: WatchedCities, services: [any ServiceStatusReporting]
-    private let wallClock: @Sendable () -> Date, clock: DaemonClock, logger: Logger
-    private var stream: SearchStream
+    private let changes: ChangeDelivery
+    let watched: WatchedCities, lookups: LookupService, logger: Logger
+    /// What `state.services` lists, in order.
+    let services: [any ServiceStatusReporting]
+    private let wallClock: @Sendable () -> Date, clock: DaemonClock
+    /// The stream, and the region search in progress by generation (woken when it is superseded:
+    /// its request is then cancelled). Taken for one turn at a time, never across a wait.
+    let core: Mutex<Core>
+    struct Core {
+        var stream: SearchStream
+        var regionSuperseded: [Int: Wakeup] = [:]
+    }
     /// Woken when the due time of a held state notification may have changed.
     private let heldNotices = Wakeup()
-    /// The region search in progress, by generation: woken when it is superseded (its request is then cancelled).
-    private var regionSuperseded: [Int: Wakeup] = [:]
     /// The follow searches asked for, the newest waiting only (``LocationService/runFollow()`` runs them).
     let followSearches = AsyncStream.makeStream(of: LocationFix.self, bufferingPolicy: .bufferingNewest(1))
 
@@ -37,7 +46,8 @@ public actor SearchEngine {
         (self.clock, self.lookups, self.wallClock, self.logger, self.watched) = (clock, lookups, wallClock, logger, watched)
         self.services = services ?? [lookups]
         self.changes = ChangeDelivery(publisher)
-        stream = SearchStream(cities: watched.effective, gps: gps, budget: budget, providers: providers, now: wallClock())
+        let stream = SearchStream(cities: watched.effective, gps: gps, budget: budget, providers: providers, now: wallClock())
+        core = Mutex(Core(stream: stream))
         changes.post(stream.startEffects.compactMap(\.change))
         changes.deliver()
     }
@@ -45,6 +55,9 @@ public actor SearchEngine {
     // MARK: Reading
 
     public var currentState: DaemonState { stream.state }
+
+    /// The stream as it is now, read under the lock in the caller's thread.
+    nonisolated var stream: SearchStream { core.withLock { $0.stream } }
 
     /// The state with the budget, providers and services as they are now (counts change without a notification).
     public var freshState: DaemonState {
@@ -56,8 +69,8 @@ public actor SearchEngine {
         }
     }
 
-    public var currentOverlays: Overlays { stream.overlays }
-    public var watchedCities: [String] { stream.cities }
+    public var currentOverlays: Overlays { overlaysNow }
+    public var watchedCities: [String] { citiesNow }
     /// Each watched city with its latest good feature (stale while its refresh fails), in list order.
     public var watchedCityFeatures: [(city: String, feature: WeatherFeature)] { stream.watchedCityFeatures }
     /// The generation of the latest interactive input; it grows with each new one.
@@ -69,7 +82,7 @@ public actor SearchEngine {
     /// or ended, a provider failed or recovered, or a limit changed; none for request counts alone.
     public nonisolated func refreshBudget() async {
         let (budget, providers, statuses) = await (lookups.budget, lookups.providerStatuses, services.statuses)
-        await turn { $0.stream.providersChanged(budget: budget, providers: providers, services: statuses, at: $1) }
+        turn { $0.stream.providersChanged(budget: budget, providers: providers, services: statuses, at: $1) }
     }
 
     /// The 5 day / 3 hour forecast for `query`, through the stream's lookups. Not an input.
@@ -88,12 +101,12 @@ public actor SearchEngine {
 
     /// Enters `city` into the stream as an interactive text input: it supersedes every older input at once.
     public nonisolated func enter(search city: String) async -> EnteredSearch {
-        EnteredSearch(ticket: await begin(.text(city: city), lookups: 1), query: .city(city), source: .text, fix: nil)
+        EnteredSearch(ticket: begin(.text(city: city), lookups: 1), query: .city(city), source: .text, fix: nil)
     }
 
     /// Enters `place` as given (a place a client picked from `places`), without geocoding.
     public nonisolated func enter(search place: Place) async -> EnteredSearch {
-        EnteredSearch(ticket: await begin(.text(city: place.label), lookups: 1), query: .place(place), source: .text, fix: nil)
+        EnteredSearch(ticket: begin(.text(city: place.label), lookups: 1), query: .place(place), source: .text, fix: nil)
     }
 
     /// Looks up `city` as an interactive text input and returns its feature to the requester.
@@ -104,7 +117,7 @@ public actor SearchEngine {
 
     /// Looks up the weather at a fused fix as an interactive location input.
     public nonisolated func locate(_ fix: LocationFix) async throws -> WeatherFeature {
-        let ticket = await begin(.location(fix.coordinate), lookups: 1)
+        let ticket = begin(.location(fix.coordinate), lookups: 1)
         return try await complete(
             EnteredSearch(ticket: ticket, query: .coordinate(fix.coordinate), source: .location, fix: FixSummary(fix)))
     }
@@ -117,13 +130,13 @@ public actor SearchEngine {
         switch await lookUp(search.query) {
         case .success(let observation)?:
             let feature = WeatherFeature(observation: observation, source: search.source, fix: search.fix)
-            await settle(ticket, features: [feature], focus: feature.coordinate, failure: nil)
+            settle(ticket, features: [feature], focus: feature.coordinate, failure: nil)
             return feature
         case .failure(let error)?:
-            await settle(ticket, features: [], focus: nil, failure: error)
+            settle(ticket, features: [], focus: nil, failure: error)
             throw error
         case nil:
-            await turn { $0.stream.abandon(ticket, at: $1) }
+            turn { $0.stream.abandon(ticket, at: $1) }
             throw CancellationError()
         }
     }
@@ -137,9 +150,9 @@ public actor SearchEngine {
     /// Enters a map region's grid into the stream as an interactive input; run it with ``searchRegion(_:concurrency:)``.
     public nonisolated func beginRegion(_ region: MapRegion, points: [RegionGrid.Point]) async -> RegionSearch {
         let superseded = Wakeup()
-        let ticket = await step { engine, now in
-            let (ticket, effects) = engine.stream.begin(.region(region), lookups: points.count, at: now)
-            engine.regionSuperseded[ticket.generation] = superseded
+        let ticket = step { core, now in
+            let (ticket, effects) = core.stream.begin(.region(region), lookups: points.count, at: now)
+            core.regionSuperseded[ticket.generation] = superseded
             return (ticket, effects)
         }
         return RegionSearch(ticket: ticket, points: points, superseded: superseded)
@@ -150,99 +163,42 @@ public actor SearchEngine {
     public nonisolated func searchRegion(_ search: RegionSearch, concurrency: Int) async -> Bool {
         let answers = await InputLookups.grid(
             search.points.map(\.coordinate), concurrency: concurrency, with: lookups, until: search.superseded,
-            wanted: await isCurrent(search.ticket), settled: settled(search.ticket.run, supersededBy: search.ticket))
+            wanted: stream.isCurrent(search.ticket), settled: settled(search.ticket.run, supersededBy: search.ticket))
         let (features, failure) = SearchStream.gridOutcome(search.points, answers)
-        return await settle(search.ticket, features: features, focus: nil, failure: failure)
+        return settle(search.ticket, features: features, focus: nil, failure: failure)
     }
 
-    private nonisolated func begin(_ input: SearchInput, lookups count: Int) async -> SearchStream.Ticket {
-        await step { $0.stream.begin(input, lookups: count, at: $1) }
+    private nonisolated func begin(_ input: SearchInput, lookups count: Int) -> SearchStream.Ticket {
+        step { $0.stream.begin(input, lookups: count, at: $1) }
     }
-
-    private func isCurrent(_ ticket: SearchStream.Ticket) -> Bool { stream.isCurrent(ticket) }
 
     /// The outcome of an interactive input; returns whether it landed in the overlays.
     @discardableResult
-    private nonisolated func settle(_ ticket: SearchStream.Ticket, features: [WeatherFeature], focus: Coordinate?, failure: WeatherError?)
-        async -> Bool
+    nonisolated func settle(_ ticket: SearchStream.Ticket, features: [WeatherFeature], focus: Coordinate?, failure: WeatherError?)
+        -> Bool
     {
-        let landed = await step { engine, now in
-            engine.regionSuperseded[ticket.generation] = nil
-            return engine.stream.settle(ticket, features: features, focus: focus, failure: failure, at: now)
+        let landed = step { core, now in
+            core.regionSuperseded[ticket.generation] = nil
+            return core.stream.settle(ticket, features: features, focus: focus, failure: failure, at: now)
         }
         if !landed { logger.debug("dropping the result of superseded input \(ticket.input)") }
         return landed
     }
 
-    /// Adds a watched city: looked up first (unknown: not_found; no provider answering: added anyway,
-    /// looked up next round), stored durably, then shown. Returns the effective list.
-    public nonisolated func addCity(_ city: String) async throws -> [String] {
-        guard !watched.contains(city) else { return await watchedCities }
-        let run = await step { $0.stream.openLookup(at: $1) }
-        let result = await lookUp(.city(city))
-        await turn { $0.stream.closeLookup(run, at: $1) }
-        var feature: WeatherFeature?
-        switch result {
-        case .success(let observation)?:
-            feature = WeatherFeature(observation: observation, source: .city)
-        case .failure(let error)? where error.code != .notFound:
-            logger.warning("adding \(city) without weather for now: \(error.message)")
-        case .failure(let error)?:
-            throw error
-        case nil:
-            throw CancellationError()
-        }
-        let list = try await watched.add(city)
-        // Another change may have been stored meanwhile: the overlays show the list as stored now.
-        let lookedUp = feature.map { (city: city, feature: $0) }
-        await turn { $0.stream.citiesChanged($0.watched.effective, lookedUp: lookedUp, at: $1) }
-        return list
-    }
-
-    /// Removes a watched city, stored durably before it returns the effective list.
-    /// - Throws: invalid_params when the city is not watched.
-    public nonisolated func removeCity(_ city: String) async throws -> [String] {
-        let list = try await watched.remove(city)
-        await turn { $0.stream.citiesChanged($0.watched.effective, at: $1) }
-        return list
-    }
-
-    /// New configured cities (reload); the stored changes stay on top of them.
-    public nonisolated func reconfigure(cities configured: [String]) async {
-        await turn { $0.stream.citiesChanged($0.watched.reconfigure(configured), at: $1) }
-    }
-
-    /// One round of lookups of every watched city; the overlays change once it has settled.
-    public nonisolated func refreshCities() async {
-        let (round, run) = await step { engine, now in
-            let (round, run, effects) = engine.stream.roundBegan(at: now)
-            return ((round, run), effects)
-        }
-        let results = await InputLookups.run(
-            round.map { .city($0) }, concurrency: Self.cityRoundConcurrency, with: lookups, wanted: true,
-            settled: settled(run, supersededBy: nil))
-        for (city, result) in zip(round, results) {
-            if case .failure(let error)? = result { logger.warning("watched city \(city): \(error.message)") }
-        }
-        // Shutting down mid-round: the round is abandoned.
-        if Task.isCancelled { return await turn { $0.stream.roundAbandoned(run, at: $1) } }
-        await turn { $0.stream.roundSettled(zip(round, results).map { ($0, $1) }, run: run, at: $1) }
-    }
-
     /// Lookups of `run` settled: each one counted off `pending` (its last stays counted until the
     /// input's outcome); a 429 shows in `state.budget` at once. Returns whether the lookups not sent
     /// yet are still wanted: not once `ticket` is superseded.
-    private nonisolated func settled(_ run: PendingLookups.Run, supersededBy ticket: SearchStream.Ticket?) -> InputLookups.Settled {
+    nonisolated func settled(_ run: PendingLookups.Run, supersededBy ticket: SearchStream.Ticket?) -> InputLookups.Settled {
         { count, answers in
             if answers.contains(where: InputLookups.isRateLimited) { await self.refreshBudget() }
-            return await self.step { engine, now in
-                (ticket.map(engine.stream.isCurrent) != false, engine.stream.answered(run, count: count, at: now))
+            return self.step { core, now in
+                (ticket.map(core.stream.isCurrent) != false, core.stream.answered(run, count: count, at: now))
             }
         }
     }
 
     /// One lookup, in the caller's task; a 429 shows in `state.budget` at once.
-    private nonisolated func lookUp(_ query: LookupQuery) async -> InputLookups.Answer {
+    nonisolated func lookUp(_ query: LookupQuery) async -> InputLookups.Answer {
         let answer = await InputLookups.lookUp(query, with: lookups)
         if InputLookups.isRateLimited(answer) { await refreshBudget() }
         return answer
@@ -252,19 +208,19 @@ public actor SearchEngine {
     public nonisolated func updateLocation(
         gps: GPSStatus, location: LocationFix?, sources: [LocationSourceStatus], follow: FollowReport? = nil
     ) async {
-        await turn { $0.stream.locationChanged(gps: gps, location: location, sources: sources, follow: follow, at: $1) }
+        turn { $0.stream.locationChanged(gps: gps, location: location, sources: sources, follow: follow, at: $1) }
     }
 
     /// The OwnTracks devices' features (`source: "device"`): a layer of the overlays, like the watched cities'.
     public nonisolated func setDeviceFeatures(_ features: [WeatherFeature]) async {
-        await turn { engine, _ in engine.stream.devicesChanged(features) }
+        turn { core, _ in core.stream.devicesChanged(features) }
     }
 
     /// Takes in what the alert service knows: the features at those places carry their alerts and
     /// the alert areas join the overlays (one overlays change, only when something differs; like a
     /// watched city's, it never moves the map).
     public nonisolated func updateAlerts(_ view: AlertView) async {
-        await turn { engine, _ in engine.stream.alertsChanged(view) }
+        turn { core, _ in core.stream.alertsChanged(view) }
     }
 
     /// The alerts of the places on the map and their areas, as last taken in.
@@ -272,33 +228,39 @@ public actor SearchEngine {
 
     /// Sends each held state notification when its time has come, until cancelled.
     public nonisolated func runHeldNotices() async {
-        await heldNotices.actWhenDue(on: clock, due: { await self.stream.noticeDue }) { await self.turn { $0.stream.tick(at: $1) } }
+        await heldNotices.actWhenDue(on: clock, due: { self.stream.noticeDue }) { self.turn { $0.stream.tick(at: $1) } }
     }
 
-    typealias Event<T> = @Sendable (isolated SearchEngine, SearchStream.Now) -> (T, [SearchStream.Effect])
+    typealias Event<T> = (inout Core, SearchStream.Now) -> (T, [SearchStream.Effect])
 
-    /// One turn: `body` feeds an event to the stream inside the engine's isolation and its effects
-    /// run in order there; the changes it made are published after it, outside.
-    private nonisolated func step<T: Sendable>(_ body: Event<T>) async -> T {
-        defer { changes.deliver() }
-        return await run(body)
-    }
-
-    private nonisolated func turn(_ body: @Sendable (isolated SearchEngine, SearchStream.Now) -> [SearchStream.Effect]) async {
-        await step { ((), body($0, $1)) }
-    }
-
-    private func run<T: Sendable>(_ body: Event<T>) -> T {
-        let (value, effects) = body(self, SearchStream.Now(wall: wallClock(), instant: clock.now))
-        changes.post(effects.compactMap(\.change))
-        for effect in effects {
-            switch effect {
-            case .publishState, .publishOverlays: break
-            case .armNoticeTimer: heldNotices.wake()  // its due time may have changed
-            case .cancelRegion(let generation): regionSuperseded.removeValue(forKey: generation)?.wake()
-            case .followSearch(let fix): followSearches.continuation.yield(fix)
+    /// One turn: `body` feeds an event to the stream under the lock, in the caller's thread; its
+    /// changes are queued in order there, and published after it, outside the lock, as are its
+    /// other effects (a wake-up).
+    nonisolated func step<T: Sendable>(_ body: Event<T>) -> T {
+        let (value, superseded, wakeNotices, follow) = core.withLock { core in
+            let (value, effects) = body(&core, SearchStream.Now(wall: wallClock(), instant: clock.now))
+            changes.post(effects.compactMap(\.change))
+            var superseded: [Wakeup] = []
+            var wakeNotices = false
+            var follow: LocationFix?
+            for effect in effects {
+                switch effect {
+                case .publishState, .publishOverlays: break
+                case .armNoticeTimer: wakeNotices = true  // its due time may have changed
+                case .cancelRegion(let generation): core.regionSuperseded.removeValue(forKey: generation).map { superseded.append($0) }
+                case .followSearch(let fix): follow = fix
+                }
             }
+            return (value, superseded, wakeNotices, follow)
         }
+        if let follow { followSearches.continuation.yield(follow) }
+        if wakeNotices { heldNotices.wake() }
+        for wakeup in superseded { wakeup.wake() }
+        changes.deliver()
         return value
+    }
+
+    nonisolated func turn(_ body: (inout Core, SearchStream.Now) -> [SearchStream.Effect]) {
+        step { ((), body(&$0, $1)) }
     }
 }

@@ -11,15 +11,18 @@ extension LookupService: ServiceStatusReporting {
     /// `state.services`' `air-quality` entry (none without an air quality upstream): not usable
     /// while disabled, blocked by a 429, backing off after a failure, or while its provider's
     /// budget is spent.
-    public var serviceStatuses: [ServiceStatus] {
+    public var serviceStatuses: [ServiceStatus] { serviceStatusesNow ?? [] }
+
+    /// `state.services`' `air-quality` entry (``serviceStatuses``), read in the caller's thread.
+    public nonisolated var serviceStatusesNow: [ServiceStatus]? {
         guard let upstream = airQualityUpstream else { return [] }
-        guard limits.airQuality else {
+        guard currentLimits.airQuality else {
             return [ServiceStatus(name: Self.airQualityService, usable: false, error: "disabled (air-quality.enabled = false)")]
         }
         let now = clock.now
         let wallNow = wallClock()
-        let status = airQualityHealth.status(upstream.provider, now: now, wallNow: wallNow)
-        if status.usable, let refusal = health[upstream.provider]?.budgetRefusal(now: now) {
+        let status = airQualityHealthNow.withLock { $0 }.status(upstream.provider, now: now, wallNow: wallNow)
+        if status.usable, let refusal = healthNow.withLock({ $0[upstream.provider] })?.budgetRefusal(now: now) {
             let budget: String
             switch refusal.reason {
             case .dayBudget(let limit): budget = "\(limit) a day"
@@ -112,13 +115,7 @@ extension LookupService: ServiceStatusReporting {
             if case .success(let found) = await flight.wait() { answers[key] = found }
         }
         let scale = limits.airQualityScale
-        return coordinates.map { coordinate in
-            answers[coordinate.lookupKey].map { found in
-                var shown = found
-                shown.scale = scale
-                return shown
-            }
-        }
+        return coordinates.map { answers[$0.lookupKey]?.shown(on: scale) }
     }
 
     /// Whether `count` air quality points may be asked now: the service is neither blocked nor

@@ -1,4 +1,5 @@
 import Logging
+import Synchronization
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -93,51 +94,50 @@ public actor LookupService {
         }
     }
 
-    struct CacheEntry<Answer> {
-        var answer: Answer
-        var expires: DaemonClock.Instant
-    }
-
     /// The cache and the lookups in flight of one kind of answer. Owned by the actor (never leaves
     /// it); a class so that one generic lookup loop reads and writes either kind's table across its
-    /// suspensions.
+    /// suspensions. Its cache (``CachedAnswers``) is also read outside the actor (``cached(_:)``).
     ///
     /// Each kind keeps its own typed table on purpose: with one table holding an enum of both
     /// answers (weather or forecast), the static release build (Swift 6.3.1, -O) corrupted the task
     /// memory of the lookups: weatherd died with SIGILL in `SearchEngine.runLookups` right after
     /// start and during reloads (the debug build did not). No unsafe code of ours was involved.
     final class Table<Answer: Sendable> {
-        var cache: [LookupKey: CacheEntry<Answer>] = [:]
+        let cache: CachedAnswers<Answer>
         var flights: [LookupKey: LookupFlight<Answer>] = [:]
 
-        /// Every cached answer expires `suspended` sooner; those already expired at `now` go.
-        func age(by suspended: Duration, now: DaemonClock.Instant) {
-            for (key, entry) in cache {
-                let expires = entry.expires.advanced(by: .zero - suspended)
-                cache[key] = now < expires ? CacheEntry(answer: entry.answer, expires: expires) : nil
-            }
+        init(_ cache: CachedAnswers<Answer> = CachedAnswers()) {
+            self.cache = cache
         }
 
         /// The unexpired answer for `key`; an expired one goes.
         func cached(_ key: LookupKey, now: DaemonClock.Instant) -> Answer? {
-            guard let entry = cache[key] else { return nil }
-            if now < entry.expires { return entry.answer }
-            cache[key] = nil
-            return nil
+            cache.answer(for: key, now: now)
         }
     }
 
     /// Every provider the lookups can ask (whether `weather.providers` names it or not), by name.
     private let upstreams: [WeatherProviderName: any WeatherUpstream]
-    var health: [WeatherProviderName: ProviderHealth]
+    var health: [WeatherProviderName: ProviderHealth] {
+        get { healthNow.withLock { $0 } }
+        set { healthNow.withLock { $0 = newValue } }
+    }
+    /// Each provider's health, under a lock: ``budgetNow`` and ``providerStatusesNow`` read it outside the actor.
+    let healthNow: Mutex<[WeatherProviderName: ProviderHealth]>
     private let placeStore: (any PlaceStore)?
     let clock: DaemonClock
     let logger: Logger
-    private(set) var limits: Limits
-    private let weather = Table<WeatherObservation>()
+    /// The limits, under a lock: ``cached(_:)`` reads them outside the actor.
+    private let limitsNow: Mutex<Limits>
+    var limits: Limits { currentLimits }
+    nonisolated var currentLimits: Limits { limitsNow.withLock { $0 } }
+    /// The caches of the weather, the places and the air quality, read outside the actor too.
+    let weatherCache = CachedAnswers<WeatherObservation>(), placesCache = CachedAnswers<[Place]>()
+    let airQualityCache = CachedAnswers<AirQuality>()
+    private let weather: Table<WeatherObservation>
     private let forecasts = Table<WeatherForecast>()
     /// The places of each name (by ``LookupKey/normalize(city:)``); an unknown name's empty list too.
-    private let places = Table<[Place]>()
+    private let places: Table<[Place]>
     /// The places of each name from one provider's geocoder when it is asked besides the one that
     /// answered `places` (``places(named:limit:)``), by provider; in memory only.
     private var morePlaces: [WeatherProviderName: Table<[Place]>] = [:]
@@ -146,9 +146,13 @@ public actor LookupService {
     let airQualityUpstream: (any AirQualityUpstream)?
     /// The air quality service's health: a 429's block and a backoff while it fails (its requests
     /// count in its provider's budget, ``health``).
-    var airQualityHealth = ProviderHealth(limits: .init(requestsPerMinute: .max, requestsPerDay: nil), hasKey: true)
+    var airQualityHealth: ProviderHealth {
+        get { airQualityHealthNow.withLock { $0 } }
+        set { airQualityHealthNow.withLock { $0 = newValue } }
+    }
+    let airQualityHealthNow = Mutex(ProviderHealth(limits: .init(requestsPerMinute: .max, requestsPerDay: nil), hasKey: true))
     /// The air quality of each 0.01° cell, cached and shared in flight like the weather.
-    let airQualities = Table<AirQuality>()
+    let airQualities: Table<AirQuality>
     /// Woken when a provider's status changes (it fails, recovers, is blocked), besides its request
     /// counts; ``nextStatusChange`` says when one changes by itself.
     public nonisolated let statusChanges = Wakeup()
@@ -190,12 +194,14 @@ public actor LookupService {
         self.wallClock = wallClock
         self.airQualityUpstream = airQuality
         self.upstreams = Dictionary(upstreams.map { ($0.provider, $0) }, uniquingKeysWith: { first, _ in first })
-        self.health = Dictionary(
-            uniqueKeysWithValues: WeatherProviderName.allCases.map {
-                ($0, ProviderHealth(limits: limits.budget(of: $0), hasKey: limits.providers.contains($0)))
-            })
+        self.healthNow = Mutex(
+            Dictionary(
+                uniqueKeysWithValues: WeatherProviderName.allCases.map {
+                    ($0, ProviderHealth(limits: limits.budget(of: $0), hasKey: limits.providers.contains($0)))
+                }))
         self.placeStore = placeStore
-        self.limits = limits
+        self.limitsNow = Mutex(limits)
+        (weather, places, airQualities) = (Table(weatherCache), Table(placesCache), Table(airQualityCache))
         self.clock = clock
         self.logger = logger
         if let placeStore {
@@ -204,7 +210,7 @@ public actor LookupService {
             for entry in placeStore.load().prefix(Self.maxCacheEntries) {
                 let left = entry.expires.timeIntervalSince(wallNow)
                 guard left > 0 else { continue }
-                places.cache[.city(entry.name)] = CacheEntry(answer: entry.places, expires: now.advanced(by: .seconds(left)))
+                places.cache.keep(entry.places, for: .city(entry.name), until: now.advanced(by: .seconds(left)), now: now)
             }
         }
     }
@@ -214,7 +220,7 @@ public actor LookupService {
     public func update(limits: Limits) {
         let before = statusesWithoutCounts
         let airQualityBefore = self.limits.airQuality
-        self.limits = limits
+        limitsNow.withLock { $0 = limits }
         for name in WeatherProviderName.allCases {
             let asked = limits.providers.contains(name)
             if asked, health[name]?.hasKey == false { health[name] = ProviderHealth(limits: limits.budget(of: name), hasKey: true) }
@@ -228,11 +234,11 @@ public actor LookupService {
     /// age by it, so none older than `cache_ttl` in wall time is served.
     public func resumed(after suspended: Duration) {
         let now = clock.now
-        weather.age(by: suspended, now: now)
-        forecasts.age(by: suspended, now: now)
-        places.age(by: suspended, now: now)
-        for table in morePlaces.values { table.age(by: suspended, now: now) }
-        airQualities.age(by: suspended, now: now)
+        weather.cache.age(by: suspended, now: now)
+        forecasts.cache.age(by: suspended, now: now)
+        places.cache.age(by: suspended, now: now)
+        for table in morePlaces.values { table.cache.age(by: suspended, now: now) }
+        airQualities.cache.age(by: suspended, now: now)
     }
 
     /// Forgets every cached weather answer and forecast (after the units or the language changed);
@@ -246,12 +252,15 @@ public actor LookupService {
 
     /// The providers asked, in order (those of `weather.providers` with their key), and that of them
     /// `state.budget` shows: the first.
-    private var order: [WeatherProviderName] { limits.providers.filter { upstreams[$0] != nil } }
+    private nonisolated var order: [WeatherProviderName] { currentLimits.providers.filter { upstreams[$0] != nil } }
 
     /// `state.budget` now: the first provider's.
-    public var budget: BudgetStatus {
+    public var budget: BudgetStatus { budgetNow }
+
+    /// `state.budget` now (``budget``), read in the caller's thread.
+    public nonisolated var budgetNow: BudgetStatus {
         let now = clock.now
-        guard let first = order.first, let health = health[first] else { return BudgetStatus(requestsPerMinute: 0) }
+        guard let first = order.first, let health = healthNow.withLock({ $0[first] }) else { return BudgetStatus(requestsPerMinute: 0) }
         let status = health.status(first, now: now, wallNow: wallClock())
         let blocked = health.refusal(now: now)?.reason == .blocked
         return BudgetStatus(
@@ -260,10 +269,14 @@ public actor LookupService {
 
     /// `state.providers` now: one entry for each provider of `weather.providers`, in that order (one
     /// without its key too).
-    public var providerStatuses: [ProviderStatus] {
+    public var providerStatuses: [ProviderStatus] { providerStatusesNow }
+
+    /// `state.providers` now (``providerStatuses``), read in the caller's thread.
+    public nonisolated var providerStatusesNow: [ProviderStatus] {
         let now = clock.now
         let wallNow = wallClock()
-        return limits.configured.map { name in
+        let health = healthNow.withLock { $0 }
+        return currentLimits.configured.map { name in
             guard upstreams[name] != nil, let health = health[name] else {
                 return ProviderStatus(name: name, usable: false, error: "not available in this build")
             }
@@ -372,9 +385,7 @@ public actor LookupService {
         } asked: {
             place.map { "weather at \($0.label)" } ?? "weather at \(coordinate)"
         }
-        var here = observation.at(coordinate)
-        here.airQuality = await quality.first ?? nil
-        return place.map { here.named(after: $0, alternatives: alternatives) } ?? here
+        return Self.answer(observation, at: coordinate, place: place, alternatives: alternatives, airQuality: await quality.first ?? nil)
     }
 
     /// The weather at each of `coordinates` (a region's grid) where one request of the first
@@ -656,15 +667,7 @@ public actor LookupService {
     func store<Answer>(_ answer: Answer, for key: LookupKey, in table: Table<Answer>, ttl: Duration) {
         guard ttl > .zero else { return }
         let now = clock.now
-        if table.cache.count >= Self.maxCacheEntries {
-            table.cache = table.cache.filter { now < $0.value.expires }
-            if table.cache.count >= Self.maxCacheEntries,
-                let oldest = table.cache.min(by: { $0.value.expires < $1.value.expires })?.key
-            {
-                table.cache[oldest] = nil
-            }
-        }
-        table.cache[key] = CacheEntry(answer: answer, expires: now.advanced(by: ttl))
+        table.cache.keep(answer, for: key, until: now.advanced(by: ttl), now: now)
     }
 
     /// The error a client sees for `provider`'s `error`, the answer to what was `asked` (`weather at

@@ -9,7 +9,10 @@ import WeatherWire
 /// watcher a task and about 3 KB, and each request a tenth of the daemon's time in generic
 /// metadata lookups):
 ///
-/// - its framed lines go to the session through `inputs`; once `maxBuffered` wait there, the
+/// - each framed line is offered to the session first (``ClientSession/answerAtOnce(_:)``): a
+///   cached search or a read of the stream is answered there and then, on the event loop, and its
+///   reply written before `channelRead` returns;
+/// - the other lines go to the session through `inputs`; once `maxBuffered` wait there, the
 ///   socket is no longer read until the session has taken most of them (the client then waits
 ///   in the kernel's socket buffer);
 /// - its lines are taken from the session's outbox while the channel is writable and flushed
@@ -25,13 +28,16 @@ final class SocketClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
     static let resumeBelow = 4
 
     let inputs: SocketInputs
+    /// The connection's session, offered each line first; nil once the handler is removed.
+    private var session: ClientSession?
     private var context: ChannelHandlerContext?
     private var outbox: Outbox?
     /// Whether `pump` is running, and must go round again.
     private var pumpState = PumpState()
 
-    init(eventLoop: any EventLoop) {
+    init(eventLoop: any EventLoop, session: ClientSession?) {
         inputs = SocketInputs(eventLoop: eventLoop)
+        self.session = session
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -43,12 +49,15 @@ final class SocketClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
         inputs.end()
         self.context = nil
         self.outbox = nil
+        self.session = nil
     }
 
     // MARK: Reading
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        inputs.yield(ClientInput(unwrapInboundIn(data)))
+        let input = ClientInput(unwrapInboundIn(data))
+        if case .message(let line) = input, let session, session.answerAtOnce(line) { return }
+        inputs.yield(input)
     }
 
     func channelInactive(context: ChannelHandlerContext) {

@@ -78,11 +78,12 @@ public final class SocketServer: Service {
             .childChannelOption(.recvAllocator, value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 128, maximum: 65536))
         let initializer: @Sendable (any Channel) -> EventLoopFuture<Connection> = { [loopWrites] channel in
             channel.eventLoop.makeCompletedFuture {
-                let client = SocketClientHandler(eventLoop: channel.eventLoop)
+                let session = ClientSession(handler: self.handler)
+                let client = SocketClientHandler(eventLoop: channel.eventLoop, session: session)
                 try channel.pipeline.syncOperations.addHandlers(
                     ByteToMessageHandler(JSONLineDecoder(maxLength: RPCMessage.maxLineBytes)), client)
                 let output = SocketLineOutput(client, on: channel.eventLoop, writes: loopWrites.writes(for: channel.eventLoop))
-                return Connection(channel: channel, inputs: client.inputs, output: output)
+                return Connection(channel: channel, session: session, inputs: client.inputs, output: output)
             }
         }
         let server: NIOAsyncChannel<Connection, Never>
@@ -121,10 +122,12 @@ public final class SocketServer: Service {
         logger.info("socket server stopped")
     }
 
-    /// A client connection: its messages come through `inputs`, its lines are written by `output`
-    /// (both from its `SocketClientHandler`).
+    /// A client connection: its session (which its `SocketClientHandler` offers each message to
+    /// first, ``ClientSession/answerAtOnce(_:)``); its messages come through `inputs`, its lines are
+    /// written by `output` (both from its handler).
     struct Connection: Sendable {
         var channel: any Channel
+        var session: ClientSession
         var inputs: SocketInputs
         var output: SocketLineOutput
     }
@@ -139,13 +142,13 @@ public final class SocketServer: Service {
             await refuse(channel, limit: limit)
             return
         }
-        let session = ClientSession(handler: handler)
+        let session = connection.session
         // A client that goes away ends its session at once, even while nothing is being written.
         channel.closeFuture.whenComplete { _ in session.hangUp() }
         // The session runs on the connection's event loop: no thread hop per request, and its
         // lines are written from there as they come.
         await withTaskExecutorPreference(EventLoopTaskExecutor(channel.eventLoop)) {
-            await session.run(connection.inputs, writer: connection.output)
+            await session.run(connection.inputs, writer: connection.output, offered: true)
         }
         logEnd(connection)
     }

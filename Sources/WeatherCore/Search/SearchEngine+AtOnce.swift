@@ -1,0 +1,42 @@
+/// What a connection's event loop answers at once, in its own thread: a search whose answer is
+/// cached, and the reads of the stream. No actor, no task: the stream's lock for one turn.
+extension SearchEngine {
+    /// Searches `city` as ``search(city:)`` does, when its answer is cached
+    /// (``LookupService/cached(_:)``), wholly in the caller's thread: the search enters the stream
+    /// and settles in one turn, with the same state and overlays changes, published after it in the
+    /// same order. Nil, with nothing changed, when the answer is not cached: search it then.
+    public nonisolated func searchCached(city: String) -> WeatherFeature? {
+        searchCached(.city(city), input: .text(city: city))
+    }
+
+    /// Searches `place` as ``search(place:)`` does, when its answer is cached; nil otherwise (see ``searchCached(city:)``).
+    public nonisolated func searchCached(place: Place) -> WeatherFeature? {
+        searchCached(.place(place), input: .text(city: place.label))
+    }
+
+    private nonisolated func searchCached(_ query: LookupQuery, input: SearchInput) -> WeatherFeature? {
+        guard let observation = lookups.cached(query) else { return nil }
+        let feature = WeatherFeature(observation: observation, source: .text, fix: nil)
+        step { core, now in
+            let (ticket, began) = core.stream.begin(input, lookups: 1, at: now)
+            let (_, settled) = core.stream.settle(ticket, features: [feature], focus: feature.coordinate, failure: nil, at: now)
+            return ((), began + settled)
+        }
+        return feature
+    }
+
+    /// The state as ``freshState`` gives it (the budget, providers and services as they are now),
+    /// read in the caller's thread; nil when a reporter of `state.services` cannot tell at once.
+    public nonisolated var stateNow: DaemonState? {
+        guard let services = services.statusesNow else { return nil }
+        var now = core.withLock { $0.stream.state }
+        (now.budget, now.providers, now.services) = (lookups.budgetNow, lookups.providerStatusesNow, services)
+        return now
+    }
+
+    /// The overlays as they are now (``currentOverlays``), read in the caller's thread.
+    public nonisolated var overlaysNow: Overlays { core.withLock { $0.stream.overlays } }
+
+    /// The effective watched cities (``watchedCities``), read in the caller's thread.
+    public nonisolated var citiesNow: [String] { core.withLock { $0.stream.cities } }
+}
