@@ -57,7 +57,7 @@ struct LoopFanoutTests {
 
         init(loop: EmbeddedEventLoop, writes: LoopWrites) throws {
             channel = EmbeddedChannel(loop: loop)
-            let handler = SocketClientHandler(eventLoop: loop)
+            let handler = SocketClientHandler(eventLoop: loop, session: nil)
             try channel.pipeline.syncOperations.addHandler(handler)
             let output = SocketLineOutput(handler, on: loop, writes: writes)
             outbox.write(whenSignalled: { [outbox] signal in
