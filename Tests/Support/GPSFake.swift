@@ -77,7 +77,7 @@ final class GPSFake: Sendable {
         var arguments = ["-w", "gpsfake", "-q", "-n"]
         if once { arguments.append("-1") }
         arguments += ["-c", "\(cycle)", "-P", "\(port)", log]
-        let process = try ChildProcess(
+        let process = try await ChildProcess(
             "/usr/bin/setsid", arguments, environment: TestEnvironment.childEnvironment(), name: "gpsfake:\(port)")
         let deadline = timeout.map { ContinuousClock.now.advanced(by: $0) }
         // setsid is a process group leader (Foundation starts children in a group of their own), so

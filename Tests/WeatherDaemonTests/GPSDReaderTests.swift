@@ -279,7 +279,7 @@ private final class HangUpServer: Sendable {
 
 /// libgps's socket with a number of FD_SETSIZE (1,024) or more, which `select()` cannot take: the
 /// reader drains libgps without it, so fixes arrive as with any other number.
-@Suite(.serialized, .timeLimit(.minutes(1))) struct GPSDHighDescriptorTests {
+@Suite(.serialized, .processTimeLimit) struct GPSDHighDescriptorTests {
     @Test func withMoreThan1024DescriptorsOpenTheFixesOfAGpsfakeStillArrive() async throws {
         let gpsd = try await GPSFake.start(NMEALog.bu353s4)
         defer { gpsd.kill() }

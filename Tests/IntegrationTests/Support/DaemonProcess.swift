@@ -142,7 +142,7 @@ final class DaemonProcess: Sendable {
         _ setup: DaemonSetup, extraArguments: [String] = [], environment: [String: String] = [:]
     ) async throws -> DaemonProcess {
         try setup.writeConfig()
-        let process = try ChildProcess(
+        let process = try await ChildProcess(
             try TestEnvironment.binary("weatherd"), ["--config", setup.configPath] + extraArguments,
             environment: TestEnvironment.childEnvironment(environment))
         _ = try await process.waitForLine(containing: "listening on \(setup.socketPath)", on: \.stderr)
@@ -167,7 +167,7 @@ final class DaemonProcess: Sendable {
         try setup.writeConfig()
         let command = try launch(try TestEnvironment.binary("weatherd"), ["--config", setup.configPath] + extraArguments)
         guard let executable = command.first else { throw ChildProcessError(message: "an empty command line") }
-        let process = try ChildProcess(
+        let process = try await ChildProcess(
             executable, Array(command.dropFirst()), environment: TestEnvironment.childEnvironment(environment), name: "weatherd")
         if let awaiting { _ = try await process.waitForLine(containing: awaiting, on: \.stderr) }
         return DaemonProcess(setup: setup, process: process)

@@ -51,7 +51,7 @@ final class MosquittoBroker: Sendable {
         }
         lines += extraLines
         let config = try directory.write("mosquitto-\(port).conf", lines.joined(separator: "\n") + "\n")
-        let process = try ChildProcess(
+        let process = try await ChildProcess(
             mosquitto, ["-c", config], environment: TestEnvironment.childEnvironment(), name: "mosquitto:\(port)")
         _ = try await process.waitForLine(containing: "running", on: \.stderr)
         return MosquittoBroker(port: port, process: process)
@@ -145,7 +145,7 @@ final class MosquittoBroker: Sendable {
         var arguments = clientOptions() + ["-d", "-F", format] + extra
         for topic in topics { arguments += ["-t", topic] }
         // Line-buffered: mosquitto_sub flushes after a message, not after its debug lines.
-        let process = try ChildProcess(
+        let process = try await ChildProcess(
             "/usr/bin/stdbuf", ["-oL", "/usr/bin/mosquitto_sub"] + arguments, environment: TestEnvironment.childEnvironment(),
             name: "mosquitto_sub")
         _ = try await process.waitForLine(containing: "SUBACK", on: \.stdout)
