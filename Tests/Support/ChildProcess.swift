@@ -130,7 +130,7 @@ final class ChildProcess: Sendable {
     }
 
     /// Waits for the process to end; returns how it ended and when the waitid thread saw it end.
-    func waitForExitTime(timeout: Duration = .seconds(10)) async throws -> (Termination, at: ContinuousClock.Instant) {
+    func waitForExitTime(timeout: Duration = safetyDeadline) async throws -> (Termination, at: ContinuousClock.Instant) {
         let ended = try await waitForExit(timeout: timeout)
         let at = try await exited.wait(for: "\(name) (pid \(pid)) seen gone by waitid", timeout: timeout) { $0 }
         return (ended, at)
@@ -138,14 +138,14 @@ final class ChildProcess: Sendable {
 
     /// Waits for the process to end.
     @discardableResult
-    func waitForExit(timeout: Duration = .seconds(10)) async throws -> Termination {
+    func waitForExit(timeout: Duration = safetyDeadline) async throws -> Termination {
         try await termination.wait(for: "\(name) (pid \(pid)) to exit", timeout: timeout) { $0 }
     }
 
     /// Waits for the process to end and for both of its output streams to be closed, so the
     /// captured output is complete.
     @discardableResult
-    func waitForExitAndOutput(timeout: Duration = .seconds(10)) async throws -> Termination {
+    func waitForExitAndOutput(timeout: Duration = safetyDeadline) async throws -> Termination {
         let ended = try await waitForExit(timeout: timeout)
         for (label, output) in [("stdout", stdout), ("stderr", stderr)] {
             _ = try await output.wait(for: "\(name)'s \(label) to close", timeout: timeout) { $0.closed ? true : nil }
@@ -156,7 +156,7 @@ final class ChildProcess: Sendable {
     /// Waits until a complete line of `stream` (`\.stdout` or `\.stderr`) contains `text` and
     /// returns it; fails early, with the output, when the stream ends first (the process is gone).
     func waitForLine(
-        containing text: String, on stream: KeyPath<ChildProcess, Observed<CapturedOutput>>, timeout: Duration = .seconds(10)
+        containing text: String, on stream: KeyPath<ChildProcess, Observed<CapturedOutput>>, timeout: Duration = safetyDeadline
     ) async throws -> String {
         let output = self[keyPath: stream]
         let termination = self.termination
@@ -188,7 +188,7 @@ struct CommandResult: Sendable, CustomStringConvertible {
 }
 
 func runCommand(
-    _ executable: String, _ arguments: [String], environment: [String: String], timeout: Duration = .seconds(20)
+    _ executable: String, _ arguments: [String], environment: [String: String], timeout: Duration = safetyDeadline
 ) async throws -> CommandResult {
     let child = try await ChildProcess(executable, arguments, environment: environment)
     do {

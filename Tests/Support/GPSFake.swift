@@ -173,7 +173,7 @@ final class GPSFake: Sendable {
 
     /// Kills the group and waits until setsid was reaped and no process of the group runs any more
     /// (gpsd's port is free again then).
-    func stop(timeout: Duration = .seconds(10)) async throws {
+    func stop(timeout: Duration = safetyDeadline) async throws {
         kill()
         try await process.waitForExitAndOutput(timeout: timeout)
         let deadline = ContinuousClock.now.advanced(by: timeout)

@@ -175,7 +175,7 @@ final class DaemonProcess: Sendable {
 
     /// SIGTERM; returns the exit status (a signal number + 128 when killed by one) and the time from
     /// the signal to the exit.
-    func terminate(timeout: Duration = .seconds(10)) async throws -> (status: Int32, elapsed: Duration) {
+    func terminate(timeout: Duration = safetyDeadline) async throws -> (status: Int32, elapsed: Duration) {
         let sent = ContinuousClock.now
         process.send(SIGTERM)
         let (ended, at) = try await process.waitForExitTime(timeout: timeout)

@@ -53,7 +53,7 @@ final class FleetProxy: Sendable {
 
     /// SIGTERM to the script; returns how it ended.
     @discardableResult
-    func stop(timeout: Duration = .seconds(20)) async throws -> Termination {
+    func stop(timeout: Duration = safetyDeadline) async throws -> Termination {
         process.send(SIGTERM)
         return try await process.waitForExit(timeout: timeout)
     }
