@@ -16,9 +16,10 @@ run: deps build
 
 ## test: install what is missing, build everything and run every test (the map page's modules under Node,
 ##       then the browser tests, last). The build fails on an import of a module the target does not name
-##       as a dependency. At most TEST_WIDTH tests run at once: the integration tests start daemons,
-##       owm-replay and gpsd, and all of them at once (hundreds of processes) starve the test process's
-##       two cooperative threads on a small machine.
+##       as a dependency. At most TEST_WIDTH tests run at once. The test support itself lets at most four
+##       tests per core run child processes at a time (Tests/Support/ProcessSlots.swift), so a plain
+##       `swift test` no longer starts hundreds of processes at once; the limit stays until a plain
+##       `swift test` has passed 5 runs out of 5 with both cores held by busy loops (it passed 2 of 5).
 TEST_WIDTH ?= 8
 test: test-deps
 	$(SWIFT) build $(SWIFT_FLAGS) --build-tests --explicit-target-dependency-import-check error

@@ -8,7 +8,7 @@ import WeatherCore
 /// Air quality from owm-replay's `/v1/air-quality` on the real daemon: a region's grid in one request
 /// beside the weather's, the recorded Enschede answer in a search and in weatherctl, and a failing
 /// air quality API that keeps the weather and shows in `state.services`.
-@Suite("air quality on the real daemon", .timeLimit(.minutes(1)))
+@Suite("air quality on the real daemon", .processTimeLimit)
 struct AirQualityIntegrationTests {
     /// Enschede, whose recorded air quality answer owm-replay serves (Open-Meteo's cell 52.3, 6.9).
     static let enschede: JSONObject = [

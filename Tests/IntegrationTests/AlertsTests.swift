@@ -9,7 +9,7 @@ import WeatherCore
 /// OK, and its `/_nws` control): asked on their own timer for the places on the map, into the
 /// features and the overlays' alert areas, `alerts` and `weatherctl alerts`, failures, expiry and a
 /// point outside the NWS's area. Every wait is for an event; the suite's time limit ends a hang.
-@Suite("alerts", .timeLimit(.minutes(3)))
+@Suite("alerts", .processTimeLimit)
 struct AlertsTests {
     /// The recorded storm-based warning's point (demo/owm/nws/alerts_35.35_-97.48.json).
     static let norman: JSONObject = ["name": "Norman", "state": "Oklahoma", "country": "US", "lat": .double(35.35), "lon": .double(-97.48)]

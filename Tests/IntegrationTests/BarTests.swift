@@ -24,8 +24,8 @@ struct BarTests {
     }
 
     /// Starts `weatherctl bar` with `arguments` against `socket`.
-    func startBar(_ socket: String, _ arguments: [String]) throws -> ChildProcess {
-        try ChildProcess(
+    func startBar(_ socket: String, _ arguments: [String]) async throws -> ChildProcess {
+        try await ChildProcess(
             try TestEnvironment.binary("weatherctl"), ["--socket", socket, "bar"] + arguments,
             environment: TestEnvironment.childEnvironment(["TZ": "UTC"]))
     }
@@ -35,7 +35,7 @@ struct BarTests {
         let replay = try await ReplayServer.start()
         let directory = try TemporaryDirectory()
         let daemon = try await startSettled(DaemonSetup(directory: directory, replay: replay, cities: ["London"]))
-        let bar = try startBar(daemon.socketPath, ["--format", "text", "--template", "{name} {temperature}{unit} {description}"])
+        let bar = try await startBar(daemon.socketPath, ["--format", "text", "--template", "{name} {temperature}{unit} {description}"])
         _ = try await bar.waitForLine(containing: "London 9°C overcast clouds", on: \.stdout)
         #expect(try await daemon.weatherctl(["search", "Paris"]).status == 0)
         _ = try await bar.waitForLine(containing: "Paris 7°C broken clouds", on: \.stdout)
@@ -57,7 +57,7 @@ struct BarTests {
         let replay = try await ReplayServer.start()
         let directory = try TemporaryDirectory()
         let daemon = try await startSettled(DaemonSetup(directory: directory, replay: replay, cities: ["London"]))
-        let bar = try startBar(daemon.socketPath, [])
+        let bar = try await startBar(daemon.socketPath, [])
         let line = try await bar.waitForLine(containing: "\"percentage\"", on: \.stdout)
         let object = try JSONValue.parse(Array(line.utf8))
         #expect(object["text"] == "☁ 9°C")
@@ -77,7 +77,7 @@ struct BarTests {
         let replay = try await ReplayServer.start()
         let directory = try TemporaryDirectory()
         let setup = DaemonSetup(directory: directory, replay: replay, cities: ["London"])
-        let bar = try startBar(setup.socketPath, ["--format", "text"])
+        let bar = try await startBar(setup.socketPath, ["--format", "text"])
         _ = try await bar.waitForLine(containing: "weatherd unavailable", on: \.stdout)
         let daemon = try await DaemonProcess.start(setup)
         _ = try await bar.waitForLine(containing: "☁ 9°C", on: \.stdout, timeout: .seconds(20))
@@ -112,7 +112,7 @@ struct BarTests {
         let replay = try await ReplayServer.start()
         let directory = try TemporaryDirectory()
         let daemon = try await startSettled(DaemonSetup(directory: directory, replay: replay, cities: ["London", "Paris"]))
-        let bar = try startBar(daemon.socketPath, ["--format", "text", "--template", "{name}"])
+        let bar = try await startBar(daemon.socketPath, ["--format", "text", "--template", "{name}"])
         _ = try await bar.waitForLine(containing: "London", on: \.stdout)
         bar.send(SIGUSR1)
         _ = try await bar.waitForLine(containing: "Paris", on: \.stdout)
@@ -127,9 +127,10 @@ struct BarTests {
         let replay = try await ReplayServer.start()
         let directory = try TemporaryDirectory()
         let daemon = try await startSettled(DaemonSetup(directory: directory, replay: replay, cities: ["London", "Paris"]))
-        let watched = try startBar(daemon.socketPath, ["--format", "text", "--city", "paris", "--template", "{name} {temperature}{unit}"])
+        let watched = try await startBar(
+            daemon.socketPath, ["--format", "text", "--city", "paris", "--template", "{name} {temperature}{unit}"])
         _ = try await watched.waitForLine(containing: "Paris 7°C", on: \.stdout)
-        let other = try startBar(daemon.socketPath, ["--format", "text", "--city", "Berlin", "--template", "{name} {symbol}"])
+        let other = try await startBar(daemon.socketPath, ["--format", "text", "--city", "Berlin", "--template", "{name} {symbol}"])
         let line = try await other.waitForLine(containing: "Berlin", on: \.stdout)
         #expect(line.count > "Berlin ".count, "a symbol from the forecast's step: \(line)")
         let overlays = try await daemon.call("overlays")
@@ -149,7 +150,7 @@ struct BarTests {
         var setup = DaemonSetup(directory: directory, replay: replay, cities: ["London"])
         setup.gpsd = GPSDSettings(port: gps.port)
         let daemon = try await startSettled(setup)
-        let bar = try startBar(daemon.socketPath, ["--format", "text", "--template", "{name}"])
+        let bar = try await startBar(daemon.socketPath, ["--format", "text", "--template", "{name}"])
         // The fix is near Hamilton, New Zealand; the watched city is shown until its weather is known.
         _ = try await bar.waitForLine(containing: "Hamilton", on: \.stdout, timeout: .seconds(30))
         #expect(bar.stdoutText.hasSuffix("London\nHamilton\n"), "\(bar.stdoutText)")

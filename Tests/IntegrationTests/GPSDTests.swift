@@ -236,7 +236,7 @@ struct GPSDTests {
             #expect(try await locate(daemon, timeout: 30)["id"]?.stringValue == Self.hamiltonID)
 
             try await gps.stop()
-            try await awaitConnected(watcher, false, timeout: .seconds(5))
+            try await awaitConnected(watcher, false)
             #expect(try await daemon.call("state")["gps"]?["connected"]?.boolValue == false)
             #expect(try await daemon.call("search", ["city": "London"])["id"]?.stringValue == Fixtures.londonID)
             #expect(daemon.process.isRunning)
@@ -351,7 +351,7 @@ struct GPSDTests {
         let lookups = try await followReplay.stats().requests
         #expect(lookups >= 1)
         let allPoints = try await followWatcher.inbox.wait(
-            for: "a searched point in the states for each of the \(lookups) lookups", timeout: .seconds(5)
+            for: "a searched point in the states for each of the \(lookups) lookups"
         ) { inbox in
             let points = searchedPoints(inbox.messages)
             return points.count >= lookups ? points : nil

@@ -10,7 +10,7 @@ import WeatherCore
 /// owm-replay as OpenWeatherMap. GeoClue runs as root in a mount namespace of its own (to see the
 /// test's geoclue.conf): the tests need root, as `make test` has in CI. Serialized: each test
 /// runs a bus, a GeoClue and a daemon of its own.
-@Suite("GeoClue", .serialized, .timeLimit(.minutes(3)))
+@Suite("GeoClue", .serialized, .processTimeLimit)
 struct GeoClueTests {
     static let hamiltonID = "owm:2190324"
     /// How long an awaited event may take on a busy machine: a hang guard, not a claim on speed.

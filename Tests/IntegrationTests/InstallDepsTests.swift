@@ -49,7 +49,7 @@ struct InstallDepsTests {
         let directory = try TemporaryDirectory()
         let held = try directory.write("lock", "")
         let lock = try HeldLock(held)
-        let waiting = try ChildProcess(Self.script, [held], environment: TestEnvironment.childEnvironment())
+        let waiting = try await ChildProcess(Self.script, [held], environment: TestEnvironment.childEnvironment())
         defer { waiting.send(SIGKILL) }
         let said = try await waiting.waitForLine(containing: "waiting for", on: \.stderr)
         #expect(said.contains("held by process \(getpid())"))

@@ -234,7 +234,7 @@ private final class PrometheusServer: Sendable {
             """)
         let data = directory.file("prometheus-data")
         try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
-        process = try ChildProcess(
+        process = try await ChildProcess(
             "/usr/bin/prometheus",
             [
                 "--config.file=\(config)", "--storage.tsdb.path=\(data)", "--web.listen-address=127.0.0.1:\(port)",

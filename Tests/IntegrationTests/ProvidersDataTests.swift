@@ -7,7 +7,7 @@ import WeatherCore
 
 /// What each provider's answers look like through the daemon: forecast steps, units, and the
 /// request metrics by provider.
-@Suite("providers: forecasts, units, metrics", .timeLimit(.minutes(1)))
+@Suite("providers: forecasts, units, metrics", .processTimeLimit)
 struct ProvidersDataTests {
     @Test(
         "forecast: Open-Meteo's hourly steps (forecast_step 3600, hours 24 is 24 steps), OpenWeatherMap's 3-hour ones (10800)",

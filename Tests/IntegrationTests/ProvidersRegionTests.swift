@@ -9,7 +9,7 @@ import WeatherCore
 /// cancellation when a newer region supersedes it, its failover point by point, and a refresh round
 /// that fails over. The regions lie over open ocean (each point a feature of its own) unless a test
 /// needs a city under a grid.
-@Suite("providers: region grids and refresh rounds", .timeLimit(.minutes(1)))
+@Suite("providers: region grids and refresh rounds", .processTimeLimit)
 struct ProvidersRegionTests {
     /// A daemon asking `providers` in that order, no watched cities, and a watcher that saw the start.
     private static func start(_ providers: [Provider], openMeteo: [String] = [], web: Bool = false) async throws -> (
@@ -82,7 +82,7 @@ struct ProvidersRegionTests {
             $0.params?["running"]?.boolValue == true && isRegionState($0, lat: -30, lon: -140)
         }
         // The first grid's request ends (the daemon closed its connection), though the fault holds.
-        try await replay.waitForHanging(0, timeout: .seconds(5))
+        try await replay.waitForHanging(0)
         let (settled, messages) = try await watcher.next("the second grid to settle") {
             isSettledState($0) && isRegionState($0, lat: -30, lon: -140)
         }

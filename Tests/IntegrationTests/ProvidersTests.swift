@@ -10,7 +10,7 @@ import WeatherCore
 ///
 /// Without an OpenWeatherMap key and with `providers = ["openweathermap"]` the daemon exits 78:
 /// ConfigCheckTests ("no API key anywhere and OpenWeatherMap the only provider") covers that.
-@Suite("providers: no OpenWeatherMap key", .timeLimit(.minutes(1)))
+@Suite("providers: no OpenWeatherMap key", .processTimeLimit)
 struct ProvidersNoKeyTests {
     @Test("no key at all: one notice, then every method answers from Open-Meteo; state.providers says why OpenWeatherMap is left out")
     func noKeyAtAll() async throws {
@@ -90,7 +90,7 @@ struct ProvidersNoKeyTests {
     }
 }
 
-@Suite("providers: failover", .timeLimit(.minutes(1)))
+@Suite("providers: failover", .processTimeLimit)
 struct ProvidersFailoverTests {
     /// The first provider fails in one way; the other answers.
     struct FailoverCase: Sendable, CustomStringConvertible {

@@ -157,7 +157,7 @@ struct RealBarTests {
         ]
         let unprivileged = asRoot ? ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] : []
         let swayCommand = unprivileged + ["/usr/bin/sway", "-c", swayConfig]
-        let sway = try ChildProcess(swayCommand[0], Array(swayCommand.dropFirst()), environment: environment, name: "sway")
+        let sway = try await ChildProcess(swayCommand[0], Array(swayCommand.dropFirst()), environment: environment, name: "sway")
         defer { sway.killProcessGroup() }
         // The Wayland socket sway creates.
         let display = try await Self.poll("sway's Wayland socket") {
@@ -203,7 +203,7 @@ struct RealBarTests {
     /// A free X display number from 90 on, and the Xvfb serving it.
     static func startXvfb() async throws -> (ChildProcess, String) {
         for number in 90..<140 where !FileManager.default.fileExists(atPath: "/tmp/.X\(number)-lock") {
-            let xvfb = try ChildProcess(
+            let xvfb = try await ChildProcess(
                 "/usr/bin/Xvfb", [":\(number)", "-screen", "0", "800x120x24", "-nolisten", "tcp"],
                 environment: TestEnvironment.childEnvironment(), name: "Xvfb")
             let ready = try await poll("Xvfb :\(number)") { () -> Bool? in
@@ -236,7 +236,7 @@ struct RealBarTests {
             }
             """)
         let environment = TestEnvironment.childEnvironment(["DISPLAY": display, "TZ": "UTC"])
-        let i3 = try ChildProcess("/usr/bin/i3", ["-c", i3Config], environment: environment, name: "i3")
+        let i3 = try await ChildProcess("/usr/bin/i3", ["-c", i3Config], environment: environment, name: "i3")
         defer { i3.killProcessGroup() }
         func shoot(_ image: String) async throws {
             let result = try await runCommand("/usr/bin/import", ["-window", "root", image], environment: environment)

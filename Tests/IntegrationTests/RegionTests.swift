@@ -10,7 +10,7 @@ import WeatherCore
 ///
 /// The regions lie over open ocean (far from every recorded city), so each grid point is answered
 /// with a synthesized point of its own (`id` 0, feature id `pt:…`).
-@Suite("region", .timeLimit(.minutes(2)))
+@Suite("region", .processTimeLimit)
 struct RegionTests {
     @Test("a drag of 100 region events (notifications and requests) costs one grid: 9 lookups, one overlays change")
     func dragCostsOneGrid() async throws {

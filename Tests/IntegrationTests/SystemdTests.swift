@@ -104,7 +104,7 @@ struct SystemdTests {
             awaiting: "weatherd: listening on \(setup.socketPath)")
         defer { daemon.process.killProcessGroup() }
 
-        let pings = try await notify.waitFor(3, "WATCHDOG=1", timeout: .seconds(5))
+        let pings = try await notify.waitFor(3, "WATCHDOG=1")
         // Half the interval between pings: never sooner (sleeps are not shorter than asked).
         let span = pings[2].receivedAt.timeIntervalSince(pings[0].receivedAt)
         #expect(span >= 0.19, "three pings within \(span) s: more often than every 100 ms")
@@ -589,7 +589,7 @@ private enum Ids {
 /// Waits until weatherd printed at least `count` stderr lines containing `text`; returns them.
 @discardableResult
 private func waitForLines(
-    _ daemon: DaemonProcess, containing text: String, count: Int = 1, timeout: Duration = .seconds(10)
+    _ daemon: DaemonProcess, containing text: String, count: Int = 1, timeout: Duration = safetyDeadline
 ) async throws -> [String] {
     let process = daemon.process
     return try await process.stderr.wait(

@@ -82,7 +82,7 @@ struct WeatherctlTests {
         #expect(overlaysJSON.featureIDs == [Fixtures.londonID])
 
         // watch --geojson runs until stopped: read its first line, then end it.
-        let watch = try ChildProcess(
+        let watch = try await ChildProcess(
             try TestEnvironment.binary("weatherctl"), ["--socket", daemon.socketPath, "watch", "--geojson"],
             environment: TestEnvironment.childEnvironment())
         let line = try await watch.waitForLine(containing: "{", on: \.stdout)
@@ -95,7 +95,7 @@ struct WeatherctlTests {
         try await watch.waitForExit()
 
         // Plain watch prints whole notifications, one per line.
-        let plain = try ChildProcess(
+        let plain = try await ChildProcess(
             try TestEnvironment.binary("weatherctl"), ["--socket", daemon.socketPath, "watch", "--topics", "state"],
             environment: TestEnvironment.childEnvironment())
         let notification = try JSONValue.parse(Array(try await plain.waitForLine(containing: "{", on: \.stdout).utf8))

@@ -23,7 +23,9 @@ struct Termination: Sendable, CustomStringConvertible {
 }
 
 /// A child process started with an explicit environment, its stdout and stderr captured in memory
-/// as they come. It is killed (SIGKILL) when the object goes away, so no test leaves one behind.
+/// as they come. It is killed (SIGKILL, with every process of its group) when the object goes
+/// away: when its test ends, also when the test threw partway, so no test leaves one behind.
+/// It starts once its test has a process slot (`ProcessSlots.shared`) and gives it back when it ends.
 final class ChildProcess: Sendable {
     let name: String
     let stdout = Observed(CapturedOutput())
@@ -38,8 +40,10 @@ final class ChildProcess: Sendable {
     let pid: Int32
     private let process: Process
 
-    /// Starts `executable` with exactly `environment` (nothing is inherited).
-    init(_ executable: String, _ arguments: [String], environment: [String: String], name: String? = nil) throws {
+    /// Starts `executable` with exactly `environment` (nothing is inherited), once its test has a
+    /// process slot.
+    init(_ executable: String, _ arguments: [String], environment: [String: String], name: String? = nil) async throws {
+        let slot = try await ProcessSlots.shared.acquire()
         self.name = name ?? URL(fileURLWithPath: executable).lastPathComponent
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
@@ -55,7 +59,12 @@ final class ChildProcess: Sendable {
             let ended = Termination(status: process.terminationStatus, reason: process.terminationReason)
             termination.update { $0 = ended }
         }
-        try process.run()
+        do {
+            try process.run()
+        } catch {
+            slot.release()
+            throw error
+        }
         let pid = process.processIdentifier
         let exited = self.exited
         Thread.detachNewThread {
@@ -69,6 +78,7 @@ final class ChildProcess: Sendable {
             var info = siginfo_t()
             while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) != 0 && errno == EINTR {}
             exited.update { $0 = .now }
+            slot.release()
         }
         // Each stream is read by a thread of its own with plain blocking reads until end of file.
         // (FileHandle.readabilityHandler lost the end of file now and then when tests started
@@ -94,7 +104,13 @@ final class ChildProcess: Sendable {
     }
 
     deinit {
-        if termination.value == nil { Glibc.kill(pid, SIGKILL) }
+        // Its group too: a wrapper's or a launcher's children (Foundation's Process starts each child
+        // in a group of its own, led by it). Only while the leader is not reaped, so its pid (and the
+        // group's id) cannot have been given to another process meanwhile.
+        if termination.value == nil {
+            Glibc.kill(-pid, SIGKILL)
+            Glibc.kill(pid, SIGKILL)
+        }
     }
 
     var isRunning: Bool { termination.value == nil }
@@ -114,7 +130,7 @@ final class ChildProcess: Sendable {
     }
 
     /// Waits for the process to end; returns how it ended and when the waitid thread saw it end.
-    func waitForExitTime(timeout: Duration = .seconds(10)) async throws -> (Termination, at: ContinuousClock.Instant) {
+    func waitForExitTime(timeout: Duration = safetyDeadline) async throws -> (Termination, at: ContinuousClock.Instant) {
         let ended = try await waitForExit(timeout: timeout)
         let at = try await exited.wait(for: "\(name) (pid \(pid)) seen gone by waitid", timeout: timeout) { $0 }
         return (ended, at)
@@ -122,14 +138,14 @@ final class ChildProcess: Sendable {
 
     /// Waits for the process to end.
     @discardableResult
-    func waitForExit(timeout: Duration = .seconds(10)) async throws -> Termination {
+    func waitForExit(timeout: Duration = safetyDeadline) async throws -> Termination {
         try await termination.wait(for: "\(name) (pid \(pid)) to exit", timeout: timeout) { $0 }
     }
 
     /// Waits for the process to end and for both of its output streams to be closed, so the
     /// captured output is complete.
     @discardableResult
-    func waitForExitAndOutput(timeout: Duration = .seconds(10)) async throws -> Termination {
+    func waitForExitAndOutput(timeout: Duration = safetyDeadline) async throws -> Termination {
         let ended = try await waitForExit(timeout: timeout)
         for (label, output) in [("stdout", stdout), ("stderr", stderr)] {
             _ = try await output.wait(for: "\(name)'s \(label) to close", timeout: timeout) { $0.closed ? true : nil }
@@ -140,7 +156,7 @@ final class ChildProcess: Sendable {
     /// Waits until a complete line of `stream` (`\.stdout` or `\.stderr`) contains `text` and
     /// returns it; fails early, with the output, when the stream ends first (the process is gone).
     func waitForLine(
-        containing text: String, on stream: KeyPath<ChildProcess, Observed<CapturedOutput>>, timeout: Duration = .seconds(10)
+        containing text: String, on stream: KeyPath<ChildProcess, Observed<CapturedOutput>>, timeout: Duration = safetyDeadline
     ) async throws -> String {
         let output = self[keyPath: stream]
         let termination = self.termination
@@ -172,9 +188,9 @@ struct CommandResult: Sendable, CustomStringConvertible {
 }
 
 func runCommand(
-    _ executable: String, _ arguments: [String], environment: [String: String], timeout: Duration = .seconds(20)
+    _ executable: String, _ arguments: [String], environment: [String: String], timeout: Duration = safetyDeadline
 ) async throws -> CommandResult {
-    let child = try ChildProcess(executable, arguments, environment: environment)
+    let child = try await ChildProcess(executable, arguments, environment: environment)
     do {
         let ended = try await child.waitForExitAndOutput(timeout: timeout)
         return CommandResult(

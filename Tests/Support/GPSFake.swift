@@ -77,7 +77,7 @@ final class GPSFake: Sendable {
         var arguments = ["-w", "gpsfake", "-q", "-n"]
         if once { arguments.append("-1") }
         arguments += ["-c", "\(cycle)", "-P", "\(port)", log]
-        let process = try ChildProcess(
+        let process = try await ChildProcess(
             "/usr/bin/setsid", arguments, environment: TestEnvironment.childEnvironment(), name: "gpsfake:\(port)")
         let deadline = timeout.map { ContinuousClock.now.advanced(by: $0) }
         // setsid is a process group leader (Foundation starts children in a group of their own), so
@@ -173,7 +173,7 @@ final class GPSFake: Sendable {
 
     /// Kills the group and waits until setsid was reaped and no process of the group runs any more
     /// (gpsd's port is free again then).
-    func stop(timeout: Duration = .seconds(10)) async throws {
+    func stop(timeout: Duration = safetyDeadline) async throws {
         kill()
         try await process.waitForExitAndOutput(timeout: timeout)
         let deadline = ContinuousClock.now.advanced(by: timeout)

@@ -181,7 +181,7 @@ final class NotifySocket: Sendable {
 
     /// Waits for the first message with `field` (e.g. `READY=1`) and returns it.
     @discardableResult
-    func waitFor(_ field: String, timeout: Duration = .seconds(10)) async throws -> NotifyMessage {
+    func waitFor(_ field: String, timeout: Duration = safetyDeadline) async throws -> NotifyMessage {
         try await messages.wait(for: "\(field) on NOTIFY_SOCKET; received so far: \(messages.value)", timeout: timeout) { messages in
             messages.first { $0.has(field) }
         }
@@ -189,7 +189,7 @@ final class NotifySocket: Sendable {
 
     /// Waits until `count` messages have `field`; returns them.
     @discardableResult
-    func waitFor(_ count: Int, _ field: String, timeout: Duration = .seconds(10)) async throws -> [NotifyMessage] {
+    func waitFor(_ count: Int, _ field: String, timeout: Duration = safetyDeadline) async throws -> [NotifyMessage] {
         try await messages.wait(for: "\(count) × \(field) on NOTIFY_SOCKET; received so far: \(messages.value)", timeout: timeout) {
             messages in
             let matching = messages.filter { $0.has(field) }

@@ -8,6 +8,11 @@ struct TimeoutError: Error, CustomStringConvertible {
     var description: String { "timed out after \(timeout) waiting for \(what)" }
 }
 
+/// When a wait for an event gives up if the test names no time: only a hang gets there. A busy
+/// machine makes an event later, never lost, so a wait ends on the event, or as soon as what it
+/// waits on has ended (the process exited, the connection or the server closed), not on a clock.
+let safetyDeadline: Duration = .seconds(300)
+
 /// A value that changes from other threads (process output, received messages), which a test can
 /// await a condition on. Waiting never polls: each change wakes the waiters, which re-check.
 final class Observed<Value: Sendable>: Sendable {
@@ -44,11 +49,12 @@ final class Observed<Value: Sendable>: Sendable {
     }
 
     /// Waits until `check` returns non-nil (it runs under the lock on every change, and may mutate
-    /// the value, e.g. to consume what it found). Throws `TimeoutError` after `timeout`; with none
+    /// the value, e.g. to consume what it found); `check` throws to end the wait early when what it
+    /// waits on has ended. Throws `TimeoutError` after `timeout`; with none
     /// (nil), it waits for the event alone, until the task is cancelled (the test's time limit):
     /// for an event that does not depend on time, which a busy machine only makes later.
     func wait<R: Sendable>(
-        for what: @autoclosure () -> String, timeout: Duration? = .seconds(10), _ check: (inout Value) throws -> R?
+        for what: @autoclosure () -> String, timeout: Duration? = safetyDeadline, _ check: (inout Value) throws -> R?
     ) async throws -> R {
         let deadline = timeout.map { ContinuousClock.now.advanced(by: $0) }
         // Wakes the waiter at the deadline so it can give up; cancelled as soon as the wait ends.

@@ -84,7 +84,7 @@ final class RawSocket: Sendable {
 
     /// The next line (without its newline), or nil at end of file. Throws `TimeoutError` when no
     /// complete line arrived within `timeout`.
-    func readLine(timeout: Duration = .seconds(10)) async throws -> String? {
+    func readLine(timeout: Duration = safetyDeadline) async throws -> String? {
         try await read(timeout: timeout, what: "a line from the server") { buffer, atEnd in
             if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
                 return (String(decoding: buffer[..<newline], as: UTF8.self), newline + 1)
@@ -99,7 +99,7 @@ final class RawSocket: Sendable {
     /// says the peer closed: nothing more will come. Returns nil at end of file when `take` found
     /// nothing; throws `TimeoutError` after `timeout`. Blocking calls run on a thread of their own.
     func read<Value: Sendable>(
-        timeout: Duration = .seconds(10), what: String,
+        timeout: Duration = safetyDeadline, what: String,
         _ take: @escaping @Sendable (_ buffer: [UInt8], _ atEnd: Bool) -> (Value, Int)?
     ) async throws -> Value? {
         try await withCheckedThrowingContinuation { continuation in

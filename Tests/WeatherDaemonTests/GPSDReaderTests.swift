@@ -140,10 +140,22 @@ import WeatherCore
                 guard let up = states.firstIndex(where: { $0.gps.connected }) else { return nil }
                 return states[up...].contains { !$0.gps.connected } ? true : nil
             }
-            // The next try should wait on the clock, which does not move here.
-            let backedOff = (try? await clock.waitForSleepers(1, timeout: .seconds(1))) != nil
+            // The next try should wait on the clock, which does not move here: the reader sleeps on
+            // it before it connects a second time.
+            let backedOff = try await withThrowingTaskGroup(of: Bool.self) { group in
+                group.addTask {
+                    try await clock.waitForSleepers(1, timeout: safetyDeadline)
+                    return true
+                }
+                group.addTask {
+                    try await server.waitForHangUps(2)
+                    return false
+                }
+                defer { group.cancelAll() }
+                return try await group.next()!
+            }
             let connections = server.hangUps
-            #expect(backedOff, "the reader connected \(connections) times in a second of real time while the clock stood still")
+            #expect(backedOff, "the reader connected \(connections) times while the clock stood still")
             #expect(clock.sleepingUntil == [.seconds(1)])
         }
         await server.stop()
@@ -270,6 +282,11 @@ private final class HangUpServer: Sendable {
     /// Connections accepted (and closed) so far.
     var hangUps: Int { accepted.value }
 
+    /// Returns once `count` connections were accepted.
+    func waitForHangUps(_ count: Int) async throws {
+        _ = try await accepted.wait(for: "\(count) connections") { $0 >= count ? true : nil }
+    }
+
     /// Stops accepting and waits until the thread is done with the socket.
     func stop() async {
         stopping.update { $0 = true }
@@ -279,7 +296,7 @@ private final class HangUpServer: Sendable {
 
 /// libgps's socket with a number of FD_SETSIZE (1,024) or more, which `select()` cannot take: the
 /// reader drains libgps without it, so fixes arrive as with any other number.
-@Suite(.serialized, .timeLimit(.minutes(1))) struct GPSDHighDescriptorTests {
+@Suite(.serialized, .processTimeLimit) struct GPSDHighDescriptorTests {
     @Test func withMoreThan1024DescriptorsOpenTheFixesOfAGpsfakeStillArrive() async throws {
         let gpsd = try await GPSFake.start(NMEALog.bu353s4)
         defer { gpsd.kill() }

@@ -15,6 +15,13 @@ import WeatherSessions
 /// `SocketServer`: a real server on a socket in a temporary directory, in a `ServiceGroup`, over a
 /// real `RequestHandler` and engine (an in-memory upstream), reached by plain socket clients.
 @Suite struct SocketServerTests {
+    /// Where a server is: listening once `onListening` was called; ended when its group returned.
+    enum Phase: Sendable {
+        case starting
+        case listening
+        case ended(String)
+    }
+
     /// A server running in a `ServiceGroup`.
     final class Running: Sendable {
         let path: String
@@ -22,11 +29,19 @@ import WeatherSessions
         let group: ServiceGroup
         let run: Task<Void, any Error>
 
-        init(path: String, core: CoreHarness, group: ServiceGroup) {
+        init(path: String, core: CoreHarness, group: ServiceGroup, phase: Observed<Phase>) {
             self.path = path
             self.core = core
             self.group = group
-            run = Task { try await group.run() }
+            run = Task {
+                do {
+                    try await group.run()
+                } catch {
+                    phase.update { $0 = .ended("the service group threw \(error)") }
+                    throw error
+                }
+                phase.update { $0 = .ended("the service group returned") }
+            }
         }
 
         /// Shuts the group down gracefully (as SIGTERM does) and waits until the server returned.
@@ -47,17 +62,25 @@ import WeatherSessions
         let directory = try directory ?? TemporaryDirectory()
         let path = directory.file("weatherd.sock")
         let core = try CoreHarness(cities: ["Oslo": sampleObservation("Oslo", id: 3_143_244, lat: 59.91, lon: 10.75)])
-        let listening = Observed(false)
+        let phase = Observed(Phase.starting)
         let server = SocketServer(
             settings: .init(path: path, mode: mode, maxClients: maxClients), handler: core.handler, logger: silentLogger,
             onListening: {
                 onListening(path)
-                listening.update { $0 = true }
+                phase.update { $0 = .listening }
             })
         let running = Running(
-            path: path, core: core, group: ServiceGroup(configuration: .init(services: [.init(service: server)], logger: silentLogger)))
+            path: path, core: core, group: ServiceGroup(configuration: .init(services: [.init(service: server)], logger: silentLogger)),
+            phase: phase)
         do {
-            _ = try await listening.wait(for: "the server to listen on \(path)") { $0 ? true : nil }
+            // As long as the server runs: a busy machine only makes it later.
+            _ = try await phase.wait(for: "the server to listen on \(path)") { phase -> Bool? in
+                switch phase {
+                case .starting: return nil
+                case .listening: return true
+                case .ended(let why): throw ChildProcessError(message: "the server ended before listening on \(path): \(why)")
+                }
+            }
             try await body(running)
         } catch {
             try? await running.shutDown()

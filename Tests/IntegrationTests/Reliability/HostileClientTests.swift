@@ -7,7 +7,7 @@ import WeatherCore
 
 /// Careless and hostile clients against the real daemon: none of them can keep a slot after it left,
 /// hold other clients back, grow the daemon's memory without bound, or delay its shutdown.
-@Suite("Reliability: hostile clients", .timeLimit(.minutes(2)))
+@Suite("Reliability: hostile clients", .processTimeLimit)
 struct HostileClientReliabilityTests {
     private static let cities = ["London", "Paris", "Berlin", "Tokyo"]
 

@@ -52,7 +52,7 @@ struct ReliabilityGPSDRestartTests {
             let spanning = random.chance(0.5)
             let killed = ContinuousClock.now
             try await gps.stop()
-            try await awaitConnected(watcher, false, timeout: .seconds(5))
+            try await awaitConnected(watcher, false)
             let noticed = ContinuousClock.now - killed
             // Meanwhile the daemon serves: version at once, a short locate has no fix.
             #expect(try await daemon.call("version")["protocol"]?.intValue == 1)

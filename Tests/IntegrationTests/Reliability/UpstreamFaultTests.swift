@@ -14,7 +14,7 @@ import WeatherCore
 /// The daemon runs with `timeout = "2s"` (short, with room for a loaded machine), the cache off (`cache_ttl = "0s"`: every lookup is a
 /// request, so the replay's counts say exactly what was sent) and a budget far above what the tests
 /// use. Every case has a city of its own, so its requests are counted apart.
-@Suite("Reliability: upstream faults", .timeLimit(.minutes(3)))
+@Suite("Reliability: upstream faults", .processTimeLimit)
 struct UpstreamFaultReliabilityTests {
     /// Distinctive, so a leak into a log line or a reply cannot be mistaken for anything else.
     static let apiKey = "uf-key-5e0b7c29a4d13f86"

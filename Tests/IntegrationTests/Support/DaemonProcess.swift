@@ -142,7 +142,7 @@ final class DaemonProcess: Sendable {
         _ setup: DaemonSetup, extraArguments: [String] = [], environment: [String: String] = [:]
     ) async throws -> DaemonProcess {
         try setup.writeConfig()
-        let process = try ChildProcess(
+        let process = try await ChildProcess(
             try TestEnvironment.binary("weatherd"), ["--config", setup.configPath] + extraArguments,
             environment: TestEnvironment.childEnvironment(environment))
         _ = try await process.waitForLine(containing: "listening on \(setup.socketPath)", on: \.stderr)
@@ -167,7 +167,7 @@ final class DaemonProcess: Sendable {
         try setup.writeConfig()
         let command = try launch(try TestEnvironment.binary("weatherd"), ["--config", setup.configPath] + extraArguments)
         guard let executable = command.first else { throw ChildProcessError(message: "an empty command line") }
-        let process = try ChildProcess(
+        let process = try await ChildProcess(
             executable, Array(command.dropFirst()), environment: TestEnvironment.childEnvironment(environment), name: "weatherd")
         if let awaiting { _ = try await process.waitForLine(containing: awaiting, on: \.stderr) }
         return DaemonProcess(setup: setup, process: process)
@@ -175,7 +175,7 @@ final class DaemonProcess: Sendable {
 
     /// SIGTERM; returns the exit status (a signal number + 128 when killed by one) and the time from
     /// the signal to the exit.
-    func terminate(timeout: Duration = .seconds(10)) async throws -> (status: Int32, elapsed: Duration) {
+    func terminate(timeout: Duration = safetyDeadline) async throws -> (status: Int32, elapsed: Duration) {
         let sent = ContinuousClock.now
         process.send(SIGTERM)
         let (ended, at) = try await process.waitForExitTime(timeout: timeout)

@@ -32,7 +32,7 @@ final class DemoRun: Sendable {
         // Started as from a shell: the test process's threads block most signals, and a child
         // inherits the mask of the thread that starts it; python3 clears it before it execs bash.
         let unblocked = "import os, signal, sys; signal.pthread_sigmask(signal.SIG_SETMASK, []); os.execv(sys.argv[1], sys.argv[1:])"
-        let process = try ChildProcess(
+        let process = try await ChildProcess(
             "/usr/bin/python3", ["-c", unblocked, "/bin/bash", TestEnvironment.packageRoot + "/scripts/run-demo.sh"],
             environment: TestEnvironment.childEnvironment([
                 "WEATHERD_BIN_DIR": TestEnvironment.binDirectory,

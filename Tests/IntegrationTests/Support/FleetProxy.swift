@@ -28,7 +28,7 @@ final class FleetProxy: Sendable {
         // Started as from a shell: the test process's threads block most signals, and a child
         // inherits the mask of the thread that starts it; python3 clears it before it execs bash.
         let unblocked = "import os, signal, sys; signal.pthread_sigmask(signal.SIG_SETMASK, []); os.execv(sys.argv[1], sys.argv[1:])"
-        let process = try ChildProcess(
+        let process = try await ChildProcess(
             "/usr/bin/python3", ["-c", unblocked, "/bin/bash", script, "--listen", "127.0.0.1:\(port)", "--dir", directory] + arguments,
             environment: TestEnvironment.childEnvironment(), name: "fleet-proxy.sh")
         let proxy = FleetProxy(process: process, port: port, directory: directory)
@@ -53,7 +53,7 @@ final class FleetProxy: Sendable {
 
     /// SIGTERM to the script; returns how it ended.
     @discardableResult
-    func stop(timeout: Duration = .seconds(20)) async throws -> Termination {
+    func stop(timeout: Duration = safetyDeadline) async throws -> Termination {
         process.send(SIGTERM)
         return try await process.waitForExit(timeout: timeout)
     }

@@ -82,7 +82,7 @@ final class GeoClueBus: Sendable {
 
             """)
         // GeoClue, started by the bus, finds its "system bus" through the bus's own environment.
-        let bus = try ChildProcess(
+        let bus = try await ChildProcess(
             "/usr/bin/dbus-daemon", ["--config-file=\(busConf)", "--nofork", "--print-address"],
             environment: TestEnvironment.childEnvironment(["DBUS_SYSTEM_BUS_ADDRESS": address]), name: "dbus-daemon")
         _ = try await bus.waitForLine(containing: "unix:path=", on: \.stdout)

@@ -60,7 +60,7 @@ extension DaemonProcess {
     /// of `socket.max_clients` is free. Retries (a slot is released a moment after its client closed)
     /// until `timeout`, then fails with what the last try got. Returns the connections, admitted.
     @discardableResult
-    func admittedClients(_ count: Int, timeout: Duration = .seconds(5), sourceLocation: SourceLocation = #_sourceLocation) async throws
+    func admittedClients(_ count: Int, timeout: Duration = safetyDeadline, sourceLocation: SourceLocation = #_sourceLocation) async throws
         -> [RawSocket]
     {
         let deadline = ContinuousClock.now.advanced(by: timeout)
@@ -70,7 +70,7 @@ extension DaemonProcess {
             var answered = 0
             for (index, socket) in sockets.enumerated() {
                 guard (try? socket.send(requestLine(index, "version"))) != nil else { continue }  // refused: closed
-                let line = try await socket.readLine(timeout: .seconds(5)) ?? "end of file"
+                let line = try await socket.readLine() ?? "end of file"
                 if line.contains(#""result""#) { answered += 1 } else { last = line }
             }
             if answered == count { return sockets }

@@ -11,7 +11,7 @@ func locate(_ daemon: DaemonProcess, timeout seconds: Double = 30) async throws 
 }
 
 /// Waits for a state notification whose `gps.connected` is `connected` (the replayed state counts).
-func awaitConnected(_ watcher: Watcher, _ connected: Bool, timeout: Duration = .seconds(10)) async throws {
+func awaitConnected(_ watcher: Watcher, _ connected: Bool, timeout: Duration = safetyDeadline) async throws {
     try await watcher.next("a state with gps.connected \(connected)", timeout: timeout) {
         $0.isStateNotification && $0.params?["gps"]?["connected"]?.boolValue == connected
     }

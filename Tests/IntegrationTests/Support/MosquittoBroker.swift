@@ -51,7 +51,7 @@ final class MosquittoBroker: Sendable {
         }
         lines += extraLines
         let config = try directory.write("mosquitto-\(port).conf", lines.joined(separator: "\n") + "\n")
-        let process = try ChildProcess(
+        let process = try await ChildProcess(
             mosquitto, ["-c", config], environment: TestEnvironment.childEnvironment(), name: "mosquitto:\(port)")
         _ = try await process.waitForLine(containing: "running", on: \.stderr)
         return MosquittoBroker(port: port, process: process)
@@ -124,7 +124,7 @@ final class MosquittoBroker: Sendable {
     }
 
     /// Waits until `count` lines of the broker's log contain `text`.
-    func waitForLog(containing text: String, count: Int = 1, timeout: Duration = .seconds(20)) async throws {
+    func waitForLog(containing text: String, count: Int = 1, timeout: Duration = safetyDeadline) async throws {
         _ = try await waitForLog("\(count) lines with \"\(text)\"", timeout: timeout) { lines in
             lines.filter { $0.contains(text) }.count >= count ? true : nil
         }
@@ -132,7 +132,7 @@ final class MosquittoBroker: Sendable {
 
     /// Waits until `check` finds what it looks for in the complete lines of the broker's log.
     func waitForLog<R: Sendable>(
-        _ what: String, timeout: Duration = .seconds(20), _ check: @escaping ([Substring]) -> R?
+        _ what: String, timeout: Duration = safetyDeadline, _ check: @escaping ([Substring]) -> R?
     ) async throws -> R {
         try await process.stderr.wait(for: "mosquitto to log \(what)", timeout: timeout) { captured -> R? in
             check(Array(captured.text.split(separator: "\n", omittingEmptySubsequences: false).dropLast()))  // the last one is incomplete
@@ -145,7 +145,7 @@ final class MosquittoBroker: Sendable {
         var arguments = clientOptions() + ["-d", "-F", format] + extra
         for topic in topics { arguments += ["-t", topic] }
         // Line-buffered: mosquitto_sub flushes after a message, not after its debug lines.
-        let process = try ChildProcess(
+        let process = try await ChildProcess(
             "/usr/bin/stdbuf", ["-oL", "/usr/bin/mosquitto_sub"] + arguments, environment: TestEnvironment.childEnvironment(),
             name: "mosquitto_sub")
         _ = try await process.waitForLine(containing: "SUBACK", on: \.stdout)

@@ -35,7 +35,7 @@ extension RawSocket {
     /// side). Sending and reading run on threads of their own, so a daemon that stops reading until
     /// its replies are read never deadlocks the exchange. Throws `TimeoutError` when the daemon has
     /// not closed the connection within `timeout`.
-    func exchange(_ payload: [UInt8], timeout: Duration = .seconds(30)) async throws -> RawExchange {
+    func exchange(_ payload: [UInt8], timeout: Duration = safetyDeadline) async throws -> RawExchange {
         async let received = readToEnd(timeout: timeout)
         let (sent, sendError) = await sendAllThenCloseWriting(payload)
         return RawExchange(received: try await received, sent: sent, sendError: sendError)

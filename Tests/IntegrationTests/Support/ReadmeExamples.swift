@@ -70,7 +70,7 @@ struct ReadmeExamples {
         guard untilFirstLine else {
             return try await runCommand("/bin/bash", ["-c", script], environment: environment, timeout: .seconds(30))
         }
-        let child = try ChildProcess("/bin/bash", ["-c", script], environment: environment, name: command)
+        let child = try await ChildProcess("/bin/bash", ["-c", script], environment: environment, name: command)
         defer { child.killProcessGroup() }
         let line = try? await child.waitForLine(containing: "{", on: \.stdout, timeout: .seconds(15))
         guard line != nil else {

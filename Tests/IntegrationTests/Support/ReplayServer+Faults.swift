@@ -40,7 +40,7 @@ extension ReplayServer {
 
     /// Waits (polling `/_faults`) until exactly `count` requests hang on a fault; without a
     /// `timeout`, for that alone (the test's time limit ends a hang).
-    func waitForHanging(_ count: Int, timeout: Duration? = .seconds(10)) async throws {
+    func waitForHanging(_ count: Int, timeout: Duration? = safetyDeadline) async throws {
         try await poll("\(count) requests hanging at owm-replay", timeout: timeout, { try await faults()["hanging"]?.intValue }) {
             $0 == count
         }
@@ -48,7 +48,7 @@ extension ReplayServer {
 
     /// Waits (polling `/_stats`) until `check` accepts the stand-in's request counts; without a
     /// `timeout`, for that alone (the test's time limit ends a hang).
-    func waitForStats(_ what: String, timeout: Duration? = .seconds(20), _ check: (ReplayStats) -> Bool) async throws {
+    func waitForStats(_ what: String, timeout: Duration? = safetyDeadline, _ check: (ReplayStats) -> Bool) async throws {
         try await poll(what, timeout: timeout, { try await stats() }, until: check)
     }
 

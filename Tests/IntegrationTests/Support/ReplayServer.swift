@@ -21,13 +21,15 @@ final class ReplayServer: Sendable {
     static func start(_ arguments: [String] = [], unprivileged: Bool = false) async throws -> ReplayServer {
         let replay = try TestEnvironment.binary("owm-replay")
         let command = ["--port", "0", "--data", TestEnvironment.demoData] + arguments
-        let process =
-            unprivileged
-            ? try ChildProcess(
+        let process: ChildProcess
+        if unprivileged {
+            process = try await ChildProcess(
                 "/usr/bin/setpriv",
                 ["--reuid=65534", "--regid=65534", "--clear-groups", "--inh-caps=-all", "--bounding-set=-all", replay] + command,
                 environment: TestEnvironment.childEnvironment(), name: "owm-replay")
-            : try ChildProcess(replay, command, environment: TestEnvironment.childEnvironment())
+        } else {
+            process = try await ChildProcess(replay, command, environment: TestEnvironment.childEnvironment())
+        }
         let line = try await process.waitForLine(containing: "owm-replay listening on http://", on: \.stdout)
         guard let portText = line.split(separator: ":").last, let port = Int(portText.trimmingCharacters(in: .whitespaces)) else {
             throw ChildProcessError(message: "owm-replay printed no port: \(line)")

@@ -73,7 +73,7 @@ final class Watcher: Sendable {
     /// skipped on the way are consumed too and returned in `skipped`.
     @discardableResult
     func next(
-        _ what: String, timeout: Duration? = .seconds(10), where predicate: @escaping @Sendable (JSONValue) -> Bool = { _ in true }
+        _ what: String, timeout: Duration? = safetyDeadline, where predicate: @escaping @Sendable (JSONValue) -> Bool = { _ in true }
     ) async throws -> (message: JSONValue, skipped: [JSONValue]) {
         try await inbox.wait(for: "\(what); received so far: \(describe(inbox.value.messages))", timeout: timeout) { inbox in
             if let index = inbox.messages[inbox.cursor...].firstIndex(where: predicate) {
@@ -89,7 +89,7 @@ final class Watcher: Sendable {
     }
 
     /// Waits until the daemon closed the connection; returns the failure, if any.
-    func waitUntilEnded(timeout: Duration = .seconds(10)) async throws -> String? {
+    func waitUntilEnded(timeout: Duration = safetyDeadline) async throws -> String? {
         try await inbox.wait(for: "the daemon to close the watching connection", timeout: timeout) { inbox -> String?? in
             inbox.ended ? .some(inbox.failure) : nil
         }

@@ -121,7 +121,7 @@ final class WebSocketClient: Sendable {
     }
 
     /// The next frame from the server; nil when it closed the connection.
-    func receive(timeout: Duration = .seconds(10)) async throws -> Frame? {
+    func receive(timeout: Duration = safetyDeadline) async throws -> Frame? {
         try await socket.read(timeout: timeout, what: "a WebSocket frame") { buffer, _ -> (Frame, Int)? in
             guard buffer.count >= 2 else { return nil }
             var length = Int(buffer[1] & 0x7f)
@@ -142,7 +142,7 @@ final class WebSocketClient: Sendable {
     }
 
     /// The next JSON-RPC message (a text frame), skipping pings and pongs.
-    func receiveMessage(timeout: Duration = .seconds(10)) async throws -> JSONValue {
+    func receiveMessage(timeout: Duration = safetyDeadline) async throws -> JSONValue {
         while let frame = try await receive(timeout: timeout) {
             if frame.opcode == 1 { return try JSONValue.parse(frame.payload) }
             if frame.opcode == 8 { throw ChildProcessError(message: "closed by the server with \(frame.closeCode ?? 0)") }

@@ -41,7 +41,7 @@ struct RunningReplay: Sendable {
     }
 
     /// Polls `GET /_faults` until `count` requests hang.
-    func waitForHanging(_ count: Int, timeout: Duration = .seconds(10)) async throws {
+    func waitForHanging(_ count: Int, timeout: Duration = safetyDeadline) async throws {
         let deadline = ContinuousClock.now.advanced(by: timeout)
         while try await faults()["hanging"]?.intValue != count {
             guard ContinuousClock.now < deadline else {
@@ -110,7 +110,7 @@ final class HTTPClientConnection: Sendable {
     }
 
     /// Reads the answer until the server closes the connection.
-    func readReply(timeout: Duration = .seconds(20)) async throws -> HTTPReply {
+    func readReply(timeout: Duration = safetyDeadline) async throws -> HTTPReply {
         try await withCheckedThrowingContinuation { continuation in
             Thread.detachNewThread { [self] in
                 continuation.resume(with: Result { try blockingReadReply(timeout: timeout) })

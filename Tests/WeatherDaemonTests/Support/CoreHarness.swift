@@ -51,7 +51,7 @@ final class ObservingPublisher: ChangePublisher, Sendable {
     /// Waits until `check`, given every state published so far in order, finds what it looks for.
     @discardableResult
     func waitForStates<R: Sendable>(
-        _ what: String, timeout: Duration = .seconds(10), _ check: @escaping @Sendable ([DaemonState]) -> R?
+        _ what: String, timeout: Duration = safetyDeadline, _ check: @escaping @Sendable ([DaemonState]) -> R?
     ) async throws -> R {
         try await states.wait(for: "\(what); published so far: \(states.value.map(\.json.serialized))", timeout: timeout) {
             check($0)
@@ -61,7 +61,7 @@ final class ObservingPublisher: ChangePublisher, Sendable {
     /// The first state published so far, or later, that matches `matches`.
     @discardableResult
     func waitForState(
-        _ what: String, timeout: Duration = .seconds(10), where matches: @escaping @Sendable (DaemonState) -> Bool
+        _ what: String, timeout: Duration = safetyDeadline, where matches: @escaping @Sendable (DaemonState) -> Bool
     ) async throws -> DaemonState {
         try await states.wait(for: "a state where \(what); published so far: \(states.value.map(\.json.serialized))", timeout: timeout) {
             $0.first(where: matches)
