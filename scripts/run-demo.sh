@@ -95,7 +95,9 @@ if [[ -t 2 ]]; then
 fi
 
 # What a previous demo left (killed with SIGKILL, its traps never ran): a gpsfake recorded in
-# $pids, and any gpsfake replaying this log whose demo (its parent) is gone.
+# $pids, and any gpsfake replaying this log on this demo's gpsd port whose demo (its parent) is gone.
+# A gpsfake on another port is not in this demo's way: it may be another demo's, even a running one's
+# a moment after its start.
 if [[ -f $pids ]]; then
     while read -r what pid tmp; do
         [[ $(ps -o args= -p "$pid" 2>/dev/null) == *"$what"* ]] || continue
@@ -105,7 +107,7 @@ if [[ -f $pids ]]; then
     rm -f "$pids"
 fi
 while read -r pid ppid args; do
-    if [[ $args == *gpsfake*"$log"* && $(ps -o args= -p "$ppid" 2>/dev/null) != *run-demo.sh* ]]; then
+    if [[ $args == *gpsfake*" -P $gpsd_port "*"$log"* && $(ps -o args= -p "$ppid" 2>/dev/null) != *run-demo.sh* ]]; then
         echo "weatherd: ending a gpsfake (pid $pid) that an earlier demo left behind" >&2
         # It may be gone by now: then there is nothing to read (and nothing to end).
         tmp=$( (tr '\0' '\n' <"/proc/$pid/environ") 2>/dev/null | sed -n 's/^TMPDIR=//p') || tmp=
