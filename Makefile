@@ -2,7 +2,10 @@
 SWIFT ?= swift
 SWIFT_FLAGS ?=
 # Release binaries carry the Swift runtime and Foundation (linked statically): they run without a toolchain.
-RELEASE_FLAGS ?= -c release --static-swift-stdlib
+# Every Swift module, the dependencies' too, is compiled with one .text section per function, so the
+# release link's symbol ordering (packaging/order/) moves the functions that run, not whole files.
+# scripts/order-files.py builds with the same flags.
+RELEASE_FLAGS ?= -c release --static-swift-stdlib -Xswiftc -Xfrontend -Xswiftc -function-sections
 PREFIX ?= /usr/local
 DESTDIR ?=
 SYSCONFDIR ?= /etc

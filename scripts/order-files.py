@@ -5,7 +5,10 @@ release link (Package.swift, `releaseLink`).
 Why: a page of code is resident once anything on it ran, and the kernel maps a fault's neighbours
 with it (fault-around, 64 KB). Laid out as the compiler emits it, the code weatherd runs is spread
 over most of its 19 MB of text, so an idle weatherd had 12 MB of it resident. lld's
---symbol-ordering-file puts the input sections holding the listed symbols first, together.
+--symbol-ordering-file puts the input sections holding the listed symbols first, together; the
+release build gives every function a section of its own (the Makefile's RELEASE_FLAGS:
+`-Xfrontend -function-sections` for every Swift module), so what moves is the code that ran, not the
+whole file around it.
 
 How: the release binaries are linked with a map (which input section each address is in), run
 under valgrind's callgrind through a workload (start-up, the watched cities' round, every socket
@@ -36,6 +39,10 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PER_SECTION = 3
+# A name defined in several objects (a local helper the compiler emits in each file that needs it:
+# outlined copies, merged destructors) pulls every section defining it: listed only when all of them
+# together are this small.
+SHARED_PULL = 16 * 1024
 
 
 def main():
@@ -47,7 +54,9 @@ def main():
         sys.exit("order-files: valgrind is needed (Debian: valgrind)")
     tmp = tempfile.mkdtemp(prefix="wd-order-")
     try:
-        flags = ["-c", "release", "--static-swift-stdlib"]
+        # the Makefile's RELEASE_FLAGS (one .text section per function)
+        flags = ["-c", "release", "--static-swift-stdlib",
+                 "-Xswiftc", "-Xfrontend", "-Xswiftc", "-function-sections"]
         bindir = subprocess.run([args.swift, "build", *flags, "--show-bin-path"], cwd=ROOT, check=True,
                                 capture_output=True, text=True).stdout.strip()
         maps = {}
@@ -131,6 +140,10 @@ def order(map_path, outs, product):
     sections = read_map(map_path)
     starts = [s[0] for s in sections]
     defined = collections.Counter(name for s in sections for _, name in s[3])
+    pull = collections.Counter()           # name -> the bytes of every section defining it
+    for s in sections:
+        for name in {n for _, n in s[3]}:
+            pull[name] += s[1]
     ran = collections.defaultdict(set)     # section index -> addresses
     phase = {}                             # section index -> the first phase it ran in
     for n, files in enumerate(outs):
@@ -139,7 +152,7 @@ def order(map_path, outs, product):
             if i >= 0 and a < sections[i][0] + sections[i][1]:
                 ran[i].add(a)
                 phase.setdefault(i, n)
-    names, hot = [], {}
+    names, hot, listed, missed = [], {}, set(), 0
     for i in sorted(ran, key=lambda i: (phase[i], i)):
         start, size, _, symbols = sections[i]
         symbols = sorted(symbols)
@@ -149,10 +162,18 @@ def order(map_path, outs, product):
         unique = sorted((n for n in hit if defined[n] == 1), key=lambda n: (len(n), n))
         if not unique:   # only shared names ran: any unique name pulls the section in
             unique = sorted((n for _, n in symbols if defined[n] == 1), key=lambda n: (len(n), n))
+        if not unique:   # none: a shared name that ran, if what it pulls in is small
+            unique = sorted((n for n in hit if pull[n] <= SHARED_PULL), key=lambda n: (pull[n], n))[:1]
         if unique:
-            names.extend(unique[:PER_SECTION])
+            names.extend(n for n in unique[:PER_SECTION] if n not in listed)
+            listed.update(unique[:PER_SECTION])
             hot[i] = size
+        else:
+            missed += size
     first = sum(size for i, size in hot.items() if phase[i] == 0)
+    if missed:
+        print(f"order-files: {product}: {missed / 1e3:.0f} KB of code that ran is not listed (only names "
+              f"defined in many objects)")
     return names, hot, sum(s[1] for s in sections), first
 
 
