@@ -19,10 +19,10 @@ run: deps build
 
 ## test: install what is missing, build everything and run every test (the map page's modules under Node,
 ##       then the browser tests, last). The build fails on an import of a module the target does not name
-##       as a dependency. At most TEST_WIDTH tests run at once. The test support itself lets at most four
-##       tests per core run child processes at a time (Tests/Support/ProcessSlots.swift), so a plain
-##       `swift test` no longer starts hundreds of processes at once; the limit stays until a plain
-##       `swift test` has passed 5 runs out of 5 with both cores held by busy loops (it passed 2 of 5).
+##       as a dependency. The test support lets at most four tests per core run child processes at a
+##       time (Tests/Support/ProcessSlots.swift), so a plain `swift test` never starts hundreds of
+##       processes at once, and its waits end on what they wait for, not after seconds; TEST_WIDTH
+##       also bounds how many tests run at once, which keeps one test's time closer to what it needs.
 TEST_WIDTH ?= 8
 test: test-deps
 	$(SWIFT) build $(SWIFT_FLAGS) --build-tests --explicit-target-dependency-import-check error
