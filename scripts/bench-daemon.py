@@ -35,6 +35,9 @@ the tick (scripts/bench/event-tail.py shows what), not by the code measured.
 import argparse, json, os, random, resource, selectors, shutil, socket, statistics, subprocess, sys, tempfile, time
 import urllib.request
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "bench"))
+from benchlib import free_port  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CITIES = ["London,GB", "Seoul,KR"]             # the 2 watched cities
 SEARCHED = ["Paris,FR", "Berlin,DE"]           # alternated: each search changes the overlays
@@ -182,11 +185,6 @@ def wait_for(path, proc):
             sys.exit(f"bench-daemon: {proc.args[0]} did not start")
         time.sleep(0.02)
 
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def start_gpsd(mode, procs, tmp):

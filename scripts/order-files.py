@@ -37,6 +37,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "bench"))
+from benchlib import free_port  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PER_SECTION = 3
 # A name defined in several objects (a local helper the compiler emits in each file that needs it:
@@ -329,14 +332,6 @@ def frame(text, opcode=1):
     n = len(payload)
     head = bytes([0x80 | opcode]) + (bytes([0x80 | n]) if n < 126 else bytes([0x80 | 126]) + n.to_bytes(2, "big"))
     return head + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
 
 
 if __name__ == "__main__":
