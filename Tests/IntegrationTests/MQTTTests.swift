@@ -441,7 +441,7 @@ struct MQTTSilentBrokerTests {
     @Test("a broker that takes the connection but never answers CONNECT: the attempt ends, said so, and the daemon keeps serving")
     func connectTimeout() async throws {
         // A listening socket that nobody accepts on: the kernel completes the TCP handshake, nothing answers.
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         #expect(listener >= 0)
         defer { close(listener) }
         var address = sockaddr_in()

@@ -216,7 +216,7 @@ func freeTCPPort() throws -> Int {
 
 /// Whether 127.0.0.1:`port` can be bound now (closed again at once).
 private func canBind(_ port: Int) -> Bool {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
     guard fd >= 0 else { return false }
     defer { close(fd) }
     var address = loopback(port: port)
@@ -244,7 +244,7 @@ func probeGPSD(port: Int) async -> PortProbe {
 }
 
 private func blockingProbeGPSD(port: Int) -> PortProbe {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
     guard fd >= 0 else { return .refused }
     defer { close(fd) }
     var address = loopback(port: port)

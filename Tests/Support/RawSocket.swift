@@ -11,8 +11,11 @@ final class RawSocket: Sendable {
     let fd: Int32
     private let buffer = Mutex<[UInt8]>([])
 
+    // Each initializer sets `fd` only once the socket is connected: a throwing initializer of a
+    // class whose properties are all set runs `deinit`, which would close the descriptor a second
+    // time, by then perhaps another thread's.
     init(path: String) throws {
-        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw ChildProcessError(message: "socket: \(String(cString: strerror(errno)))") }
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
@@ -33,11 +36,12 @@ final class RawSocket: Sendable {
             close(fd)
             throw ChildProcessError(message: "connect to \(path): \(reason)")
         }
+        self.fd = fd
     }
 
     /// Connects over TCP to `port` on 127.0.0.1.
     init(tcpPort port: Int) throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw ChildProcessError(message: "socket: \(String(cString: strerror(errno)))") }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -51,6 +55,7 @@ final class RawSocket: Sendable {
             close(fd)
             throw ChildProcessError(message: "connect to 127.0.0.1:\(port): \(reason)")
         }
+        self.fd = fd
     }
 
     deinit {

@@ -228,7 +228,7 @@ func replyLine(to line: String?, result: JSONValue) throws -> String {
 
 /// Leaves a socket file at `path` that nobody listens on (a daemon killed with SIGKILL leaves one).
 func leaveStaleSocketFile(at path: String) throws {
-    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
     guard fd >= 0 else { throw ServerError.errno("socket") }
     defer { close(fd) }
     var address = sockaddr_un()

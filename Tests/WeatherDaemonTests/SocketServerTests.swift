@@ -287,7 +287,7 @@ import WeatherSessions
 
 /// Leaves a socket file at `path` that nobody listens on (a daemon killed with SIGKILL leaves one).
 private func leaveStaleSocketFile(at path: String) throws {
-    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
     guard fd >= 0 else { throw ChildProcessError(message: "socket: \(String(cString: strerror(errno)))") }
     defer { close(fd) }
     var address = sockaddr_un()

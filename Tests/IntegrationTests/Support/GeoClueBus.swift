@@ -129,11 +129,20 @@ final class NMEAFeed: Sendable {
     private let listener: Int32
     private let state = FeedState()
 
-    /// Where the sentences put the receiver, whether the feed stopped, and the connections to close then.
+    /// Where the sentences put the receiver, whether the feed stopped, and the descriptors still
+    /// open. Each descriptor is closed by the thread that uses it, under the lock and after it is
+    /// struck from here; `stop()` shuts down, under the lock, only those still here. So nothing
+    /// here touches a descriptor number after it was closed (it may be another test's by then).
+    private struct Feed {
+        var position = (lat: -37.7848, lon: 175.3149)
+        var stopped = false
+        var listenerOpen = true
+        var clients: [Int32] = []
+    }
     private final class FeedState: Sendable {
-        let mutex = Mutex<(position: (lat: Double, lon: Double), stopped: Bool, clients: [Int32])>(((-37.7848, 175.3149), false, []))
+        let mutex = Mutex(Feed())
 
-        func withLock<R>(_ body: (inout (position: (lat: Double, lon: Double), stopped: Bool, clients: [Int32])) -> R) -> R {
+        func withLock<R>(_ body: (inout Feed) -> R) -> R {
             mutex.withLock { body(&$0) }
         }
     }
@@ -156,6 +165,12 @@ final class NMEAFeed: Sendable {
         listener = fd
         let state = self.state
         Thread.detachNewThread {
+            defer {
+                state.withLock { state in
+                    state.listenerOpen = false
+                    close(fd)
+                }
+            }
             while true {
                 let client = accept(fd, nil, nil)
                 if client < 0 {
@@ -181,24 +196,28 @@ final class NMEAFeed: Sendable {
         state.withLock { $0.position = (lat, lon) }
     }
 
+    /// Ends the connections and the listener: their threads close them.
     func stop() {
-        let clients = state.withLock { state in
+        let listener = self.listener
+        state.withLock { state in
             state.stopped = true
-            defer { state.clients = [] }
-            return state.clients
+            if state.listenerOpen { shutdown(listener, Int32(SHUT_RDWR)) }
+            for client in state.clients { shutdown(client, Int32(SHUT_RDWR)) }
         }
-        shutdown(listener, Int32(SHUT_RDWR))
-        for client in clients { shutdown(client, Int32(SHUT_RDWR)) }
     }
 
     deinit {
         stop()
-        close(listener)
         unlink(path)
     }
 
     private static func feed(_ client: Int32, _ state: FeedState) {
-        defer { close(client) }
+        defer {
+            state.withLock { state in
+                state.clients.removeAll { $0 == client }
+                close(client)
+            }
+        }
         while true {
             let (position, stopped) = state.withLock { ($0.position, $0.stopped) }
             if stopped { return }

@@ -88,7 +88,7 @@ func httpRequest(_ method: String, port: Int, target: String) async throws -> (s
 }
 
 private func blockingHTTPRequest(_ method: String, port: Int, target: String) throws -> (status: Int, body: String) {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
     guard fd >= 0 else { throw ChildProcessError(message: "socket: \(String(cString: strerror(errno)))") }
     defer { close(fd) }
     var timeout = timeval(tv_sec: 10, tv_usec: 0)

@@ -72,8 +72,11 @@ final class HTTPClientConnection: Sendable {
     let fd: Int32
     private let sentAt = Mutex<ContinuousClock.Instant>(.now)
 
+    // `fd` is set only once connected: a throwing initializer of a class whose properties are all
+    // set runs `deinit`, which would close the descriptor a second time, by then perhaps another
+    // thread's.
     init(port: Int) throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw ChildProcessError(message: "socket: \(String(cString: strerror(errno)))") }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -87,6 +90,7 @@ final class HTTPClientConnection: Sendable {
             Glibc.close(fd)
             throw ChildProcessError(message: "connect to 127.0.0.1:\(port): \(reason)")
         }
+        self.fd = fd
     }
 
     deinit {

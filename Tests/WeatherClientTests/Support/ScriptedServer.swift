@@ -91,6 +91,8 @@ final class ScriptedServer: Sendable {
         let wakeRead = wake[0]
         let connection = Observed<Int32?>(nil)
         self.connection = connection
+        // The thread owns the listener and the client's descriptor: it closes them, the client's
+        // under `connection`'s lock, so `deinit` never touches a number closed meanwhile.
         Thread.detachNewThread {
             defer { close(wakeRead) }
             let result: Result<[String], ServerError>
@@ -99,16 +101,21 @@ final class ScriptedServer: Sendable {
             ]
             while poll(&pollers, 2, -1) < 0 && errno == EINTR {}
             if pollers[1].revents != 0 {
+                close(listener)
                 result = .failure(ServerError(message: "the server went away before a client connected"))
             } else {
                 let fd = accept(listener, nil, nil)
-                if fd < 0 {
-                    result = .failure(ServerError.errno("accept"))
+                let refused = fd < 0 ? ServerError.errno("accept") : nil
+                close(listener)
+                if let refused {
+                    result = .failure(refused)
                 } else {
                     connection.update { $0 = fd }
                     result = Result { try script(Client(fd: fd)) }.mapError { $0 as? ServerError ?? ServerError(message: "\($0)") }
-                    connection.update { $0 = nil }
-                    close(fd)
+                    connection.update {
+                        $0 = nil
+                        close(fd)
+                    }
                 }
             }
             outcome.update { $0 = result }
@@ -117,11 +124,12 @@ final class ScriptedServer: Sendable {
 
     deinit {
         // Ends the script's blocking calls on its client, and the wait for one.
-        if let fd = connection.value { _ = shutdown(fd, Int32(SHUT_RDWR)) }
+        connection.update { fd in
+            if let fd { _ = shutdown(fd, Int32(SHUT_RDWR)) }
+        }
         var byte: UInt8 = 1
         _ = send(wakeWrite, &byte, 1, Int32(MSG_NOSIGNAL))
         close(wakeWrite)
-        close(listener)
         try? FileManager.default.removeItem(atPath: directory)
     }
 
