@@ -124,7 +124,7 @@ struct GPSDTests {
 
         let started = ContinuousClock.now
         let error = try await remoteError {
-            try await withTimeout(.seconds(15), "locate to answer") {
+            try await withTimeout(safetyDeadline, "locate to answer") {
                 try await daemon.call("locate", ["timeout": .integer(2)])
             }
         }
@@ -203,7 +203,7 @@ struct GPSDTests {
         #expect(try await daemon.call("search", ["city": "London"])["id"]?.stringValue == Fixtures.londonID)
         #expect(try await daemon.call("state")["gps"]?["connected"]?.boolValue == false)
         let error = try await remoteError {
-            try await withTimeout(.seconds(15), "locate to answer") {
+            try await withTimeout(safetyDeadline, "locate to answer") {
                 try await daemon.call("locate", ["timeout": .integer(1)])
             }
         }

@@ -92,7 +92,7 @@ struct WatchTests {
         // From here the slow client reads nothing until the searches are done.
 
         let socket = daemon.socketPath
-        let completed = try await withTimeout(.seconds(60), "\(searches) searches by another client") {
+        let completed = try await withTimeout(safetyDeadline, "\(searches) searches by another client") {
             try await DaemonConnection.with(socketPath: socket) { connection in
                 var completed = 0
                 for index in 0..<searches {
@@ -126,7 +126,9 @@ struct WatchTests {
                 statesReceived += 1
             }
         }
-        #expect(lastSeq == endSeq, "the slow watcher ends with the latest overlays")
+        // At least the overlays the searches left: a later change (an alert or air quality looked
+        // up for the places the searches showed) may have followed them.
+        #expect(lastSeq >= endSeq, "the slow watcher ends with the latest overlays")
         #expect(
             overlaysReceived < published / 2,
             "got \(overlaysReceived) of \(published) overlays: a backlog, not the latest (\(overlaysBytes) bytes each)")

@@ -53,7 +53,7 @@ struct ReliabilityProtocolFuzzTests {
 
         // Still there and answering, with its memory bounded.
         #expect(daemon.process.isRunning, "the daemon died; its log:\n\(daemon.stderrText.suffix(3000))")
-        let version = try await withTimeout(.seconds(10), "version after the fuzz") { try await daemon.call("version") }
+        let version = try await withTimeout(safetyDeadline, "version after the fuzz") { try await daemon.call("version") }
         #expect(version["protocol"]?.intValue == 1, "\(version.serialized)")
         let rssAfter = try ProcessMemory(pid: daemon.pid).residentKiB
         let growthKiB = rssAfter - rssBefore
