@@ -200,19 +200,23 @@ struct RealBarTests {
         _ = try await Self.poll("the bars' weatherctl to exit with them") { Self.processes(running: setup.weatherctl).isEmpty ? true : nil }
     }
 
-    /// A free X display number from 90 on, and the Xvfb serving it.
+    /// An Xvfb on a display it picks itself, and that display. With `-displayfd` it takes the first
+    /// free display (a lock left by a killed Xvfb, whose process is gone, does not count) and prints
+    /// its number once it accepts connections.
     static func startXvfb() async throws -> (ChildProcess, String) {
-        for number in 90..<140 where !FileManager.default.fileExists(atPath: "/tmp/.X\(number)-lock") {
-            let xvfb = try await ChildProcess(
-                "/usr/bin/Xvfb", [":\(number)", "-screen", "0", "800x120x24", "-nolisten", "tcp"],
-                environment: TestEnvironment.childEnvironment(), name: "Xvfb")
-            let ready = try await poll("Xvfb :\(number)") { () -> Bool? in
-                if !xvfb.isRunning { return false }  // the display was taken meanwhile
-                return FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(number)") ? true : nil
-            }
-            if ready { return (xvfb, ":\(number)") }
+        let xvfb = try await ChildProcess(
+            "/usr/bin/Xvfb", ["-displayfd", "1", "-screen", "0", "800x120x24", "-nolisten", "tcp"],
+            environment: TestEnvironment.childEnvironment(), name: "Xvfb")
+        let line = try await xvfb.stdout.wait(for: "Xvfb's display number") { captured -> String? in
+            if let newline = captured.text.firstIndex(of: "\n") { return String(captured.text[..<newline]) }
+            if captured.closed { throw ChildProcessError(message: "Xvfb ended without a display: \(xvfb.stderrText)") }
+            return nil
         }
-        throw ChildProcessError(message: "no free X display from :90 to :139")
+        guard let number = Int(line) else {
+            xvfb.send(SIGKILL)
+            throw ChildProcessError(message: "Xvfb printed \"\(line)\", not its display number")
+        }
+        return (xvfb, ":\(number)")
     }
 
     @Test("i3bar under Xvfb with i3 shows the block, a click (button 1) steps to the next watched city, button 3 back")

@@ -131,10 +131,8 @@ func isSettledState(_ message: JSONValue) -> Bool {
 }
 
 /// The spec: `running` is the activity indicator and `loading` the phase of a search under way, so
-/// a state that is not running must not be loading. The core commits the last `pending` decrement
-/// and the phase change as two states (SearchEngine.search/refreshCities call lookupSettled()
-/// before settle()/settleCityPhase()), so a watcher that reads promptly can see
-/// `{"running":false,"phase":"loading"}` in between. Reported; the core is not ours to change here.
+/// a state that is not running must not be loading, not even for a moment between two notifications
+/// (an input's last lookup counted off `pending` and its outcome are one state).
 func expectNoIdleLoadingState(_ messages: [JSONValue], sourceLocation: SourceLocation = #_sourceLocation) {
     let idleLoading = messages.filter {
         $0.isStateNotification && $0.params?["running"]?.boolValue == false && $0.params?["phase"] == "loading"
