@@ -81,11 +81,12 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // libcurl, from the system (Debian: libcurl4-openssl-dev).
+        // libcurl, from the system (Debian: libcurl4-gnutls-dev, libcurl built on GnuTLS, whose
+        // initialisation leaves OpenSSL's untouched; see Sources/CCurl/shim.h).
         .systemLibrary(
             name: "CCurl",
             pkgConfig: "libcurl",
-            providers: [.apt(["libcurl4-openssl-dev"])]
+            providers: [.apt(["libcurl4-gnutls-dev"])]
         ),
         // libgps, from the system (Debian: libgps-dev, gpsd 3.22, API 11).
         .systemLibrary(

@@ -3,7 +3,7 @@
 # Usage: scripts/install-deps.sh [build|test|bench|order|browser|deb|systest]
 set -euo pipefail
 
-packages=(libcurl4-openssl-dev libgps-dev libmosquitto-dev libsodium-dev libsystemd-dev pkg-config gpsd gpsd-clients libjs-leaflet)
+packages=(libcurl4-gnutls-dev libgps-dev libmosquitto-dev libsodium-dev libsystemd-dev pkg-config gpsd gpsd-clients libjs-leaflet)
 case "${1:-build}" in
     # mosquitto: the MQTT tests' broker; prometheus (and promtool): scrapes and lints /metrics in the tests;
     # nodejs: the map page's module tests (node --test); nginx: scripts/fleet-proxy.sh, the fleet's proxy;

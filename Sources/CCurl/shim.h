@@ -2,13 +2,26 @@
 #define WEATHERD_CCURL_SHIM_H
 
 #include <curl/curl.h>
+#include <dlfcn.h>
 
 /*
  * curl_easy_setopt, curl_easy_getinfo and curl_share_setopt are variadic and cannot be called
  * from Swift. These typed wrappers cover exactly the argument types weatherd needs.
  */
 
+/*
+ * Debian's libcurl links libssh2 (for scp:// and sftp://), and curl_global_init calls libssh2_init, which
+ * initialises OpenSSL's libcrypto (its configuration file, its providers): some 1.5 MB of libcrypto made
+ * resident for nothing, as weatherd's transfers allow http and https only (CURLOPT_PROTOCOLS_STR).
+ * libssh2_init initialises its crypto at its first call only, and not when told LIBSSH2_INIT_NO_CRYPTO: so,
+ * when the libcurl loaded links libssh2, it is called first, so told. (OpenSSL would initialise itself at
+ * its first use.) A libcurl without libssh2 leaves the symbol undefined, and this step out.
+ */
 static inline CURLcode weatherd_curl_global_init(void) {
+    int (*libssh2_init)(int) = (int (*)(int))dlsym(RTLD_DEFAULT, "libssh2_init");
+    if (libssh2_init != NULL) {
+        (void)libssh2_init(0x0001 /* LIBSSH2_INIT_NO_CRYPTO, libssh2.h */);
+    }
     return curl_global_init(CURL_GLOBAL_DEFAULT);
 }
 
