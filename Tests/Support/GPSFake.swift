@@ -244,15 +244,8 @@ func probeGPSD(port: Int) async -> PortProbe {
 }
 
 private func blockingProbeGPSD(port: Int) -> PortProbe {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-    guard fd >= 0 else { return .refused }
+    guard let fd = try? connectedSocket(loopbackPort: port) else { return .refused }
     defer { close(fd) }
-    var address = loopback(port: port)
-    let connected =
-        withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        } == 0
-    guard connected else { return .refused }
     var received: [UInt8] = []
     var greeted = false
     let deadline = ContinuousClock.now.advanced(by: .seconds(2))

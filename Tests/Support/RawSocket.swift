@@ -11,51 +11,13 @@ final class RawSocket: Sendable {
     let fd: Int32
     private let buffer = Mutex<[UInt8]>([])
 
-    // Each initializer sets `fd` only once the socket is connected: a throwing initializer of a
-    // class whose properties are all set runs `deinit`, which would close the descriptor a second
-    // time, by then perhaps another thread's.
     init(path: String) throws {
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw ChildProcessError(message: "socket: \(String(cString: strerror(errno)))") }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
-            close(fd)
-            throw ChildProcessError(message: "socket path too long: \(path)")
-        }
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: bytes)
-            raw[bytes.count] = 0
-        }
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        guard connected == 0 else {
-            let reason = String(cString: strerror(errno))
-            close(fd)
-            throw ChildProcessError(message: "connect to \(path): \(reason)")
-        }
-        self.fd = fd
+        fd = try connectedSocket(path: path)
     }
 
     /// Connects over TCP to `port` on 127.0.0.1.
     init(tcpPort port: Int) throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw ChildProcessError(message: "socket: \(String(cString: strerror(errno)))") }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = in_addr_t(UInt32(0x7f00_0001).bigEndian)
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else {
-            let reason = String(cString: strerror(errno))
-            close(fd)
-            throw ChildProcessError(message: "connect to 127.0.0.1:\(port): \(reason)")
-        }
-        self.fd = fd
+        fd = try connectedSocket(loopbackPort: port)
     }
 
     deinit {
@@ -148,4 +110,61 @@ final class RawSocket: Sendable {
             buffer.withLock { $0 += chunk[..<n] }
         }
     }
+}
+
+// A test's socket object takes its descriptor from these, connected, or not at all: an initializer
+// that closed a socket it had already stored and then threw would close it a second time in
+// `deinit` (a class whose properties are all set runs it), by then perhaps another test's.
+
+/// A close-on-exec stream socket connected to the Unix socket at `path`.
+func connectedSocket(path: String) throws -> Int32 {
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    let bytes = Array(path.utf8)
+    guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
+        throw ChildProcessError(message: "socket path too long: \(path)")
+    }
+    withUnsafeMutableBytes(of: &address.sun_path) { raw in
+        raw.copyBytes(from: bytes)
+        raw[bytes.count] = 0
+    }
+    return try connectedSocket(AF_UNIX, to: address, describedAs: path)
+}
+
+/// A close-on-exec TCP socket connected to `port` on 127.0.0.1.
+func connectedSocket(loopbackPort port: Int) throws -> Int32 {
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = in_port_t(UInt16(port).bigEndian)
+    address.sin_addr.s_addr = in_addr_t(UInt32(0x7f00_0001).bigEndian)
+    return try connectedSocket(AF_INET, to: address, describedAs: "127.0.0.1:\(port)")
+}
+
+private func connectedSocket<Address>(_ family: Int32, to address: Address, describedAs name: String) throws -> Int32 {
+    let fd = socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    guard fd >= 0 else { throw ChildProcessError(message: "socket: \(String(cString: strerror(errno)))") }
+    var address = address
+    let connected = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<Address>.size)) }
+    }
+    guard connected == 0 else {
+        let reason = String(cString: strerror(errno))
+        close(fd)
+        throw ChildProcessError(message: "connect to \(name): \(reason)")
+    }
+    return fd
+}
+
+/// Leaves a socket file at `path` that nobody listens on (a daemon killed with SIGKILL leaves one).
+func leaveStaleSocketFile(at path: String) throws {
+    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    guard fd >= 0 else { throw ChildProcessError(message: "socket: \(String(cString: strerror(errno)))") }
+    defer { close(fd) }
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    withUnsafeMutableBytes(of: &address.sun_path) { raw in raw.copyBytes(from: Array(path.utf8)) }
+    let bound = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+    }
+    guard bound == 0 else { throw ChildProcessError(message: "bind \(path): \(String(cString: strerror(errno)))") }
 }

@@ -225,17 +225,3 @@ func replyLine(to line: String?, result: JSONValue) throws -> String {
     let request = try parseLine(line)
     return RPCMessage.result(id: request["id"] ?? .null, result).serialized + "\n"
 }
-
-/// Leaves a socket file at `path` that nobody listens on (a daemon killed with SIGKILL leaves one).
-func leaveStaleSocketFile(at path: String) throws {
-    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-    guard fd >= 0 else { throw ServerError.errno("socket") }
-    defer { close(fd) }
-    var address = sockaddr_un()
-    address.sun_family = sa_family_t(AF_UNIX)
-    withUnsafeMutableBytes(of: &address.sun_path) { raw in raw.copyBytes(from: Array(path.utf8)) }
-    let bound = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-    }
-    guard bound == 0 else { throw ServerError.errno("bind \(path)") }
-}

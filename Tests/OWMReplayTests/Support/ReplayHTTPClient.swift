@@ -72,25 +72,8 @@ final class HTTPClientConnection: Sendable {
     let fd: Int32
     private let sentAt = Mutex<ContinuousClock.Instant>(.now)
 
-    // `fd` is set only once connected: a throwing initializer of a class whose properties are all
-    // set runs `deinit`, which would close the descriptor a second time, by then perhaps another
-    // thread's.
     init(port: Int) throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw ChildProcessError(message: "socket: \(String(cString: strerror(errno)))") }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else {
-            let reason = String(cString: strerror(errno))
-            Glibc.close(fd)
-            throw ChildProcessError(message: "connect to 127.0.0.1:\(port): \(reason)")
-        }
-        self.fd = fd
+        fd = try connectedSocket(loopbackPort: port)
     }
 
     deinit {
