@@ -117,6 +117,14 @@ final class ManualClock: Clock, Sendable {
         }
     }
 
+    /// Returns once a task sleeps until `offset` from now; throws `TimeoutError` when none did
+    /// within `timeout` (of real time).
+    func waitForSleeper(until offset: Duration, timeout: Duration = safetyDeadline) async throws {
+        _ = try await changes.wait(for: "a task sleeping on the manual clock for \(offset) (\(sleepingUntil) now)", timeout: timeout) { _ in
+            self.sleepingUntil.contains(offset) ? true : nil
+        }
+    }
+
     /// Returns once at least `count` tasks are sleeping on this clock.
     func waitForSleepers(_ count: Int) async {
         await withCheckedContinuation { continuation in

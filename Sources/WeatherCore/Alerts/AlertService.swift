@@ -8,7 +8,9 @@ import Synchronization
 #endif
 
 /// Keeps the alerts of every place on the map: a service of its own, beside the searches and never
-/// on their path. Each change of the overlays tells it the places (through ``publisher``); it asks
+/// on their path. Each change of the overlays tells it the places (through ``publisher``), which it
+/// takes in at most once per ``stepInterval`` (so a stream of searches, each changing the focus,
+/// does not wake it for each one, on another thread); it asks
 /// each alert provider for the cells it covers when ``AlertRefreshState`` says so (at once for a new
 /// cell, then every `alerts.refresh`), and hands what it knows to the engine, which puts the alerts
 /// into the features and the alert areas into the overlays (at most one such change a second); its
@@ -36,6 +38,9 @@ public actor AlertService {
     private var pushedServices: [ServiceStatus]?
     /// At most one overlays change a second for alerts alone.
     static let pushInterval = Duration.seconds(1)
+    /// At most one step per this time: a stream of searches changes the places with each reply, and
+    /// each change would otherwise wake this service on another thread.
+    static let stepInterval = Duration.milliseconds(100)
 
     public init(
         providers: [any AlertProvider], settings: AlertRefreshState.Settings, clock: DaemonClock,
@@ -59,11 +64,18 @@ public actor AlertService {
         try await withThrowingDiscardingTaskGroup { group in
             while true {
                 try Task.checkCancellation()
+                let stepped = clock.now
                 for request in step() {
                     group.addTask { await self.send(request.request, lane: request.lane) }
                 }
                 await push(to: engine)
-                _ = try await wakeup.sleep(until: nextWake(), on: clock)
+                let woken = try await wakeup.sleep(until: nextWake(), on: clock)
+                let next = stepped.advanced(by: Self.stepInterval)
+                if woken, clock.now < next {
+                    // Woken again soon (new places, an answer, new settings): what else comes
+                    // meanwhile is kept by the wake-up and taken in by one step.
+                    try await clock.sleep(until: next)
+                }
             }
         }
     }
