@@ -75,3 +75,25 @@ struct TimestampParseTests {
         }
     }
 }
+
+@Suite("Timestamp.iso8601: made digit by digit, as the format style writes it")
+struct TimestampFormatTests {
+    @Test(
+        "every 3 days, 1 hour, 1 minute, 1.0013 s from 1600 to 2200 and the edges of days, months, leap years and the epoch, to the second and the millisecond"
+    )
+    func sameAsTheFormatStyle() {
+        var dates = [0, -0.0005, -1, 86_399.9999, 951_782_400, 4_107_542_399.999, 1_556_444_155.123, -11_676_096_000, 253_402_300_799]
+            .map(Date.init(timeIntervalSince1970:))
+        var date = Date(timeIntervalSince1970: -11_676_096_000)  // 1600-01-01
+        while date < Date(timeIntervalSince1970: 7_258_118_400) {  // 2200-01-01
+            dates.append(date)
+            date = date.addingTimeInterval(3 * 86_400 + 3_661.0013)
+        }
+        for date in dates {
+            #expect(Timestamp.iso8601(date) == date.formatted(Date.ISO8601FormatStyle()), "\(date.timeIntervalSince1970)")
+            #expect(
+                Timestamp.iso8601Milliseconds(date) == date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)),
+                "\(date.timeIntervalSince1970)")
+        }
+    }
+}

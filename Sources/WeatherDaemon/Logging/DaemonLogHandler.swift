@@ -1,4 +1,5 @@
 import Logging
+import WeatherRPC
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -75,7 +76,7 @@ public struct DaemonLogHandler: LogHandler {
         if journald {
             return "<\(Self.priority(level))>\(text)\n"
         }
-        let time = Date().formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+        let time = Timestamp.iso8601Milliseconds(Date())
         return "\(time) \(level) \(label): \(text)\n"
     }
 }
