@@ -94,16 +94,17 @@ let package = Package(
             pkgConfig: "libgps",
             providers: [.apt(["libgps-dev"])]
         ),
+        // The next two give their libraries' headers only (Debian puts them in /usr/include, and
+        // their pkg-config files add no flags but the library's): the libraries are not linked but
+        // loaded on first use, through COnDemand.
         // libmosquitto, from the system (Debian: libmosquitto-dev): the MQTT client.
         .systemLibrary(
             name: "CMosquitto",
-            pkgConfig: "libmosquitto",
             providers: [.apt(["libmosquitto-dev"])]
         ),
         // libsodium, from the system (Debian: libsodium-dev): opens the OwnTracks app's encrypted payloads.
         .systemLibrary(
             name: "CSodium",
-            pkgConfig: "libsodium",
             providers: [.apt(["libsodium-dev"])]
         ),
         // sd-bus from libsystemd (Debian: libsystemd-dev): GeoClue2 over the system D-Bus.
@@ -111,6 +112,13 @@ let package = Package(
             name: "CSDBus",
             pkgConfig: "libsystemd",
             providers: [.apt(["libsystemd-dev"])]
+        ),
+        // libmosquitto and libsodium, which only some configurations use, loaded on first use (dlopen)
+        // instead of at every start: their functions, by their own names, through the addresses
+        // `weatherd_load_mosquitto` and `weatherd_load_sodium` find (Sources/COnDemand/include/on_demand.h).
+        .target(
+            name: "COnDemand",
+            dependencies: ["CMosquitto", "CSodium"]
         ),
         // Linux calls the Glibc module does not bring (timerfd, eventfd): a header-only shim.
         .systemLibrary(
@@ -136,6 +144,7 @@ let package = Package(
                 "CMosquitto",
                 "CSodium",
                 "CSDBus",
+                "COnDemand",
                 "CLinux",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -268,7 +277,9 @@ let package = Package(
                 "WeatherCore",
                 // The tests seal OwnTracks payloads of their own as the app does.
                 "CSodium",
-            ]
+            ],
+            // libsodium linked (the daemon loads it on demand; see COnDemand).
+            linkerSettings: [.linkedLibrary("sodium")]
         ),
     ]
 )

@@ -106,7 +106,10 @@ public struct Daemon: Sendable {
         // OwnTracks: its devices' weather through the same lookups (cell, cache, budget) as every search.
         let ownTracks = OwnTracksService(
             settings: .init(config), location: location, engine: engine, lookUp: { [lookups] in try await lookups.lookup(.coordinate($0)) },
-            makeOpener: { SodiumOpener(secret: $0) }, clock: clock, logger: logger)
+            makeOpener: { [logger] secret in
+                if let problem = SodiumOpener.libraryProblem { logger.error("OwnTracks: encrypted payloads cannot be opened: \(problem)") }
+                return SodiumOpener(secret: secret)
+            }, clock: clock, logger: logger)
         let regions = RegionSearches(settings: .init(config.region), engine: engine, clock: clock, logger: logger)
         let reloads = ReloadRequests()
         let handler = RequestHandler(

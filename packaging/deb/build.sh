@@ -97,12 +97,13 @@ install -m 0644 "$pkg/lintian-overrides" "$root/usr/share/lintian/overrides/weat
 # Maintainer scripts.
 install -m 0755 "$pkg/postinst" "$pkg/prerm" "$pkg/postrm" "$root/DEBIAN/"
 
-# Depends: the shared libraries the binaries use, as dpkg-shlibdeps finds them, and Leaflet for the
-# map page.
+# Depends: the shared libraries the binaries use, as dpkg-shlibdeps finds them; libmosquitto and
+# libsodium, which weatherd loads on first use (dlopen: Sources/COnDemand), so no DT_NEEDED entry
+# names them; and Leaflet for the map page.
 mkdir -p "$out/shlibdeps/debian"
 printf 'Source: weatherd\n\nPackage: weatherd\nArchitecture: any\n' >"$out/shlibdeps/debian/control"
 shlibs=$(cd "$out/shlibdeps" && dpkg-shlibdeps -O -e"$root/usr/bin/weatherd" -e"$root/usr/bin/weatherctl")
-depends="${shlibs#shlibs:Depends=}, libjs-leaflet"
+depends="${shlibs#shlibs:Depends=}, libmosquitto1, libsodium23, libjs-leaflet"
 rm -rf "$out/shlibdeps"
 
 find "$root" -path "$root/DEBIAN" -prune -o -type f -print | sort >"$out/files"

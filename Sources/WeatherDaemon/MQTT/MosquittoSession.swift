@@ -1,4 +1,5 @@
 import CMosquitto
+import COnDemand
 import Logging
 import WeatherCore
 
@@ -37,9 +38,11 @@ final class MosquittoSession: @unchecked Sendable {
         var ownTracks: OwnTracksSubscription?
     }
 
-    private static let libraryReady: Bool = {
+    /// libmosquitto, loaded on first use and initialised once: nil, else why it is not there.
+    private static let libraryProblem: String? = {
+        if let problem = LibraryOnDemand.load(weatherd_load_mosquitto) { return problem }
         mosquitto_lib_init()
-        return true
+        return nil
     }()
 
     let settings: Settings
@@ -71,7 +74,7 @@ final class MosquittoSession: @unchecked Sendable {
         settings: Settings, version5: Bool, latest: MQTTLatest, discovery: DiscoveryState?,
         logger: Logger, receive: @escaping @Sendable (MQTTRequest) -> Void
     ) throws(MQTTError) {
-        _ = Self.libraryReady
+        if let problem = Self.libraryProblem { throw MQTTError("cannot load libmosquitto: \(problem)") }
         guard let handle = mosquitto_new(settings.clientID, true, nil) else {
             throw MQTTError("cannot create an MQTT client (out of memory or an invalid client id)")
         }

@@ -1,3 +1,4 @@
+import COnDemand
 import CSodium
 import WeatherCore
 
@@ -5,7 +6,11 @@ import WeatherCore
 /// key is the secret as the app derives it (``OwnTracksKey``), the box a 24-byte nonce followed by
 /// the ciphertext. Holds the derived key only; never logs or shows it.
 public struct SodiumOpener: OwnTracksOpener, CustomStringConvertible {
-    private static let ready: Bool = sodium_init() >= 0
+    /// libsodium, loaded on first use and initialised once: nil, else why it cannot open payloads.
+    public static let libraryProblem: String? = {
+        if let problem = LibraryOnDemand.load(weatherd_load_sodium) { return "cannot load libsodium: \(problem)" }
+        return sodium_init() >= 0 ? nil : "libsodium failed to initialise"
+    }()
 
     private let key: [UInt8]
 
@@ -16,7 +21,7 @@ public struct SodiumOpener: OwnTracksOpener, CustomStringConvertible {
     public var description: String { "SodiumOpener(<redacted>)" }
 
     public func open(_ box: [UInt8]) -> [UInt8]? {
-        guard Self.ready else { return nil }
+        guard Self.libraryProblem == nil else { return nil }
         let nonceBytes = Int(crypto_secretbox_noncebytes())
         let macBytes = Int(crypto_secretbox_macbytes())
         guard Int(crypto_secretbox_keybytes()) == key.count, box.count >= nonceBytes + macBytes else { return nil }

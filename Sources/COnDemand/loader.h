@@ -1,0 +1,46 @@
+#ifndef WEATHERD_ON_DEMAND_LOADER_H
+#define WEATHERD_ON_DEMAND_LOADER_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include "on_demand.h"
+
+/* One function of a library: its name, and where its address goes. */
+typedef struct {
+    const char *name;
+    void **address;
+} weatherd_symbol;
+
+/* One library: its soname, the Debian package that has it, and how its loading went. */
+typedef struct {
+    const char *soname;
+    const char *package;
+    pthread_mutex_t lock;
+    int state; /* 0 not tried, 1 loaded, -1 failed (reason in `reason`) */
+    char reason[256];
+} weatherd_library;
+
+#define WEATHERD_LIBRARY(soname, package) {soname, package, PTHREAD_MUTEX_INITIALIZER, 0, {0}}
+
+/*
+ * A library function's definition here: hidden, so that it never enters the executable's dynamic
+ * symbol table, where the library itself would find it in place of its own function.
+ */
+#define WEATHERD_STUB __attribute__((visibility("hidden")))
+
+/* Loads `library` and its `symbols` once; see on_demand.h. */
+int weatherd_library_load(weatherd_library *library, const weatherd_symbol *symbols, size_t count, char *error, size_t size);
+
+/* Aborts with a message: `name` was called before its library was loaded. */
+_Noreturn void weatherd_library_unloaded(const char *name);
+
+/*
+ * The library's function `name`, read once the loader has stored it (an acquire load: a thread
+ * that saw its library loaded sees every address).
+ */
+#define WEATHERD_CALL(name)                                                              \
+    (__atomic_load_n(&weatherd_##name, __ATOMIC_ACQUIRE) != NULL                        \
+         ? __atomic_load_n(&weatherd_##name, __ATOMIC_ACQUIRE)                          \
+         : (weatherd_library_unloaded(#name), weatherd_##name))
+
+#endif
