@@ -42,4 +42,21 @@ struct LibrariesOnDemandTests {
         #expect(mapped.contains { $0.hasPrefix("libmosquitto.so") }, "mapped: \(mapped.sorted())")
         #expect(!mapped.contains { $0.hasPrefix("libsodium.so") }, "mapped: \(mapped.sorted())")
     }
+
+    @Test("with MQTT configured but no loadable libmosquitto, one log line says so (naming the package) and the daemon serves on")
+    func mosquittoMissing() async throws {
+        let directory = try TemporaryDirectory()
+        // A libmosquitto.so.1 the loader finds first and cannot load.
+        let libraries = directory.path + "/lib"
+        try FileManager.default.createDirectory(atPath: libraries, withIntermediateDirectories: true)
+        #expect(FileManager.default.createFile(atPath: libraries + "/libmosquitto.so.1", contents: Data()))
+        let replay = try await ReplayServer.start()
+        var setup = DaemonSetup(directory: directory, replay: replay)
+        setup.mqttLines = ["broker = \"mqtt://127.0.0.1:1\"", "client_id = \"missing\""]
+        let daemon = try await DaemonProcess.start(setup, environment: ["LD_LIBRARY_PATH": libraries])
+        let line = try await daemon.process.waitForLine(containing: "cannot load libmosquitto", on: \.stderr)
+        #expect(line.contains("MQTT: ") && line.contains("(Debian: libmosquitto1)"), "\(line)")
+        #expect(try await daemon.call("search", ["city": "London"])["id"]?.stringValue == Fixtures.londonID)
+        #expect(!(try Self.mapped(pid: daemon.pid)).contains { $0.hasPrefix("libmosquitto.so") })
+    }
 }
