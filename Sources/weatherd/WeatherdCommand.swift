@@ -149,19 +149,24 @@ enum RootTask {
 
     /// The task's outcome, waited for with a POSIX semaphore (the main thread sleeps in the kernel).
     private final class Finished: @unchecked Sendable {
-        private var semaphore = sem_t()
+        /// Allocated, not a stored `sem_t`: a semaphore must not move.
+        private let semaphore = UnsafeMutablePointer<sem_t>.allocate(capacity: 1)
         private var outcome: Result<Void, any Error>?  // written once, before the post
 
-        init() { sem_init(&semaphore, 0, 0) }
-        deinit { sem_destroy(&semaphore) }
+        init() { sem_init(semaphore, 0, 0) }
+
+        deinit {
+            sem_destroy(semaphore)
+            semaphore.deallocate()
+        }
 
         func set(_ outcome: Result<Void, any Error>) {
             self.outcome = outcome
-            sem_post(&semaphore)
+            sem_post(semaphore)
         }
 
         func wait() -> Result<Void, any Error> {
-            while sem_wait(&semaphore) != 0 {}  // EINTR: a signal's handler ran
+            while sem_wait(semaphore) != 0 {}  // EINTR: a signal's handler ran
             return outcome!
         }
     }
