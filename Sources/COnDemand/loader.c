@@ -35,7 +35,7 @@ int weatherd_library_load(weatherd_library *library, const weatherd_symbol *symb
     return state == 1 ? 0 : -1;
 }
 
-void weatherd_library_unloaded(const char *name) {
-    fprintf(stderr, "weatherd: %s called before its library was loaded\n", name);
+void weatherd_library_unavailable(const char *name, const char *reason) {
+    fprintf(stderr, "weatherd: %s: cannot load its library: %s\n", name, reason);
     abort();
 }

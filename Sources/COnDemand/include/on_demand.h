@@ -15,8 +15,8 @@
  * library's function through a pointer that `weatherd_load_*` fills, with `dlopen` and `dlsym`.
  * So each feature calls its `weatherd_load_*` once before its first call of the library, on any
  * thread: 0 when the library is there (then and on every later call), else -1 with the reason in
- * `error` (the same reason on every later call). A library's function called before its load
- * succeeded aborts the process with a message.
+ * `error` (the same reason on every later call). A library's function called first loads its
+ * library, and aborts the process with the reason if it cannot.
  */
 int weatherd_load_mosquitto(char *error, size_t size);
 int weatherd_load_sodium(char *error, size_t size);
