@@ -4,6 +4,14 @@
     import Foundation
 #endif
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// Timestamps as the protocol writes them: RFC 3339 in UTC with whole seconds.
 public enum Timestamp {
     /// `2019-04-28T09:35:55Z`, as `Date.ISO8601FormatStyle()` writes it, made digit by digit: the
@@ -65,69 +73,26 @@ public enum Timestamp {
         return Date(timeIntervalSince1970: Double(days * 86_400 + hour * 3_600 + minute * 60 + second))
     }
 
-    /// The date in UTC, to the second or the millisecond (truncated, as the format style does).
+    /// The date in UTC, to the second or the millisecond (truncated, as the format style does),
+    /// broken down by the C library (`gmtime_r`, as `weatherctl`'s `WallClock` does).
     private static func utc(_ date: Date, milliseconds: Bool) -> String {
         // Whole seconds and the milliseconds truncated from what is left, from the reference date
         // as the format style counts them (so that their doubles round alike).
         let sinceReference = date.timeIntervalSinceReferenceDate
         let whole = sinceReference.rounded(.down)
-        let seconds = Int64(whole) + 978_307_200
-        let fraction = min(Int64(((sinceReference - whole) * 1000).rounded(.down)), 999)
-        let (days, secondOfDay) = (seconds.floorDivided(by: 86_400), seconds.floorModulo(86_400))
-        // The Gregorian date of a day count from 1970-01-01, counted from March (civil_from_days).
-        let z = days + 719_468
-        let era = z.floorDivided(by: 146_097)
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let marchMonth = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * marchMonth + 2) / 5 + 1
-        let month = marchMonth < 10 ? marchMonth + 3 : marchMonth - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-
-        var text: [UInt8] = []
-        text.reserveCapacity(24)
-        func digits(_ value: Int64, _ count: Int) {
-            var divisor: Int64 = 1
-            for _ in 1..<count { divisor *= 10 }
-            var rest = value
-            if rest >= divisor * 10 {  // a year past 9999: all its digits
-                text += Array(String(rest).utf8)
-                return
-            }
-            while divisor > 0 {
-                text.append(UInt8(ascii: "0") + UInt8(rest / divisor))
-                rest %= divisor
-                divisor /= 10
-            }
+        var seconds = time_t(whole) + 978_307_200
+        var fields = tm()
+        guard gmtime_r(&seconds, &fields) != nil else {  // a year the C library cannot hold
+            return date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: milliseconds))
         }
-        digits(year, 4)
-        text.append(UInt8(ascii: "-"))
-        digits(month, 2)
-        text.append(UInt8(ascii: "-"))
-        digits(day, 2)
-        text.append(UInt8(ascii: "T"))
-        digits(secondOfDay / 3600, 2)
-        text.append(UInt8(ascii: ":"))
-        digits(secondOfDay / 60 % 60, 2)
-        text.append(UInt8(ascii: ":"))
-        digits(secondOfDay % 60, 2)
-        if milliseconds {
-            text.append(UInt8(ascii: "."))
-            digits(fraction, 3)
+        func padded(_ value: Int32, _ width: Int) -> String {
+            let digits = String(value)
+            return String(repeating: "0", count: max(0, width - digits.count)) + digits
         }
-        text.append(UInt8(ascii: "Z"))
-        return String(decoding: text, as: UTF8.self)
-    }
-}
-
-extension Int64 {
-    fileprivate func floorDivided(by divisor: Int64) -> Int64 {
-        let quotient = self / divisor
-        return (self % divisor != 0 && (self < 0) != (divisor < 0)) ? quotient - 1 : quotient
-    }
-
-    fileprivate func floorModulo(_ divisor: Int64) -> Int64 {
-        self - floorDivided(by: divisor) * divisor
+        let day = "\(padded(fields.tm_year + 1900, 4))-\(padded(fields.tm_mon + 1, 2))-\(padded(fields.tm_mday, 2))"
+        let time = "\(padded(fields.tm_hour, 2)):\(padded(fields.tm_min, 2)):\(padded(fields.tm_sec, 2))"
+        guard milliseconds else { return "\(day)T\(time)Z" }
+        let fraction = min(Int32(((sinceReference - whole) * 1000).rounded(.down)), 999)
+        return "\(day)T\(time).\(padded(fraction, 3))Z"
     }
 }
