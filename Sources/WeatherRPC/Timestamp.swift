@@ -80,11 +80,14 @@ public enum Timestamp {
         // as the format style counts them (so that their doubles round alike).
         let sinceReference = date.timeIntervalSinceReferenceDate
         let whole = sinceReference.rounded(.down)
-        var seconds = time_t(whole) + 978_307_200
-        var fields = tm()
-        guard gmtime_r(&seconds, &fields) != nil else {  // a year the C library cannot hold
+        // From 1600 to 9999 (the C library's calendar is Gregorian before 1582 too, the format
+        // style's Julian): any other date, NaN included, as the format style writes it.
+        guard (-12_654_403_200...252_423_993_599).contains(whole) else {
             return date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: milliseconds))
         }
+        var seconds = time_t(whole) + 978_307_200
+        var fields = tm()
+        _ = gmtime_r(&seconds, &fields)
         func padded(_ value: Int32, _ width: Int) -> String {
             let digits = String(value)
             return String(repeating: "0", count: max(0, width - digits.count)) + digits

@@ -79,11 +79,15 @@ struct TimestampParseTests {
 @Suite("Timestamp.iso8601: made digit by digit, as the format style writes it")
 struct TimestampFormatTests {
     @Test(
-        "every 3 days, 1 hour, 1 minute, 1.0013 s from 1600 to 2200 and the edges of days, months, leap years and the epoch, to the second and the millisecond"
+        "every 3 days, 1 hour, 1 minute, 1.0013 s from 1600 to 2200 and the edges of days, months, leap years and the epoch, to the second and the millisecond; distant dates and NaN too"
     )
     func sameAsTheFormatStyle() {
-        var dates = [0, -0.0005, -1, 86_399.9999, 951_782_400, 4_107_542_399.999, 1_556_444_155.123, -11_676_096_000, 253_402_300_799]
-            .map(Date.init(timeIntervalSince1970:))
+        var dates =
+            [0, -0.0005, -1, 86_399.9999, 951_782_400, 4_107_542_399.999, 1_556_444_155.123, -11_676_096_000, 253_402_300_799]
+            .map(Date.init(timeIntervalSince1970:)) + [
+                .distantPast, .distantFuture, Date(timeIntervalSince1970: 1e20), Date(timeIntervalSince1970: -1e300),
+                Date(timeIntervalSince1970: .nan),
+            ]
         var date = Date(timeIntervalSince1970: -11_676_096_000)  // 1600-01-01
         while date < Date(timeIntervalSince1970: 7_258_118_400) {  // 2200-01-01
             dates.append(date)
