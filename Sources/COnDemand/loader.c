@@ -35,7 +35,9 @@ int weatherd_library_load(weatherd_library *library, const weatherd_symbol *symb
     return state == 1 ? 0 : -1;
 }
 
-void weatherd_library_unavailable(const char *name, const char *reason) {
+void weatherd_library_require(int (*load)(char *error, size_t size), const char *name) {
+    char reason[320];
+    if (load(reason, sizeof reason) == 0) return;
     fprintf(stderr, "weatherd: %s: cannot load its library: %s\n", name, reason);
     abort();
 }

@@ -31,18 +31,21 @@ typedef struct {
 /* Loads `library` and its `symbols` once; see on_demand.h. */
 int weatherd_library_load(weatherd_library *library, const weatherd_symbol *symbols, size_t count, char *error, size_t size);
 
-/* Aborts with a message: `name`'s library cannot be loaded, for `reason`. */
-_Noreturn void weatherd_library_unavailable(const char *name, const char *reason);
+/*
+ * For `name`, a function called before its library was asked for (by a caller that did not ask
+ * first, such as a test linked with the library itself): loads it with `load`, or aborts with the
+ * reason it cannot be.
+ */
+void weatherd_library_require(int (*load)(char *error, size_t size), const char *name);
 
 /*
  * The library's function `name`, read once the loader has stored it (an acquire load: a thread
- * that saw its library loaded sees every address). Called before its library was asked for (by a
- * caller that did not ask first, such as a test linked with the library itself), it loads it
- * first: each file defines `weatherd_require(name)`, which calls its loader and aborts if that fails.
+ * that saw its library loaded sees every address), loaded first if nobody asked yet: each file
+ * names its library's loader `WEATHERD_LOADER`.
  */
 #define WEATHERD_CALL(name)                                                     \
     (__atomic_load_n(&weatherd_##name, __ATOMIC_ACQUIRE) != NULL               \
          ? __atomic_load_n(&weatherd_##name, __ATOMIC_ACQUIRE)                 \
-         : (weatherd_require(#name), __atomic_load_n(&weatherd_##name, __ATOMIC_ACQUIRE)))
+         : (weatherd_library_require(WEATHERD_LOADER, #name), __atomic_load_n(&weatherd_##name, __ATOMIC_ACQUIRE)))
 
 #endif

@@ -75,10 +75,7 @@ int weatherd_load_mosquitto(char *error, size_t size) {
     return weatherd_library_load(&library, symbols, sizeof symbols / sizeof *symbols, error, size);
 }
 
-static void weatherd_require(const char *name) {
-    char reason[320];
-    if (weatherd_load_mosquitto(reason, sizeof reason) != 0) weatherd_library_unavailable(name, reason);
-}
+#define WEATHERD_LOADER weatherd_load_mosquitto
 
 WEATHERD_STUB int mosquitto_lib_init(void) {
     return WEATHERD_CALL(mosquitto_lib_init)();

@@ -23,10 +23,7 @@ int weatherd_load_sodium(char *error, size_t size) {
     return weatherd_library_load(&library, symbols, sizeof symbols / sizeof *symbols, error, size);
 }
 
-static void weatherd_require(const char *name) {
-    char reason[320];
-    if (weatherd_load_sodium(reason, sizeof reason) != 0) weatherd_library_unavailable(name, reason);
-}
+#define WEATHERD_LOADER weatherd_load_sodium
 
 WEATHERD_STUB int sodium_init(void) {
     return WEATHERD_CALL(sodium_init)();
