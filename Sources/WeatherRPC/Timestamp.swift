@@ -14,10 +14,10 @@
 
 /// Timestamps as the protocol writes them: RFC 3339 in UTC with whole seconds.
 public enum Timestamp {
-    /// `2019-04-28T09:35:55Z`, as `Date.ISO8601FormatStyle()` writes it, made digit by digit: the
-    /// format style's first use makes a Gregorian calendar, which looks up the current time zone
-    /// through ICU and so loads ICU's data (half a megabyte, resident for good) in a daemon that
-    /// otherwise never needs it.
+    /// `2019-04-28T09:35:55Z`, as `Date.ISO8601FormatStyle()` writes it, made from the C library's
+    /// `gmtime_r`: the format style's first use makes a Gregorian calendar, which looks up the
+    /// current time zone through ICU and so loads ICU's data (half a megabyte, resident for good) in
+    /// a daemon that otherwise never needs it.
     public static func iso8601(_ date: Date) -> String {
         utc(date, milliseconds: false)
     }

@@ -76,7 +76,7 @@ struct TimestampParseTests {
     }
 }
 
-@Suite("Timestamp.iso8601: made digit by digit, as the format style writes it")
+@Suite("Timestamp.iso8601: made from the C library, as the format style writes it")
 struct TimestampFormatTests {
     @Test(
         "every 3 days, 1 hour, 1 minute, 1.0013 s from 1600 to 2200 and the edges of days, months, leap years and the epoch, to the second and the millisecond; distant dates and NaN too"
