@@ -154,40 +154,56 @@ public final class ClientSession: Sendable {
     private func read<Inputs: AsyncSequence & Sendable>(_ inputs: Inputs, offered: Bool) async
     where Inputs.Element == ClientInput {
         if offered { atOnce.withLock { $0.started() } }
-        // A discarding group: a request's task and its memory go as soon as it is done. (A task
-        // group keeps each finished child until it is collected; a watcher kept its `watch`
-        // request, about 12 KB, for as long as it stayed connected.)
-        await withDiscardingTaskGroup { requests in
-            reading: do {
-                for try await input in inputs {
-                    let line: [UInt8]
-                    switch input {
-                    case .refuse(let reply):
-                        outbox.send(reply: reply)
-                        break reading
-                    case .message(let message):
-                        line = message
-                    }
-                    guard await outbox.waitForRoom() else { break reading }
+        var messages = inputs.makeAsyncIterator()
+        // No task group until a request needs a task of its own: a watcher, whose `watch` was
+        // answered at once, waits for its next message without one (a group costs its connection
+        // 0.6 KB as long as it stays).
+        if var line = await nextMessage(&messages) {
+            // A discarding group: a request's task and its memory go as soon as it is done. (A
+            // task group keeps each finished child until it is collected.)
+            await withDiscardingTaskGroup { requests in
+                while await outbox.waitForRoom() {
                     let access = access()
                     let entered = await slots.admit(
                         into: &requests, admitting: { admitted in admission.withLock { $0 = admitted } },
                         stillWanted: { !outbox.isClosed }
-                    ) { [handler, outbox, self] admitted in
+                    ) { [handler, outbox, self, line] admitted in
                         await handler.handle(line: line, outbox: outbox, access: access, admission: admitted)
                         if offered { self.atOnce.withLock { $0.finished() } }
                     }
-                    guard entered, !outbox.isClosed else { break reading }
+                    guard entered, !outbox.isClosed, let next = await nextMessage(&messages) else { break }
+                    line = next
                 }
-            } catch {
-                // The transport failed to read: the client sends no more.
+                stopReading()
+                // The requests still running finish and their replies are written, unless the
+                // client hangs up (or shutdown) first: then they stop.
+                if await !slots.allFree() { requests.cancelAll() }
             }
-            atOnce.withLock { $0.stopped() }
-            admission.withLock { $0 = nil }
-            // The requests still running finish and their replies are written, unless the client
-            // hangs up (or shutdown) first: then they stop.
-            if await !slots.allFree() { requests.cancelAll() }
+        } else {
+            stopReading()
         }
+    }
+
+    /// The next message to admit; nil when the inputs end or fail, or at a refusal (its reply sent).
+    private func nextMessage<Messages: AsyncIteratorProtocol>(_ messages: inout Messages) async -> [UInt8]?
+    where Messages.Element == ClientInput {
+        do {
+            switch try await messages.next() {
+            case .message(let line)?: return line
+            case .refuse(let reply)?:
+                outbox.send(reply: reply)
+                return nil
+            case nil: return nil
+            }
+        } catch {
+            // The transport failed to read: the client sends no more.
+            return nil
+        }
+    }
+
+    private func stopReading() {
+        atOnce.withLock { $0.stopped() }
+        admission.withLock { $0 = nil }
     }
 }
 

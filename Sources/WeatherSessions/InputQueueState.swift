@@ -2,6 +2,8 @@
 /// session's reader, and whether the transport reads the connection on. A plain state machine;
 /// `Waiter` is the reader's continuation in the daemon, any token in the tests.
 ///
+/// The transport's first read waits for the reader to ask for a message: everything the client
+/// sends meets a session that reads (and can answer some of it at once, in the transport's thread).
 /// Once `maxBuffered` messages wait, the transport's next read is held back (the client then
 /// waits in the kernel's socket buffer), and it goes ahead once fewer than `resumeBelow` wait.
 /// The inputs end when the client closes its side, the connection closes, or a read fails; what
@@ -17,8 +19,10 @@ public struct InputQueueState<Element, Waiter> {
     public private(set) var ended = false
     /// Why the inputs ended early, if they did: a read failed.
     public private(set) var failure: (any Error)?
-    /// The transport's read, held back while `maxBuffered` messages wait.
+    /// The transport's read, held back until the reader first asks and while `maxBuffered` messages wait.
     private var readHeld = false
+    /// Whether the reader has asked for a message yet.
+    private var readerStarted = false
 
     public init(maxBuffered: Int, resumeBelow: Int) {
         self.maxBuffered = maxBuffered
@@ -51,7 +55,7 @@ public struct InputQueueState<Element, Waiter> {
 
     /// The transport would read again: whether to hold that read back.
     public mutating func holdRead() -> Bool {
-        readHeld = count >= maxBuffered
+        readHeld = !ended && (!readerStarted || count >= maxBuffered)
         return readHeld
     }
 
@@ -65,10 +69,11 @@ public struct InputQueueState<Element, Waiter> {
 
     /// The reader asks for the next message. `resumeReading`: the read held back goes ahead now.
     public mutating func next() -> (next: Next, resumeReading: Bool) {
-        guard let input = popFirst() else { return (ended ? .end : .none, false) }
+        readerStarted = true
+        let input = popFirst()
         let resume = readHeld && count < resumeBelow
         if resume { readHeld = false }
-        return (.input(input), resume)
+        return (input.map { .input($0) } ?? (ended ? .end : .none), resume)
     }
 
     /// The reader waits (`cancelled`: its task already is): what ends its wait at once, or `.none`

@@ -87,6 +87,16 @@ struct RPCMethod: Sendable {
         }
     }
 
+    /// `watch`: the topics watched, and the subscription made after the reply.
+    private static func watching(_ p: WatchParams) -> Outcome {
+        Outcome(
+            .object(["topics": .array(p.topics.map { .string($0.rawValue) })]),
+            effect: .watch(Set(p.topics), replay: p.replay, diff: p.diff))
+    }
+
+    /// `unwatch`: no topic, and the subscription ended after the reply.
+    private static let unwatching = Outcome(.object(["topics": .array([])]), effect: .unwatch)
+
     /// Every method, by name.
     static let byName: [String: RPCMethod] = Dictionary(uniqueKeysWithValues: all.map { ($0.name, $0) })
 
@@ -148,13 +158,12 @@ struct RPCMethod: Sendable {
         RPCMethod("state", .reading, NoParams.self, atOnce: { c, _ in c.engine.stateNow.map { Outcome($0.json) } }) { c, _ in
             .done(await c.engine.freshState.json)
         },
-        RPCMethod("watch", .subscription, WatchParams.self) { _, p in
-            .done(
-                .object(["topics": .array(p.topics.map { .string($0.rawValue) })]),
-                effect: .watch(Set(p.topics), replay: p.replay, diff: p.diff))
+        // Answered at once too: a watcher's connection then needs no task for its requests.
+        RPCMethod("watch", .subscription, WatchParams.self, atOnce: { _, p in watching(p) }) { _, p in
+            .done(watching(p))
         },
-        RPCMethod("unwatch", .subscription, NoParams.self) { _, _ in
-            .done(.object(["topics": .array([])]), effect: .unwatch)
+        RPCMethod("unwatch", .subscription, NoParams.self, atOnce: { _, _ in unwatching }) { _, _ in
+            .done(unwatching)
         },
         RPCMethod("cities", .reading, NoParams.self, atOnce: { c, _ in Outcome(citiesResult(c.engine.citiesNow)) }) { c, _ in
             .done(citiesResult(await c.engine.watchedCities))

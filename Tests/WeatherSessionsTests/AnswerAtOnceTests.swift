@@ -35,11 +35,12 @@ private struct Warmed {
 @Suite("RequestHandler: what is answered at once", .timeLimit(.minutes(1)))
 struct AnswerAtOnceTests {
     @Test(
-        "a cached search, overlays, cities and state at once: the same reply and the same notifications as through handle",
+        "a cached search, overlays, cities, state, watch and unwatch at once: the same reply and the same notifications as through handle",
         arguments: [
             request(7, "search", #"{"city":"London"}"#), request(7, "search", #"{"city":" london "}"#),
             request(8, "overlays"), request(9, "cities"), request(10, "state"),
             #"{"jsonrpc":"2.0","method":"search","params":{"city":"London"}}"#,
+            request(11, "watch", #"{"topics":["state","overlays"],"replay":true}"#), request(12, "unwatch"),
         ])
     func same(_ line: String) async throws {
         let through = try await Warmed()
@@ -58,7 +59,7 @@ struct AnswerAtOnceTests {
         arguments: [
             request(1, "search", #"{"city":"Atlantis"}"#), request(1, "search", #"{"city":5}"#),
             request(1, "search", #"{"city":"London","extra":1}"#), "[\(request(1, "overlays"))]", "{", request(1, "version"),
-            request(1, "watch"), #"{"jsonrpc":"1.0","id":1,"method":"overlays"}"#,
+            request(1, "watch", #"{"topics":["weather"]}"#), #"{"jsonrpc":"1.0","id":1,"method":"overlays"}"#,
         ])
     func notAtOnce(_ line: String) async throws {
         let warmed = try await Warmed()

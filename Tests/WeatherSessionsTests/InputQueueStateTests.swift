@@ -67,6 +67,7 @@ struct InputQueueStateTests {
     @Test("reading is held back at maxBuffered waiting messages and goes on once fewer than resumeBelow wait")
     func backPressure() {
         var q = Queue(maxBuffered: 4, resumeBelow: 2)
+        _ = q.next()  // the reader has started
         for i in 1...3 { _ = q.yield(i) }
         #expect(q.holdRead() == false)
         _ = q.yield(4)
@@ -75,6 +76,26 @@ struct InputQueueStateTests {
         for _ in 1...4 { resumed.append(q.next().resumeReading) }
         // 3 left, 2 left, then 1: the held read goes ahead, once.
         #expect(resumed == [false, false, true, false])
+    }
+
+    @Test("the transport's first read waits until the reader asks for a message, and then goes ahead, once")
+    func firstReadWaitsForReader() {
+        var q = Queue(maxBuffered: 16, resumeBelow: 4)
+        #expect(q.holdRead() == true, "no reader yet")
+        let first = q.next()
+        if case .none = first.next {} else { Issue.record("nothing was read yet") }
+        #expect(first.resumeReading, "the reader asked: the held read goes ahead")
+        #expect(q.next().resumeReading == false)
+        #expect(q.holdRead() == false)
+    }
+
+    @Test("a connection that ends before its reader starts holds no read back")
+    func endBeforeReader() {
+        var q = Queue(maxBuffered: 16, resumeBelow: 4)
+        #expect(q.holdRead() == true)
+        _ = q.end()
+        #expect(q.holdRead() == false)
+        #expect(isEnd(q.next().next))
     }
 
     @Test("the end lets a held read go: nothing is held back after it")
