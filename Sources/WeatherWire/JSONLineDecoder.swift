@@ -16,6 +16,17 @@ public struct JSONLineDecoder: NIOSingleStepByteToMessageDecoder {
     }
 
     public mutating func decode(buffer: inout ByteBuffer) throws -> JSONLineFrame? {
+        nextFrame(in: &buffer)
+    }
+
+    public mutating func decodeLast(buffer: inout ByteBuffer, seenEOF: Bool) throws -> JSONLineFrame? {
+        if let frame = nextFrame(in: &buffer) { return frame }
+        return seenEOF ? lastFrame(in: &buffer) : nil
+    }
+
+    /// The next whole line at the start of `buffer` (its reader index moves past it), or nil until
+    /// one has come: `buffer` then keeps what came of it, to be added to.
+    public mutating func nextFrame(in buffer: inout ByteBuffer) -> JSONLineFrame? {
         if discarding {
             buffer.moveReaderIndex(to: buffer.writerIndex)
             return nil
@@ -38,10 +49,10 @@ public struct JSONLineDecoder: NIOSingleStepByteToMessageDecoder {
         return .line(line)
     }
 
-    public mutating func decodeLast(buffer: inout ByteBuffer, seenEOF: Bool) throws -> JSONLineFrame? {
-        if let frame = try decode(buffer: &buffer) { return frame }
-        guard seenEOF, !discarding, buffer.readableBytes > 0 else { return nil }
-        // A last line without its newline still counts, under the same limit, without a trailing "\r".
+    /// The client sends no more: what is left of `buffer` after its whole lines, a last line
+    /// without its newline, still counts, under the same limit, without a trailing "\r".
+    public mutating func lastFrame(in buffer: inout ByteBuffer) -> JSONLineFrame? {
+        guard !discarding, buffer.readableBytes > 0 else { return nil }
         scanned = 0
         var length = buffer.readableBytes
         if buffer.getInteger(at: buffer.readerIndex + length - 1, as: UInt8.self) == UInt8(ascii: "\r") { length -= 1 }

@@ -85,7 +85,7 @@ struct SocketClientHandlerTests {
         // The session's side (`SocketInputs`) is read from a task: the embedded loop is driven
         // from this one's thread in between, by synchronous calls only.
         let c = try Connection()
-        let frames = (0..<20).map { JSONLineFrame.line(ByteBuffer(string: #"{"id":\#($0)}"#)) }
+        let frames = (0..<20).map { ByteBuffer(string: #"{"id":\#($0)}"# + "\n") }
         for frame in frames { try c.channel.writeInbound(frame) }
         c.channel.pipeline.read()
         #expect(c.reads.reads == 0, "read held: 20 messages wait")
@@ -99,10 +99,51 @@ struct SocketClientHandlerTests {
         _ = try c.channel.finish()
     }
 
+    @Test("NIO's first read waits for the session to read its inputs: the client's first message meets a reading session")
+    func firstReadWaitsForSession() async throws {
+        let c = try Connection()
+        c.channel.pipeline.read()
+        #expect(c.reads.reads == 0, "no session reads yet")
+        try c.channel.writeInbound(ByteBuffer(string: "x\n"))
+        var iterator = c.handler.inputs.makeAsyncIterator()
+        _ = await iterator.next()
+        #expect(c.reads.reads == 1, "the session reads: the held read goes ahead")
+        c.channel.pipeline.read()
+        #expect(c.reads.reads == 2, "not held any more")
+        _ = try c.channel.finish()
+    }
+
+    @Test("lines as the client sends them: split across reads, several in one, with \\r\\n, and a last one without its newline")
+    func framing() async throws {
+        let c = try Connection()
+        for chunk in [#"{"id":"#, "1}\n", "a\r\nb\n\n", "last"] { try c.channel.writeInbound(ByteBuffer(string: chunk)) }
+        c.channel.pipeline.fireUserInboundEventTriggered(ChannelEvent.inputClosed)
+        var lines: [String] = []
+        var iterator = c.handler.inputs.makeAsyncIterator()
+        while case .message(let bytes)? = await iterator.next() { lines.append(String(decoding: bytes, as: UTF8.self)) }
+        #expect(lines == [#"{"id":1}"#, "a", "b", "", "last"])
+        _ = try c.channel.finish()
+    }
+
+    @Test("a line over the limit is refused once, and nothing after it is read")
+    func oversized() async throws {
+        let c = try Connection()
+        try c.channel.writeInbound(ByteBuffer(repeating: UInt8(ascii: "x"), count: RPCMessage.maxLineBytes + 2))
+        try c.channel.writeInbound(ByteBuffer(string: "\nafter\n"))
+        c.channel.pipeline.fireUserInboundEventTriggered(ChannelEvent.inputClosed)
+        var iterator = c.handler.inputs.makeAsyncIterator()
+        guard case .refuse? = await iterator.next() else {
+            Issue.record("the oversized line is not refused")
+            return
+        }
+        #expect(await iterator.next() == nil)
+        _ = try c.channel.finish()
+    }
+
     @Test("the inputs end after what was read when the client closes its side, and at once when the connection closes")
     func ends() async throws {
         let c = try Connection()
-        try c.channel.writeInbound(JSONLineFrame.line(ByteBuffer(string: "x")))
+        try c.channel.writeInbound(ByteBuffer(string: "x\n"))
         c.channel.pipeline.fireUserInboundEventTriggered(ChannelEvent.inputClosed)
         var iterator = c.handler.inputs.makeAsyncIterator()
         guard case .message(let bytes)? = await iterator.next() else {

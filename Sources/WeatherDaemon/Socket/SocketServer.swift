@@ -80,8 +80,7 @@ public final class SocketServer: Service {
             channel.eventLoop.makeCompletedFuture {
                 let session = ClientSession(handler: self.handler)
                 let client = SocketClientHandler(eventLoop: channel.eventLoop, session: session)
-                try channel.pipeline.syncOperations.addHandlers(
-                    ByteToMessageHandler(JSONLineDecoder(maxLength: RPCMessage.maxLineBytes)), client)
+                try channel.pipeline.syncOperations.addHandler(client)
                 let output = SocketLineOutput(client, on: channel.eventLoop, writes: loopWrites.writes(for: channel.eventLoop))
                 return Connection(channel: channel, session: session, inputs: client.inputs, output: output)
             }
