@@ -174,11 +174,11 @@ extension JSONValue {
             out += "]"
         case .object(let object):
             out += "{"
-            for (index, key) in object.keys.enumerated() {
+            for (index, member) in object.ordered.enumerated() {
                 if index > 0 { out += "," }
-                Self.writeString(key, to: &out)
+                Self.writeString(member.key, to: &out)
                 out += ":"
-                object[key]!.write(to: &out)
+                member.value.write(to: &out)
             }
             out += "}"
         }

@@ -73,4 +73,41 @@ struct JSONWriterTests {
         object["seq"] = nil
         #expect(JSONValue.object(object).serialized == #"{"type":"FeatureCollection","focus":null,"features":[]}"#)
     }
+
+    @Test("objects are equal, and hash alike, with the same members in any order; a value or a member more makes them differ")
+    func equalInAnyOrder() {
+        let a: JSONObject = ["a": .integer(1), "b": "x", "c": .object(["d": .null])]
+        let b: JSONObject = ["c": .object(["d": .null]), "a": .integer(1), "b": "x"]
+        #expect(a == b)
+        #expect(a.hashValue == b.hashValue)
+        #expect(Set([JSONValue.object(a), .object(b)]).count == 1)
+        #expect(a != ["a": .integer(1), "b": "y", "c": .object(["d": .null])])
+        var more = b
+        more["e"] = .integer(2)
+        #expect(a != more)
+        #expect(more != a)
+    }
+
+    @Test("an object of many members (looked up through a table past 16): members found, replaced in place, removed, in order")
+    func manyMembers() throws {
+        var object = JSONObject()
+        for i in 0..<40 { object["k\(i)"] = .integer(Int64(i)) }
+        object["k3"] = "three"
+        object["k0"] = nil
+        object["k39"] = nil
+        object["k40"] = .integer(40)
+        #expect(object.count == 39)
+        #expect(object["k3"] == "three")
+        #expect(object["k0"] == nil)
+        #expect(object["k20"] == .integer(20))
+        #expect(object["k40"] == .integer(40))
+        #expect(object.keys == ["k1", "k2", "k3"] + (4..<39).map { "k\($0)" } + ["k40"])
+        var reversed = JSONObject()
+        for member in object.members.reversed() { reversed[member.key] = member.value }
+        #expect(reversed == object)
+        #expect(reversed.hashValue == object.hashValue)
+        // A duplicate member in the text: the last value, at the first one's place.
+        let parsed = try JSONValue.parse(Array(#"{"a":1,"b":2,"a":3}"#.utf8))
+        #expect(parsed.serialized == #"{"a":3,"b":2}"#)
+    }
 }
