@@ -110,7 +110,14 @@ public final class SocketServer: Service {
                 try await withThrowingDiscardingTaskGroup { connections in
                     try await server.executeThenClose { inbound in
                         for try await connection in inbound {
-                            connections.addTask { await self.serve(connection) }
+                            // The connection's task runs on its event loop: no thread hop per
+                            // request, and its lines are written from there as they come. (Set
+                            // here, not by `withTaskExecutorPreference` inside: one frame less in
+                            // every connection's task, which kept a third slab of the task
+                            // allocator, 0.9 KB a watcher.)
+                            connections.addTask(executorPreference: EventLoopTaskExecutor(connection.channel.eventLoop)) {
+                                await self.serve(connection)
+                            }
                         }
                     }
                 }
@@ -144,11 +151,7 @@ public final class SocketServer: Service {
         let session = connection.session
         // A client that goes away ends its session at once, even while nothing is being written.
         channel.closeFuture.whenComplete { _ in session.hangUp() }
-        // The session runs on the connection's event loop: no thread hop per request, and its
-        // lines are written from there as they come.
-        await withTaskExecutorPreference(EventLoopTaskExecutor(channel.eventLoop)) {
-            await session.run(connection.inputs, writer: connection.output, offered: true)
-        }
+        await session.run(connection.inputs, writer: connection.output, offered: true)
         logEnd(connection)
     }
 
