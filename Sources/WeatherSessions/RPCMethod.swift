@@ -87,15 +87,11 @@ struct RPCMethod: Sendable {
         }
     }
 
-    /// `watch`: the topics watched, and the subscription made after the reply.
-    private static func watching(_ p: WatchParams) -> Outcome {
-        Outcome(
-            .object(["topics": .array(p.topics.map { .string($0.rawValue) })]),
-            effect: .watch(Set(p.topics), replay: p.replay, diff: p.diff))
+    /// A method that never waits: answered at once whenever its params are valid (a connection then
+    /// needs no task for it), and through `start` with the same outcome otherwise.
+    init<P: MethodParams>(_ name: String, _ kind: Kind, _ params: P.Type, immediately run: @escaping @Sendable (Context, P) -> Outcome) {
+        self.init(name, kind, params, atOnce: run) { context, params in .done(run(context, params)) }
     }
-
-    /// `unwatch`: no topic, and the subscription ended after the reply.
-    private static let unwatching = Outcome(.object(["topics": .array([])]), effect: .unwatch)
 
     /// Every method, by name.
     static let byName: [String: RPCMethod] = Dictionary(uniqueKeysWithValues: all.map { ($0.name, $0) })
@@ -158,13 +154,16 @@ struct RPCMethod: Sendable {
         RPCMethod("state", .reading, NoParams.self, atOnce: { c, _ in c.engine.stateNow.map { Outcome($0.json) } }) { c, _ in
             .done(await c.engine.freshState.json)
         },
-        // Answered at once too: a watcher's connection then needs no task for its requests.
-        RPCMethod("watch", .subscription, WatchParams.self, atOnce: { _, p in watching(p) }) { _, p in
-            .done(watching(p))
-        },
-        RPCMethod("unwatch", .subscription, NoParams.self, atOnce: { _, _ in unwatching }) { _, _ in
-            .done(unwatching)
-        },
+        RPCMethod(
+            "watch", .subscription, WatchParams.self,
+            immediately: { _, p in
+                Outcome(
+                    .object(["topics": .array(p.topics.map { .string($0.rawValue) })]),
+                    effect: .watch(Set(p.topics), replay: p.replay, diff: p.diff))
+            }),
+        RPCMethod(
+            "unwatch", .subscription, NoParams.self,
+            immediately: { _, _ in Outcome(.object(["topics": .array([])]), effect: .unwatch) }),
         RPCMethod("cities", .reading, NoParams.self, atOnce: { c, _ in Outcome(citiesResult(c.engine.citiesNow)) }) { c, _ in
             .done(citiesResult(await c.engine.watchedCities))
         },
