@@ -28,9 +28,9 @@ public enum ClientInput: Sendable {
 /// socket), a session is one task: it reads and admits, and runs the requests as its children. A
 /// connection that only watches keeps that one task. Over a transport written by a task
 /// (`run(_:write:)`, the WebSocket), the task running the session writes and a child reads.
-/// (A waiting task costs its connection about 3 KB: hence no writer task and no hang-up waiter
-/// beside it.) Such a transport offers each message to ``answerAtOnce(_:)`` first: a cached search
-/// or a read of the stream is answered there, in the transport's thread, with no task at all.
+/// (A waiting task costs its connection about 2.5 KB: hence no writer task and no hang-up waiter
+/// beside it.) Such a transport offers each message to ``answerAtOnce(_:)`` first: a cached search,
+/// a read of the stream or a `watch` is answered there, in the transport's thread, with no task at all.
 public final class ClientSession: Sendable {
     /// Requests of one client in progress at once; more wait (and the client is not read).
     public static let maxRequestsInFlight = 16
