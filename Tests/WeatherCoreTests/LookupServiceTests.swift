@@ -165,7 +165,7 @@ struct LookupSingleFlightTests {
         let gate = h.transport.on("/data/2.5/weather", .ok(try Fixture.london()), gated: true)
         let n = 8
         let leader = Task { try await h.lookup("London") }
-        await h.transport.waitForRequests(1)
+        await h.transport.waitForRequests(1, matching: "/data/2.5/weather")
         let base = h.clock.readCount
         let followers = (1..<n).map { i in Task { try await h.lookup(i.isMultiple(of: 2) ? "london" : " London ") } }
         await h.waitForLookupsStarted(n - 1, after: base)
@@ -181,7 +181,7 @@ struct LookupSingleFlightTests {
         let h = try Harness(cacheTTL: .zero)
         let gate = h.transport.on("/data/2.5/weather", .status(502, "<html>Bad Gateway</html>"), gated: true)
         let leader = Task { try await h.lookup("London") }
-        await h.transport.waitForRequests(1)
+        await h.transport.waitForRequests(1, matching: "/data/2.5/weather")
         let base = h.clock.readCount
         let followers = (0..<3).map { _ in Task { try await h.lookup("london") } }
         await h.waitForLookupsStarted(3, after: base)
@@ -199,7 +199,7 @@ struct LookupSingleFlightTests {
         let gate = h.transport.on("/data/2.5/weather", .ok(try Fixture.london()), gated: true)
         let a = Task { try await h.lookup(point: 1) }
         let b = Task { try await h.lookup(point: 2) }
-        await h.transport.waitForRequests(2)
+        await h.transport.waitForRequests(2, matching: "/data/2.5/weather")
         gate.open()
         _ = try await (a.value, b.value)
         #expect(h.transport.requestCount == 2)
@@ -210,7 +210,7 @@ struct LookupSingleFlightTests {
         let h = try Harness(cacheTTL: .zero)
         let gate = h.transport.on("/data/2.5/weather", .ok(try Fixture.london()), gated: true)
         let leader = Task { try await h.lookup("London") }
-        await h.transport.waitForRequests(1)
+        await h.transport.waitForRequests(1, matching: "/data/2.5/weather")
         let base = h.clock.readCount
         let follower = Task { try await h.lookup("London") }
         await h.waitForLookupsStarted(1, after: base)
@@ -226,7 +226,7 @@ struct LookupSingleFlightTests {
         let h = try Harness(cacheTTL: .zero)
         let gate = h.transport.on("/data/2.5/weather", .ok(try Fixture.london()), gated: true)
         let leader = Task { try await h.lookup("London") }
-        await h.transport.waitForRequests(1)
+        await h.transport.waitForRequests(1, matching: "/data/2.5/weather")
         let base = h.clock.readCount
         let follower = Task { try await h.lookup("London") }
         await h.waitForLookupsStarted(1, after: base)

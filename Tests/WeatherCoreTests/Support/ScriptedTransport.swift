@@ -29,7 +29,11 @@ final class ScriptedTransport: HTTPTransport, Sendable {
     private struct State {
         var rules: [Rule] = []
         var urls: [String] = []
-        var waiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+        var waiters: [(count: Int, pattern: String, continuation: CheckedContinuation<Void, Never>)] = []
+
+        func count(matching pattern: String) -> Int {
+            pattern.isEmpty ? urls.count : urls.filter { $0.contains(pattern) }.count
+        }
     }
 
     private let state = Mutex(State())
@@ -54,15 +58,16 @@ final class ScriptedTransport: HTTPTransport, Sendable {
 
     /// Requests whose URL contains `pattern`.
     func requests(matching pattern: String) -> Int {
-        state.withLock { $0.urls.filter { $0.contains(pattern) }.count }
+        state.withLock { $0.count(matching: pattern) }
     }
 
-    /// Returns once at least `count` requests have arrived.
-    func waitForRequests(_ count: Int) async {
+    /// Returns once at least `count` requests (whose URL contains `pattern`, when one is given) have
+    /// arrived.
+    func waitForRequests(_ count: Int, matching pattern: String = "") async {
         await withCheckedContinuation { continuation in
             let now = state.withLock { state in
-                if state.urls.count >= count { return true }
-                state.waiters.append((count, continuation))
+                if state.count(matching: pattern) >= count { return true }
+                state.waiters.append((count, pattern, continuation))
                 return false
             }
             if now { continuation.resume() }
@@ -72,9 +77,9 @@ final class ScriptedTransport: HTTPTransport, Sendable {
     func get(_ url: String, timeout: Duration) async throws -> HTTPResponse {
         let (rule, ready) = state.withLock { state in
             state.urls.append(url)
-            let reached = state.urls.count
-            let ready = state.waiters.filter { $0.count <= reached }.map(\.continuation)
-            state.waiters.removeAll { $0.count <= reached }
+            let reached = state.waiters.map { $0.count <= state.count(matching: $0.pattern) }
+            let ready = zip(state.waiters, reached).filter(\.1).map(\.0.continuation)
+            state.waiters = zip(state.waiters, reached).filter { !$0.1 }.map(\.0)
             return (state.rules.last { url.contains($0.pattern) }, ready)
         }
         for waiter in ready { waiter.resume() }
