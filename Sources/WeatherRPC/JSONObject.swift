@@ -39,7 +39,7 @@ public struct JSONObject: Sendable, Hashable, ExpressibleByDictionaryLiteral {
                     ordered[position].value = newValue
                     return
                 }
-                if ordered.isEmpty { ordered.reserveCapacity(4) }
+                if ordered.capacity == 0 { ordered.reserveCapacity(4) }  // a request's four; a literal reserved its own
                 ordered.append(Member(key: key, value: newValue))
                 if positions != nil {
                     positions![key] = ordered.count - 1
