@@ -9,11 +9,12 @@ import PackageDescription
 //
 // And the code that runs laid out together, first in the text (packaging/order/, made by
 // `make order-files`): a page of code is resident once anything on it ran, with its neighbours (the
-// kernel's fault-around), and the code weatherd runs was spread over most of its 19 MB of text. Its
-// resident text: 7 MB instead of 12. A name the file lists that no longer exists is skipped; its
-// code only lands among the cold code. The ordering moves functions, not files, because release
-// builds give every function a section of its own (the Makefile's RELEASE_FLAGS); the code without
-// a symbol, which no ordering file can name, is kept together (packaging/order/anonymous.ld).
+// kernel's fault-around), and the code weatherd runs was spread over most of its 19 MB of text. A
+// name the file lists that no longer exists is skipped; its code only lands among the cold code. The
+// ordering moves functions, not files, because release builds give every function a section of its
+// own (the Makefile's RELEASE_FLAGS); the code without a symbol and the compiler's helpers defined
+// under one name in many objects, which no ordering file can name alone, are kept together just
+// before it (packaging/order/layout.ld, made with the lists).
 func releaseLink(_ product: String) -> [LinkerSetting] {
     [
         .unsafeFlags(
@@ -21,7 +22,7 @@ func releaseLink(_ product: String) -> [LinkerSetting] {
                 "-use-ld=lld", "-Xlinker", "--no-export-dynamic", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
                 "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/packaging/order/\(product).txt",
                 "-Xlinker", "--no-warn-symbol-ordering",
-                "-Xlinker", "-T", "-Xlinker", "\(Context.packageDirectory)/packaging/order/anonymous.ld",
+                "-Xlinker", "-T", "-Xlinker", "\(Context.packageDirectory)/packaging/order/layout.ld",
             ],
             .when(configuration: .release))
     ]

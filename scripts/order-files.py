@@ -11,19 +11,32 @@ release build gives every function a section of its own (the Makefile's RELEASE_
 whole file around it.
 
 How: the release binaries are linked with a map (which input section each address is in), run
-under valgrind's callgrind through a workload (start-up, the watched cities' round, every socket
-method, the web routes, a WebSocket, a reload, a clean stop; weatherctl's commands), and every
+under valgrind's callgrind through a workload (start-up with a real gpsd connected when one is
+installed, the watched cities' round, every socket method, the web routes, a WebSocket, a reload, a clean stop; weatherctl's commands), and every
 input section that ran code is listed by up to three of its symbols (the shortest executed names
 that are unique in the binary: a name defined in many objects would pull all of them in).
+
+The compiler's small helpers are emitted into every object that needs one, all under one name
+(`objectdestroyTm`, `__swift_destroy_boxed_opaque_existential_1Tm`, `block_copy_helper`, ...). An
+ordering file cannot list such a name without pulling in every section defining it, the prebuilt
+libraries' whole `.text` among them, so the helpers go by section name instead: packaging/order/
+layout.ld, which this script also writes, gathers them (every copy in an object with function
+sections, a few kilobytes in all) with the code that has no symbol, just before `.text`. Left in
+place, each one that runs makes a page of cold code resident, with its neighbours.
+
+SwiftPM does not recompile when only -Xswiftc flags change: objects compiled before without
+-function-sections stay as they were, one `.text` each, and an ordering made from them moves whole
+files. The script stops when it finds such objects.
 
 A stale file costs only memory, never correctness: names that no longer exist are ignored
 (--no-warn-symbol-ordering) and their code lands among the cold code. Rerun after large changes:
 
-    make order-files          (needs valgrind; about 3 minutes)
+    make order-files          (needs valgrind; about 4 minutes)
 """
 import argparse
 import base64
 import collections
+import fnmatch
 import http.client
 import json
 import os
@@ -69,6 +82,8 @@ def main():
                 maps[product] = os.path.join(tmp, product + ".map")
                 extra = ["-Xlinker", "-Map=" + maps[product], "-Xlinker", "--no-demangle"]
             subprocess.run([args.swift, "build", *flags, "--product", product, *extra], cwd=ROOT, check=True)
+            if product in maps:
+                check_function_sections(maps[product], bindir)
         # valgrind cannot read the toolchain's DWARF; the symbol table is all it needs
         prof = os.path.join(tmp, "bin")
         os.mkdir(prof)
@@ -79,22 +94,28 @@ def main():
                      "--compress-pos=no", "--dump-instr=yes"]
         d_out = os.path.join(tmp, "weatherd.cg")
         c_out = os.path.join(tmp, "weatherctl.cg.%p")
-        workload(prof, tmp, callgrind + ["--callgrind-out-file=" + d_out],
+        bias = workload(prof, tmp, callgrind + ["--callgrind-out-file=" + d_out],
                  callgrind + ["--callgrind-out-file=" + c_out])
         os.makedirs(args.out, exist_ok=True)
+        helpers = set()
         dumps = sorted((f for f in os.listdir(tmp) if f.startswith("weatherd.cg")), key=lambda f: (len(f), f))
         ctl_dumps = [f for f in os.listdir(tmp) if f.startswith("weatherctl.cg.")]
         # weatherd.cg.1 is the idle dump, weatherd.cg the rest
         for product, outs in (("weatherd", [[os.path.join(tmp, f) for f in dumps if f != "weatherd.cg"],
                                             [os.path.join(tmp, "weatherd.cg")]]),
                               ("weatherctl", [[os.path.join(tmp, f) for f in ctl_dumps]])):
-            names, hot, total, first = order(maps[product], outs, product)
+            names, hot, total, first, shared = order(maps[product], outs, product, bias)
+            helpers |= shared
             path = os.path.join(args.out, product + ".txt")
             with open(path, "w") as f:
                 f.write("\n".join(names) + "\n")
             print(f"order-files: {path}: {len(names)} names for {len(hot)} input sections "
                   f"({sum(hot.values()) / 1e6:.1f} MB of {total / 1e6:.1f} MB of code; "
                   f"{first / 1e6:.1f} MB of it ran in the first phase)")
+        with open(os.path.join(args.out, "layout.ld"), "w") as f:
+            f.write(layout_script(helpers))
+        print(f"order-files: {os.path.join(args.out, 'layout.ld')}: {len(helpers)} helper sections named "
+              f"beside the patterns")
         # the next release build links with the new files (SwiftPM does not see them change)
         for product in ("weatherd", "weatherctl"):
             os.unlink(os.path.join(bindir, product))
@@ -103,7 +124,8 @@ def main():
 
 
 def read_map(path):
-    """The .text input sections of an lld map: (start, size, name, [(address, symbol)])."""
+    """The code's input sections of an lld map (.text, and layout.ld's .text.anonymous): (start, size,
+    name, [(address, symbol)])."""
     sections = []
     in_text = False
     line_re = re.compile(r"\s*([0-9a-f]+)\s+[0-9a-f]+\s+([0-9a-f]+)\s+\d+\s(\s*)(.*)$")
@@ -113,8 +135,8 @@ def read_map(path):
             if not m:
                 continue
             addr, size, indent, rest = int(m.group(1), 16), int(m.group(2), 16), len(m.group(3)), m.group(4)
-            if indent == 0:      # an output section
-                in_text = rest.strip() == ".text"
+            if indent == 0:      # an output section (.text, or layout.ld's before it)
+                in_text = rest.strip() in (".text", ".text.anonymous")
             elif in_text and ":(" in rest:
                 sections.append((addr, size, rest.strip(), []))
             elif in_text and sections:
@@ -123,21 +145,25 @@ def read_map(path):
     return sections
 
 
-def executed(outs, product):
-    """Addresses of the instructions that ran in `product`, from callgrind outputs."""
+def executed(outs, product, bias):
+    """Addresses of the instructions that ran in `product`, from callgrind outputs. Valgrind knows
+    a binary's code by its .text section: what ran in the code before it (layout.ld's section) is
+    under the unknown object "???", at its address in the process, `bias` above the binary's own."""
     seen = set()
     for out in outs:
-        mine = False
+        mine = unknown = False
         with open(out, errors="replace") as f:
             for line in f:
                 if line.startswith("ob="):
                     mine = line[3:].strip().endswith("/" + product)
-                elif mine and line.startswith("0x"):
-                    seen.add(int(line.split()[0], 16))
+                    unknown = line[3:].strip() == "???"
+                elif (mine or unknown) and line.startswith("0x"):
+                    a = int(line.split()[0], 16)
+                    seen.add(a if mine else a - bias)
     return seen
 
 
-def order(map_path, outs, product):
+def order(map_path, outs, product, bias):
     """The names to list for `product`; `outs` are its callgrind outputs by phase, first phase first."""
     import bisect
     sections = read_map(map_path)
@@ -150,12 +176,13 @@ def order(map_path, outs, product):
     ran = collections.defaultdict(set)     # section index -> addresses
     phase = {}                             # section index -> the first phase it ran in
     for n, files in enumerate(outs):
-        for a in executed(files, product):
+        for a in executed(files, product, bias):
             i = bisect.bisect_right(starts, a) - 1
             if i >= 0 and a < sections[i][0] + sections[i][1]:
                 ran[i].add(a)
                 phase.setdefault(i, n)
     names, hot, listed, missed = [], {}, set(), 0
+    shared = set()    # the section names of helpers that ran, for layout.ld
     for i in sorted(ran, key=lambda i: (phase[i], i)):
         start, size, _, symbols = sections[i]
         symbols = sorted(symbols)
@@ -173,11 +200,51 @@ def order(map_path, outs, product):
             hot[i] = size
         else:
             missed += size
+            # a helper under a shared name: layout.ld names its section (all copies in objects
+            # with function sections), not the whole .text of a prebuilt library
+            section = sections[i][2].rsplit(":(", 1)[-1].rstrip(")")
+            if section.startswith(".text.") and not section.startswith(".text..L"):
+                shared.add(section)
     first = sum(size for i, size in hot.items() if phase[i] == 0)
     if missed:
-        print(f"order-files: {product}: {missed / 1e3:.0f} KB of code that ran is not listed (only names "
-              f"defined in many objects)")
-    return names, hot, sum(s[1] for s in sections), first
+        print(f"order-files: {product}: {missed / 1e3:.0f} KB of code that ran has no name of its own (no symbol, "
+              f"or one defined in many objects): layout.ld gathers it")
+    return names, hot, sum(s[1] for s in sections), first, shared
+
+
+# Helpers every object may define, gathered whichever of them ran in the workload.
+HELPER_PATTERNS = [".text.objectdestroy*", ".text.__swift_*", ".text.block_copy_helper", ".text.block_destroy_helper"]
+
+LAYOUT_HEAD = """/* Generated by scripts/order-files.py (make order-files): the release link's one addition to
+   lld's default layout (Package.swift, releaseLink), an output section just before .text holding
+   - the code that has no symbol (the compiler's private helpers, such as closure contexts'
+     destructors and unnamed thunks: input sections named .text..L*), which no ordering file can name;
+   - the compiler's small helpers, which every object that needs one defines under the same name
+     (an ordering file naming one would pull in every section defining it, the prebuilt libraries'
+     whole .text among them): every copy in an object with function sections, by section name.
+   Left in place, each piece of them that runs makes a page of cold code resident (with its
+   neighbours: the kernel's fault-around). All of it is about 100 KB. */
+"""
+
+
+def layout_script(helpers):
+    named = sorted(h for h in helpers if not any(fnmatch.fnmatchcase(h, p) for p in HELPER_PATTERNS))
+    lines = [LAYOUT_HEAD, "SECTIONS {", "  .text.anonymous : {", "    *(.text..L*)",
+             "    *(" + " ".join(HELPER_PATTERNS) + ")"]
+    lines += [f'    *("{h}")' for h in named]
+    lines += ["  }", "} INSERT BEFORE .text;", ""]
+    return "\n".join(lines)
+
+
+def check_function_sections(map_path, bindir):
+    """Stops when the Swift objects of the link were compiled without -function-sections."""
+    whole = sum(size for _, size, name, _ in read_map(map_path)
+                if name.endswith(":(.text)") and ".swift.o" in name and bindir in name)
+    if whole > 64 * 1024:
+        sys.exit(f"order-files: {whole / 1e6:.1f} MB of the package's Swift code is in whole-file .text "
+                 f"sections: its objects were compiled without -function-sections, and SwiftPM does not "
+                 f"recompile when only -Xswiftc flags change. Remove {bindir} (or the package's .build) "
+                 f"and run this again.")
 
 
 def workload(bindir, tmp, daemon_wrapper, ctl_wrapper):
@@ -187,12 +254,21 @@ def workload(bindir, tmp, daemon_wrapper, ctl_wrapper):
                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         procs.append(replay)
         base = replay.stdout.readline().strip().split("listening on ")[1]
-        gpsd_port, web_port = free_port(), free_port()      # nothing listens on the gpsd port
+        gpsd_port, web_port = free_port(), free_port()
+        # a real gpsd without a receiver, as an idle weatherd usually has (and bench-daemon.py's idle):
+        # its start-up and first exchange belong to the first phase; without one nothing listens there
+        gpsd = shutil.which("gpsd") or ("/usr/sbin/gpsd" if os.path.exists("/usr/sbin/gpsd") else None)
+        if gpsd:
+            procs.append(subprocess.Popen([gpsd, "-N", "-n", "-S", str(gpsd_port), "-F", f"{tmp}/gpsd.ctl"],
+                                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+            wait_listening(gpsd_port)
         sock = f"{tmp}/w.sock"
         config = f"{tmp}/weatherd.toml"
         with open(config, "w") as f:
-            f.write(f'cities = ["London,GB", "Seoul,KR"]\n[openweathermap]\nbase_url = "{base}"\n'
-                    f'api_key = "profile"\n[air-quality]\nbase_url = "{base}"\n[socket]\npath = "{sock}"\n[gpsd]\nenabled = true\n'
+            # bench-daemon.py's keys among them (a duration, a rate, a limit): their parsing runs at start
+            f.write(f'cities = ["London,GB", "Seoul,KR"]\n[weather]\ncache_ttl = "1h"\n[openweathermap]\n'
+                    f'base_url = "{base}"\napi_key = "profile"\nrequests_per_minute = 6000\n[air-quality]\n'
+                    f'base_url = "{base}"\n[socket]\npath = "{sock}"\nmax_clients = 16384\n[gpsd]\nenabled = true\n'
                     f'port = {gpsd_port}\n[state]\ndirectory = "{tmp}/state"\n[web]\n'
                     f'listen = "127.0.0.1:{web_port}"\n')
         env = {k: v for k, v in os.environ.items()
@@ -210,6 +286,10 @@ def workload(bindir, tmp, daemon_wrapper, ctl_wrapper):
         # what an idle daemon runs (start-up, the watched cities' round) goes first, before what serving
         # clients runs: an idle weatherd then touches only the start of the hot code
         settle(sock)
+        # where valgrind loaded the binary (the same for every run of a position-independent binary)
+        with open(f"/proc/{daemon.pid}/maps") as f:
+            bias = next(int(line.split("-")[0], 16) for line in f
+                        if line.rstrip().endswith("/weatherd") and line.split()[2] == "00000000")
         subprocess.run(["callgrind_control", "--dump=idle", str(daemon.pid)], check=True,
                        stdout=subprocess.DEVNULL)
         socket_methods(sock)
@@ -233,11 +313,24 @@ def workload(bindir, tmp, daemon_wrapper, ctl_wrapper):
         daemon.send_signal(signal.SIGTERM)
         if daemon.wait(timeout=300) != 0:
             sys.exit("order-files: weatherd did not stop cleanly")
+        return bias
     finally:
         for proc in procs:
             if proc.poll() is None:
                 proc.kill()
                 proc.wait()
+
+
+def wait_listening(port):
+    deadline = time.monotonic() + 10
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), 0.2).close()
+            return
+        except OSError:
+            if time.monotonic() > deadline:
+                sys.exit("order-files: gpsd did not start")
+            time.sleep(0.05)
 
 
 class Line:
