@@ -110,7 +110,7 @@ extension ConfigValueType where Value == String {
     static var brokerURL: ConfigValueType {
         string.checked { text in
             if text.isEmpty || BrokerAddress(text) != nil { return nil }
-            if text.contains("@") {
+            if text.contains("@" as Character) {
                 return "must not hold a user name or password (set mqtt.username, and the password in mqtt.password_file"
                     + " or the mqtt-password credential), found \(ConfigText.quoted(withoutUserInfo(text)))"
             }
@@ -133,7 +133,7 @@ extension ConfigValueType where Value == String {
     static var topicName: ConfigValueType {
         string.checked { text in
             if text.isEmpty { return "expected a non-empty MQTT topic like \"weatherd\", found \"\"" }
-            if text.contains("+") || text.contains("#") {
+            if text.contains("+" as Character) || text.contains("#" as Character) {
                 return "must not contain the MQTT wildcards + and #, found \(ConfigText.quoted(text))"
             }
             if text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
@@ -150,7 +150,7 @@ extension ConfigValueType where Value == String {
     static func topicLevel(allowEmpty: Bool) -> ConfigValueType {
         string.checked { text in
             if text.isEmpty { return allowEmpty ? nil : "expected a non-empty name, found \"\"" }
-            if text.contains("/") || text.contains("+") || text.contains("#")
+            if text.contains("/" as Character) || text.contains("+" as Character) || text.contains("#" as Character)
                 || text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
             {
                 return

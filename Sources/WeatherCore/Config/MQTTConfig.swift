@@ -75,5 +75,5 @@ public struct BrokerAddress: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    public var description: String { "\(tls ? "mqtts" : "mqtt")://\(host.contains(":") ? "[\(host)]" : host):\(port)" }
+    public var description: String { "\(tls ? "mqtts" : "mqtt")://\(host.contains(":" as Character) ? "[\(host)]" : host):\(port)" }
 }

@@ -50,12 +50,12 @@ public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
             guard let close = text.firstIndex(of: "]"), text[text.index(after: close)...].hasPrefix(":") else { return nil }
             host = text[text.index(after: text.startIndex)..<close]
             portText = text[text.index(close, offsetBy: 2)...]
-            guard host.contains(":") else { return nil }
+            guard host.contains(":" as Character) else { return nil }
         } else {
             guard let colon = text.lastIndex(of: ":") else { return nil }
             host = text[..<colon]
             portText = text[text.index(after: colon)...]
-            guard !host.contains(":") else { return nil }  // IPv6 needs brackets
+            guard !host.contains(":" as Character) else { return nil }  // IPv6 needs brackets
         }
         let validHost =
             !host.isEmpty
@@ -69,7 +69,7 @@ public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The host as written in a URL or a `Host` header: an IPv6 address in brackets.
-    public var urlHost: String { host.contains(":") ? "[\(host)]" : host }
+    public var urlHost: String { host.contains(":" as Character) ? "[\(host)]" : host }
 
     /// Only this machine can connect: a loopback address or `localhost`.
     public var isLoopback: Bool {

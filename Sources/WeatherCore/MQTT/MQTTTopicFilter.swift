@@ -9,10 +9,10 @@ public enum MQTTTopicFilter {
         }
         let levels = filter.split(separator: "/", omittingEmptySubsequences: false)
         for (index, level) in levels.enumerated() {
-            if level.contains("#"), level != "#" || index != levels.count - 1 {
+            if level.contains("#" as Character), level != "#" || index != levels.count - 1 {
                 return "the wildcard # must be a whole level, and the last"
             }
-            if level.contains("+"), level != "+" { return "the wildcard + must be a whole level" }
+            if level.contains("+" as Character), level != "+" { return "the wildcard + must be a whole level" }
         }
         return nil
     }

@@ -39,7 +39,7 @@ public struct WebHostPolicy: Sendable, Equatable {
 
     /// `name[:port]` (`[v6]:port` for IPv6); nil when malformed (a path, user info, a bad port).
     private static func split(_ text: String) -> (name: String, port: Int?)? {
-        guard !text.isEmpty, !text.contains("/"), !text.contains("@") else { return nil }
+        guard !text.isEmpty, !text.contains("/" as Character), !text.contains("@" as Character) else { return nil }
         var name = Substring(text)
         var portText: Substring?
         if text.hasPrefix("[") {

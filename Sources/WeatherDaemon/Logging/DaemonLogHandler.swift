@@ -68,11 +68,17 @@ public struct DaemonLogHandler: LogHandler {
         return lines.map { journald ? "<\(priority(level))>\($0)\n" : "\($0)\n" }.joined()
     }
 
+    /// `text` on one line: each newline a space. With the standard library alone: the string
+    /// processing library's `replacing` would make its 400 KB of code resident for the first line.
+    static func oneLine(_ text: String) -> String {
+        text.contains("\n") ? String(text.map { $0 == "\n" ? " " : $0 }) : text
+    }
+
     func format(level: Logger.Level, message: Logger.Message, metadata extra: Logger.Metadata?) -> String {
         var all = metadata
         if let extra { all.merge(extra) { $1 } }
         let fields = all.isEmpty ? "" : " " + all.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
-        let text = "\(message)\(fields)".replacing("\n", with: " ")
+        let text = Self.oneLine("\(message)\(fields)")
         if journald {
             return "<\(Self.priority(level))>\(text)\n"
         }
