@@ -49,7 +49,7 @@ struct WeatherdCommand: ParsableCommand {
     static func configSource(path: String, socket: String?, environment: [String: String]) -> Daemon.ConfigSource {
         { () throws(ConfigError) -> (loaded: LoadedConfig, keys: ProviderKeys) in
             var loaded: LoadedConfig
-            if path == defaultConfigPath, !FileManager.default.fileExists(atPath: path) {
+            if path == defaultConfigPath, access(path, F_OK) != 0 {
                 loaded = LoadedConfig()  // no file at the default place: every key has its default
             } else {
                 loaded = try ConfigLoader.load(path: path)

@@ -120,6 +120,33 @@ import WeatherCore
         #expect(try files(in: directory.path) == ["cities.json"])
     }
 
+    @Test func aSaveMakesTheStateDirectoryAndTheOnesAboveIt() async throws {
+        let nested = directory.path + "/state/weatherd"
+        try await store(in: nested).save(CityChanges(added: ["Oslo"]))
+
+        #expect(try store(in: nested).load() == CityChanges(added: ["Oslo"]))
+        try await store(in: nested + "/").save(CityChanges(added: ["Rome"]))  // there already, with a slash
+        #expect(try store(in: nested).load() == CityChanges(added: ["Rome"]))
+    }
+
+    @Test func aFileInTheWayOfTheStateDirectoryIsAnError() async throws {
+        #expect(FileManager.default.createFile(atPath: directory.path + "/state", contents: Data()))
+
+        let error = await #expect(throws: StoreError.self) {
+            try await store(in: directory.path + "/state/weatherd").save(CityChanges(added: ["Oslo"]))
+        }
+
+        #expect(error?.message == "cannot create the directory \(directory.path)/state: Not a directory")
+    }
+
+    @Test func aCityListThatCannotBeReadSaysWhy() throws {
+        try FileManager.default.createDirectory(atPath: store().path, withIntermediateDirectories: false)
+
+        let error = #expect(throws: StoreError.self) { try store().load() }
+
+        #expect(error?.message == "cannot read \(store().path): is a directory")
+    }
+
     @Test func aFailedSaveLeavesTheStoredListAsItWas() async throws {
         try await store().save(CityChanges(added: ["Zocca"]))
         // The temporary file cannot be created: a directory is in its place.

@@ -81,7 +81,7 @@ public struct ConfigKey: Sendable {
     /// The key's value in `config` for a log line: as TOML text, but a plain string without its quotes.
     public func shown(_ config: DaemonConfig) -> String {
         guard let text = written(config) else { return "nothing" }
-        if text.count >= 2, text.hasPrefix("\""), text.hasSuffix("\""), !text.contains("\\") {
+        if text.count >= 2, text.hasPrefix("\""), text.hasSuffix("\""), !text.contains("\\" as Character) {
             return String(text.dropFirst().dropLast())
         }
         return text

@@ -71,7 +71,7 @@ public struct DaemonLogHandler: LogHandler {
     /// `text` on one line: each newline a space. With the standard library alone: the string
     /// processing library's `replacing` would make its 400 KB of code resident for the first line.
     static func oneLine(_ text: String) -> String {
-        text.contains("\n") ? String(text.map { $0 == "\n" ? " " : $0 }) : text
+        text.contains("\n" as Character) ? String(text.map { $0 == "\n" ? " " : $0 }) : text
     }
 
     func format(level: Logger.Level, message: Logger.Message, metadata extra: Logger.Metadata?) -> String {

@@ -46,11 +46,12 @@ struct StateFile: Sendable {
         if unlink(temporaryPath) == 0 {
             logger.notice("removed \(temporaryPath), left by a save that did not finish; \(path) holds the last complete one")
         }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            if FileManager.default.fileExists(atPath: path) {
-                throw StoreError(message: "cannot read \(path)")
-            }
-            return .absent
+        let data: [UInt8]
+        do {
+            data = try FileReader.bytes(atPath: path, limit: .max)
+        } catch {
+            if error.reason == "no such file" { return .absent }
+            throw StoreError(message: "cannot read \(path): \(error.reason)")
         }
         guard let json = try? JSONValue.parse(data), let value = decode(json) else { return .setAside(setAside()) }
         return .value(value)
@@ -73,7 +74,7 @@ struct StateFile: Sendable {
 
     /// Replaces the file's contents with `json` and a newline, atomically and durably.
     func write(_ json: JSONValue) throws {
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try Self.makeDirectories(directory)
         let temporary = temporaryPath
         let bytes = Array((json.serialized + "\n").utf8)
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
@@ -100,6 +101,27 @@ struct StateFile: Sendable {
         if dir >= 0 {
             _ = sync(dir)
             close(dir)
+        }
+    }
+}
+
+extension StateFile {
+    /// Makes `path` and the directories above it that are missing (`mkdir -p`, each with the mode
+    /// the umask leaves of 0777). With system calls, as the rest of this file: Foundation's
+    /// `FileManager` would make its code resident for this one call.
+    static func makeDirectories(_ path: String) throws {
+        var prefix = path.hasPrefix("/") ? "/" : ""
+        for component in path.split(separator: "/") {
+            prefix += component
+            if mkdir(prefix, 0o777) != 0 {
+                let failure = Glibc.errno
+                var info = stat()
+                guard failure == EEXIST, stat(prefix, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else {
+                    Glibc.errno = failure == EEXIST ? ENOTDIR : failure
+                    throw StoreError.errno("cannot create the directory \(prefix)")
+                }
+            }
+            prefix += "/"
         }
     }
 }
