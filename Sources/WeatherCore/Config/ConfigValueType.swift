@@ -60,12 +60,7 @@ extension ConfigValueType where Value == String {
     /// An `http://` or `https://` URL with a host.
     static var httpURL: ConfigValueType {
         string.checked { text in
-            let lower = text.lowercased()
-            let isHTTP = lower.hasPrefix("http://") || lower.hasPrefix("https://")
-            guard isHTTP, let host = URLComponents(string: text)?.rangeOfHost, !host.isEmpty else {
-                return "expected an http:// or https:// url with a host, found \(ConfigText.quoted(text))"
-            }
-            return nil
+            HTTPURLText.isValid(text) ? nil : "expected an http:// or https:// url with a host, found \(ConfigText.quoted(text))"
         }
     }
 
