@@ -105,6 +105,7 @@ def main():
                                             [os.path.join(tmp, "weatherd.cg")]]),
                               ("weatherctl", [[os.path.join(tmp, f) for f in ctl_dumps]])):
             names, hot, total, first, shared = order(maps[product], outs, product, bias)
+            names = ALWAYS_HOT + [n for n in names if n not in ALWAYS_HOT]
             helpers |= shared
             path = os.path.join(args.out, product + ".txt")
             with open(path, "w") as f:
@@ -211,6 +212,12 @@ def order(map_path, outs, product, bias):
               f"or one defined in many objects): layout.ld gathers it")
     return names, hot, sum(s[1] for s in sections), first, shared
 
+
+# Code an idle daemon runs by chance, which a workload may miss: a Mutex's paths when two threads
+# meet at it. Listed first, always.
+ALWAYS_HOT = ["$s15Synchronization12_MutexHandleV9_lockSlowyys6UInt32VF",
+              "$s15Synchronization12_MutexHandleV11_unlockSlowyyF",
+              "$s15Synchronization12_MutexHandleV12_tryLockSlowSbyF"]
 
 # Helpers every object may define, gathered whichever of them ran in the workload.
 HELPER_PATTERNS = [".text.objectdestroy*", ".text.__swift_*", ".text.block_copy_helper", ".text.block_destroy_helper"]
