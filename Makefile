@@ -66,9 +66,10 @@ bench: deps
 	python="$$(scripts/browser-venv.sh)" && \
 	"$$python" scripts/bench-map.py --bin-dir "$$($(SWIFT) build $(SWIFT_FLAGS) $(RELEASE_FLAGS) --show-bin-path)"
 
-## order-files: regenerate packaging/order/ (the symbol ordering files of the release link: the code that runs
-##              laid out together) by running release binaries through a workload under valgrind; see
-##              scripts/order-files.py
+## order-files: regenerate packaging/order/ (the symbol ordering files of the release link, the code that runs
+##              laid out together, and layout.ld) by running release binaries through a workload under
+##              valgrind; see scripts/order-files.py. It needs release objects compiled with RELEASE_FLAGS
+##              (SwiftPM does not recompile when only -Xswiftc flags change: it says so and stops)
 order-files: deps
 	scripts/install-deps.sh order
 	scripts/order-files.py --swift "$(SWIFT)"
