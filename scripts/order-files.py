@@ -12,16 +12,17 @@ whole file around it.
 
 How: the release binaries are linked with a map (which input section each address is in), run
 under valgrind's callgrind through a workload (start-up with a real gpsd connected when one is
-installed, the watched cities' round, every socket method, the web routes, a WebSocket, a reload, a clean stop; weatherctl's commands), and every
-input section that ran code is listed by up to three of its symbols (the shortest executed names
-that are unique in the binary: a name defined in many objects would pull all of them in).
+installed, the watched cities' round, every socket method, the web routes, a WebSocket, a reload, a
+clean stop; weatherctl's commands), and every input section that ran code is listed by up to three
+of its symbols (the shortest executed names that are unique in the binary: a name defined in many
+objects would pull all of them in).
 
 The compiler's small helpers are emitted into every object that needs one, all under one name
 (`objectdestroyTm`, `__swift_destroy_boxed_opaque_existential_1Tm`, `block_copy_helper`, ...). An
 ordering file cannot list such a name without pulling in every section defining it, the prebuilt
 libraries' whole `.text` among them, so the helpers go by section name instead: packaging/order/
 layout.ld, which this script also writes, gathers them (every copy in an object with function
-sections, a few kilobytes in all) with the code that has no symbol, just before `.text`. Left in
+sections, about 20 KB in all) with the code that has no symbol, just before `.text`. Left in
 place, each one that runs makes a page of cold code resident, with its neighbours.
 
 SwiftPM does not recompile when only -Xswiftc flags change: objects compiled before without
