@@ -61,6 +61,7 @@ struct SocketClientHandlerTests {
     func unwritable() throws {
         let c = try Connection()
         c.channel.isWritable = false
+        c.channel.pipeline.fireChannelWritabilityChanged()  // as a socket channel does at every change
         c.outbox.send(reply: "a")
         let hub = NotificationHub()
         hub.watch(c.outbox, topics: [.state], replay: false)

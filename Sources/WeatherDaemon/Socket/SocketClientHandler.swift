@@ -39,6 +39,12 @@ final class SocketClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private var framing = JSONLineDecoder(maxLength: RPCMessage.maxLineBytes)
     /// The start of a line whose newline has not come yet.
     private var partial: ByteBuffer?
+    /// Whether the channel takes more writes, as `channelWritabilityChanged` last said (NIO tells
+    /// every change, at once, also during a write), and the channel's allocator: kept here, because
+    /// asking the channel for them touched its pipeline, the channel and its writability flag, three
+    /// objects out of the cache per watcher when a change goes to thousands of them.
+    private var writable = true
+    private var allocator = ByteBufferAllocator()
 
     init(eventLoop: any EventLoop, session: ClientSession?) {
         inputs = SocketInputs(eventLoop: eventLoop)
@@ -47,6 +53,8 @@ final class SocketClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
+        writable = context.channel.isWritable
+        allocator = context.channel.allocator
         inputs.attach(NIOLoopBound(self, eventLoop: context.eventLoop))
     }
 
@@ -115,7 +123,8 @@ final class SocketClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
     // MARK: Writing
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
-        if context.channel.isWritable, let outbox { pump(outbox) }
+        writable = context.channel.isWritable
+        if writable, let outbox { pump(outbox) }
         context.fireChannelWritabilityChanged()
     }
 
@@ -134,10 +143,10 @@ final class SocketClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
         defer { pumpState.stop() }
         repeat {
             var wrote = false
-            taking: while context.channel.isWritable {
+            taking: while writable {
                 switch outbox.take() {
                 case .line(let line):
-                    context.write(wrapOutboundOut(encoded.buffer(for: line, allocator: context.channel.allocator)), promise: nil)
+                    context.write(wrapOutboundOut(encoded.buffer(for: line, allocator: allocator)), promise: nil)
                     wrote = true
                 case .none:
                     break taking
@@ -145,7 +154,7 @@ final class SocketClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
                     // Writes complete in order: this empty one completes once all before it have.
                     let written = context.eventLoop.makePromise(of: Void.self)
                     written.futureResult.whenComplete { _ in outbox.confirmWritten() }
-                    context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(capacity: 0)), promise: written)
+                    context.writeAndFlush(wrapOutboundOut(allocator.buffer(capacity: 0)), promise: written)
                     return
                 }
             }
