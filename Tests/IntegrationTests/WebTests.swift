@@ -99,6 +99,9 @@ struct WebHTTPTests {
     @Test("/overlays.geojson is GeoJSON that GDAL reads: one point feature per overlay feature")
     func ogrinfo() async throws {
         let web = try await WebDaemon(cities: ["London", "Paris"])
+        // The watched cities' round first: on a busy machine it can still run when Berlin's reply comes.
+        let watcher = try await Watcher.start(socketPath: web.daemon.socketPath)
+        try await watcher.next("the watched cities' round", where: isSettledState)
         _ = try await web.daemon.call("search", ["city": "Berlin"])
         let answer = try await httpRequest(port: web.port, "/overlays.geojson")
         let count = try JSONValue.parse(answer.body)["features"]?.arrayValue?.count ?? 0
