@@ -18,6 +18,9 @@ public enum FileReader {
     public struct Failure: Error, Sendable, Equatable, CustomStringConvertible {
         public var reason: String
         public var description: String { reason }
+
+        /// The file (or a directory on its path) is not there.
+        public static let noSuchFile = Failure(reason: "no such file")
     }
 
     /// The bytes of the file at `path`.
@@ -50,7 +53,7 @@ public enum FileReader {
 
     private static func failure(_ code: Int32) -> Failure {
         switch code {
-        case ENOENT, ENOTDIR: return Failure(reason: "no such file")
+        case ENOENT, ENOTDIR: return .noSuchFile
         case EACCES, EPERM: return Failure(reason: "permission denied")
         default:
             let text = String(cString: strerror(code))

@@ -50,7 +50,7 @@ struct StateFile: Sendable {
         do {
             data = try FileReader.bytes(atPath: path, limit: .max)
         } catch {
-            if error.reason == "no such file" { return .absent }
+            if error == .noSuchFile { return .absent }
             throw StoreError(message: "cannot read \(path): \(error.reason)")
         }
         guard let json = try? JSONValue.parse(data), let value = decode(json) else { return .setAside(setAside()) }
