@@ -1,4 +1,3 @@
-import AsyncAlgorithms
 import Logging
 
 /// The map-region input of the search stream: region events are debounced, near-duplicates are
@@ -38,15 +37,17 @@ public actor RegionSearches {
     private let logger: Logger
     private var settings: Settings
     private var lastSearched: MapRegion?
-    private let events: AsyncStream<Event>
-    private let eventSink: AsyncStream<Event>.Continuation
+    /// The events not yet searched: the last one, until its debounce has passed.
+    private var debounce: RegionDebounce<Event>
+    /// Wakes `run()` when an event arrives.
+    private let arrived = Wakeup()
 
     public init(settings: Settings, engine: SearchEngine, clock: DaemonClock, logger: Logger) {
         self.settings = settings
         self.engine = engine
         self.clock = clock
         self.logger = logger
-        (events, eventSink) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: .bufferingNewest(1))
+        debounce = RegionDebounce(interval: settings.debounce)
     }
 
     /// New settings (configuration reload); the debounce applies from the next start.
@@ -57,15 +58,16 @@ public actor RegionSearches {
     /// Takes a region event; its search starts after the debounce, if nothing newer came.
     public func submit(_ region: MapRegion) async {
         let otherInputs = await engine.textAndLocationInputCount
-        eventSink.yield(Event(region: region, otherInputs: otherInputs))
+        debounce.take(Event(region: region, otherInputs: otherInputs), at: clock.now)
+        arrived.wake()
     }
 
     /// Debounces events and runs their grids until cancelled. A new grid does not wait for an
     /// older one: the older one is superseded and stops sending lookups.
     public func run() async {
-        let debounced = events.debounce(for: settings.debounce, clock: clock)
+        debounce.interval = settings.debounce
         await withDiscardingTaskGroup { grids in
-            for await event in debounced {
+            while let event = await nextDue() {
                 guard await engine.textAndLocationInputCount == event.otherInputs else {
                     logger.debug("region \(event.region.center) superseded by a newer input during its debounce")
                     continue
@@ -84,6 +86,15 @@ public actor RegionSearches {
                     if !landed { await self.forget(region) }
                 }
             }
+        }
+    }
+
+    /// Waits until the pending event is due (until one arrives, while none is pending); nil once
+    /// the task is cancelled.
+    private func nextDue() async -> Event? {
+        while true {
+            if let event = debounce.takeDue(at: clock.now) { return event }
+            guard (try? await arrived.sleep(until: debounce.due, on: clock)) != nil else { return nil }
         }
     }
 
