@@ -38,7 +38,20 @@ public struct Daemon: Sendable {
         self.environment = environment
     }
 
+    /// The executor every task of the daemon runs on (see `DaemonExecutor`); the task that calls
+    /// `run()` should start on it too.
+    public static var executor: any TaskExecutor { DaemonExecutor.shared }
+
+    /// Runs until SIGTERM or SIGINT. Every task of the daemon runs on `DaemonExecutor` (a connection's
+    /// session: on its event loop), and its clock sleeps on an event loop's timer (`EventLoopClock`),
+    /// so that an idle daemon has no thread that wakes.
     public func run() async throws {
+        try await withTaskExecutorPreference(DaemonExecutor.shared) {
+            try await runServices()
+        }
+    }
+
+    private func runServices() async throws {
         let (loaded, keys) = initial
         let config = loaded.config
         for warning in loaded.warnings { logger.warning("\(warning)") }
@@ -48,7 +61,8 @@ public struct Daemon: Sendable {
                 "no OpenWeatherMap API key: serving weather from \(serving.joined(separator: ", ")); to add OpenWeatherMap, \(ConfigLoader.apiKeyHint(config))"
             )
         }
-        let clock = DaemonClock.continuous
+        let loopClock = EventLoopClock(loop: MultiThreadedEventLoopGroup.singleton.next())
+        let clock = DaemonClock(loopClock)
         let notifier = SystemdNotifier(environment: environment)
         notifier.notify(["STATUS=starting"])
 
@@ -191,7 +205,8 @@ public struct Daemon: Sendable {
                 untilShutdown { await location.runFollow() },  // the follow-mode searches
                 untilShutdown { await location.runExpiry() },  // the fused location dropped at location.max_age
                 untilShutdown { await ownTracks.run() },  // OwnTracks payloads from MQTT, the devices' weather and expiry
-                untilShutdown { await resumes.runOnClockJumps(logger: logger) },  // a wake from suspend refreshes at once
+                // A wake from suspend refreshes at once, and ends the sleeps whose deadline passed meanwhile.
+                untilShutdown { await resumes.runOnClockJumps(logger: logger, jumped: loopClock.rearm) },
                 reloader,
             ] + (mqtt.map { [$0] } ?? []) + forecastServices + [
                 SystemdService(

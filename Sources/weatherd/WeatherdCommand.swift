@@ -121,7 +121,7 @@ struct WeatherdCommand: ParsableCommand {
         let logger = Logger(label: "weatherd")
         let metrics = MetricsExporter.bootstrapProcessMetrics()
         let daemon = Daemon(initial: (loaded, keys), source: source, logger: logger, environment: environment, metrics: metrics)
-        let outcome = RootTask.run { try await daemon.run() }
+        let outcome = RootTask.run(on: Daemon.executor) { try await daemon.run() }
         if case .failure(let error) = outcome {
             logger.error("fatal: \(error)")
             throw ExitCode(1)
@@ -132,11 +132,15 @@ struct WeatherdCommand: ParsableCommand {
 /// The daemon's one root task, which the main thread waits for. Not an `async` main: that hands the
 /// main thread to libdispatch's `dispatch_main`, which ends it with `pthread_exit`, and unwinding
 /// its stack reads the binary's unwind tables once: the pages read (0.5 to 1 MB) stayed resident
-/// for the daemon's life. Nothing in weatherd runs on the main actor or the main queue.
+/// for the daemon's life. Nothing in weatherd runs on the main actor or the main queue. The task
+/// starts on `executor` (the daemon's): a first job on Swift's default executor would start
+/// libdispatch's monitor, which wakes the process every second from then on.
 enum RootTask {
-    static func run(_ body: @escaping @Sendable () async throws -> Void) -> Result<Void, any Error> {
+    static func run(
+        on executor: any TaskExecutor, _ body: @escaping @Sendable () async throws -> Void
+    ) -> Result<Void, any Error> {
         let finished = Finished()
-        Task {
+        Task(executorPreference: executor) {
             do {
                 try await body()
                 finished.set(.success(()))

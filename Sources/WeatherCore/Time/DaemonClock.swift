@@ -1,6 +1,8 @@
 /// The clock every timed part of the core runs on: debounce, refresh, cache expiry, the request
-/// budget and timeouts. The daemon wraps `ContinuousClock`; tests wrap a manual clock and advance it,
-/// so timing is tested without sleeping.
+/// budget and timeouts. The daemon wraps its own clock, the boot-time clock with sleeps on an event
+/// loop's timers (`EventLoopClock`: a sleep on Swift's clocks would start libdispatch's monitor, which
+/// wakes the process every second); tests wrap a manual clock and advance it, so timing is tested
+/// without sleeping.
 public struct DaemonClock: Clock {
     /// A point in time, as an offset from when the clock was made.
     public struct Instant: InstantProtocol, Hashable {

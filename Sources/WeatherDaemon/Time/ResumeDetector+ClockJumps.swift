@@ -11,8 +11,9 @@ extension ResumeDetector {
     /// Runs the detector until cancelled (the daemon runs it as a `ClosureService`, ended by graceful
     /// shutdown): it looks at the clocks when the wall clock jumps (``ClockJumps``), which the kernel
     /// also reports on resume: no periodic wake-up. Where no such timer can be made, it looks every
-    /// ``ResumeDetector/interval`` instead (logged).
-    func runOnClockJumps(logger: Logger) async {
+    /// ``ResumeDetector/interval`` instead (logged). Each jump first calls `jumped` (the daemon: its
+    /// clock's timers are set again, as a resume ends the sleeps whose deadline passed meanwhile).
+    func runOnClockJumps(logger: Logger, jumped: @escaping @Sendable () -> Void = {}) async {
         guard let jumps = ClockJumps() else {
             logger.warning(
                 "no timerfd for wall-clock jumps (\(String(cString: strerror(errno)))): looking for a resume from suspend every \(ResumeDetector.interval)"
@@ -21,7 +22,11 @@ extension ResumeDetector {
             return
         }
         var signalled = self
-        signalled.looks = .onSignal(next: { await jumps.next() })
+        signalled.looks = .onSignal(next: {
+            guard await jumps.next() else { return false }
+            jumped()
+            return true
+        })
         await signalled.run()
         await jumps.close()
     }
