@@ -3,7 +3,7 @@ import NIOCore
 /// Runs the jobs of the tasks that prefer it (`withTaskExecutorPreference`) on one NIO event loop.
 /// A connection's session — reading its requests, handling them, writing its replies — then runs
 /// on the thread that does the connection's I/O, instead of hopping from the event loop to the
-/// cooperative pool and back for every request. Actors it calls run there too while
+/// daemon's executor (`DaemonExecutor`) and back for every request. Actors it calls run there too while
 /// they are free; nothing on that path blocks (lookups run on libcurl's threads, the state files are
 /// written on a thread of their own).
 final class EventLoopTaskExecutor: TaskExecutor {

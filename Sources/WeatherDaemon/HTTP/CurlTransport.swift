@@ -5,7 +5,7 @@ import WeatherCore
 /// The daemon's `HTTPTransport`: HTTP GET over libcurl.
 ///
 /// Transfers block, so they run on a fixed set of dedicated worker threads (a `NIOThreadPool`),
-/// never on Swift's cooperative pool or an event loop. Each worker transfer borrows a pooled
+/// never on the daemon's executor or an event loop. Each worker transfer borrows a pooled
 /// libcurl handle, so consecutive requests to the same host reuse the kept-alive connection;
 /// DNS and TLS session caches are shared between handles.
 ///

@@ -17,7 +17,7 @@ import WeatherCore
 /// file. A file that cannot be read back is moved aside for the operator, never fatal.
 ///
 /// Its calls block (the flushes wait for the disk): the daemon writes through a
-/// ``StateFileWriter``, on a thread pool, never on an event loop or Swift's cooperative pool.
+/// ``StateFileWriter``, on a thread pool, never on an event loop or the daemon's executor.
 struct StateFile: Sendable {
     let directory: String
     let name: String

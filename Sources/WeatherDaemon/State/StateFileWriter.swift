@@ -4,7 +4,7 @@ import Synchronization
 import WeatherCore
 
 /// Writes one ``StateFile`` on a thread pool, never on the caller's thread (an event loop, an actor
-/// on one, Swift's cooperative pool): its flushes wait for the disk. The newest contents win: a
+/// on one, the daemon's executor): its flushes wait for the disk. The newest contents win: a
 /// write asked for while one runs waits for it, and every write asked for meanwhile becomes one
 /// (``CoalescedWrites``); each reads the contents (`contents`) when it starts.
 final class StateFileWriter: Sendable {
