@@ -74,8 +74,7 @@ import Testing
         }
         let counter = Counter()
         let clock = self.clock
-        let executor = DaemonExecutor(threads: 2)
-        let threadNames = try await withTaskExecutorPreference(executor) {
+        let threadNames = try await withTaskExecutorPreference(DaemonExecutor.shared) {
             try await withThrowingTaskGroup(of: String.self) { group in
                 for _ in 0..<50 {
                     group.addTask {
@@ -89,7 +88,7 @@ import Testing
         }
         #expect(await counter.count == 50)
         // NIOThreadPool names its threads TP-#0, TP-#1, …; the cooperative pool's have other names.
-        #expect(threadNames.allSatisfy { $0.hasPrefix("TP-#") } && threadNames.count <= 2, "\(threadNames)")
+        #expect(threadNames.allSatisfy { $0.hasPrefix("TP-#") }, "\(threadNames)")
     }
 
     /// The calling thread's name, from /proc/thread-self/comm.
