@@ -67,14 +67,15 @@ public actor RegionSearches {
     public func run() async {
         debounce.interval = settings.debounce
         await withDiscardingTaskGroup { grids in
-            while let event = await nextDue() {
+            await arrived.actWhenDue(on: clock, due: { debounce.due }) {
+                guard let event = debounce.takeDue(at: clock.now) else { return }  // woken by a newer event
                 guard await engine.textAndLocationInputCount == event.otherInputs else {
                     logger.debug("region \(event.region.center) superseded by a newer input during its debounce")
-                    continue
+                    return
                 }
                 if let lastSearched, RegionGrid.isNegligibleMove(from: lastSearched, to: event.region) {
                     logger.debug("region \(event.region.center) moved less than a tenth of its span; no search")
-                    continue
+                    return
                 }
                 lastSearched = event.region
                 let points = RegionGrid.points(of: event.region, around: settings.around)
@@ -86,15 +87,6 @@ public actor RegionSearches {
                     if !landed { await self.forget(region) }
                 }
             }
-        }
-    }
-
-    /// Waits until the pending event is due (until one arrives, while none is pending); nil once
-    /// the task is cancelled.
-    private func nextDue() async -> Event? {
-        while true {
-            if let event = debounce.takeDue(at: clock.now) { return event }
-            guard (try? await arrived.sleep(until: debounce.due, on: clock)) != nil else { return nil }
         }
     }
 

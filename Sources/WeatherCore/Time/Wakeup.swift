@@ -44,8 +44,12 @@ public final class Wakeup: Sendable {
     }
 
     /// A timer loop, until cancelled: sleeps until `due()` on `clock` (while it is nil, until woken),
-    /// or until woken because the due time may have changed, then runs `action`; and again.
-    public func actWhenDue(on clock: DaemonClock, due: () async -> DaemonClock.Instant?, _ action: () async -> Void) async {
+    /// or until woken because the due time may have changed, then runs `action`; and again. `due`
+    /// and `action` run in the caller's isolation (an actor's own state, without hopping to it).
+    public func actWhenDue(
+        isolation: isolated (any Actor)? = #isolation, on clock: DaemonClock, due: () async -> DaemonClock.Instant?,
+        _ action: () async -> Void
+    ) async {
         while !Task.isCancelled {
             guard (try? await sleep(until: await due(), on: clock)) != nil else { return }
             await action()
