@@ -56,9 +56,12 @@ struct EventLoopClock: Clock {
     var sleepsUnderWay: Int { sleeps.count }
 
     /// `CLOCK_BOOTTIME`.
-    @Sendable static func bootTime() -> Duration {
+    @Sendable static func bootTime() -> Duration { reading(CLOCK_BOOTTIME) }
+
+    /// The time of the system's clock `id` (`clock_gettime`).
+    static func reading(_ id: clockid_t) -> Duration {
         var time = timespec()
-        clock_gettime(CLOCK_BOOTTIME, &time)
+        clock_gettime(id, &time)
         return .seconds(Int64(time.tv_sec)) + .nanoseconds(Int64(time.tv_nsec))
     }
 

@@ -33,14 +33,6 @@ extension ResumeDetector {
 
     /// CLOCK_BOOTTIME (counts time suspended) and CLOCK_MONOTONIC (does not).
     @Sendable static func clocks() -> (boot: Duration, monotonic: Duration) {
-        var boot = timespec()
-        var monotonic = timespec()
-        clock_gettime(CLOCK_BOOTTIME, &boot)
-        clock_gettime(CLOCK_MONOTONIC, &monotonic)
-        return (duration(boot), duration(monotonic))
-    }
-
-    private static func duration(_ time: timespec) -> Duration {
-        .seconds(Int64(time.tv_sec)) + .nanoseconds(Int64(time.tv_nsec))
+        (EventLoopClock.reading(CLOCK_BOOTTIME), EventLoopClock.reading(CLOCK_MONOTONIC))
     }
 }
