@@ -73,6 +73,16 @@ public final class Outbox: Sendable {
         state.withLock { $0.send(reply: line) }?.ready()
     }
 
+    /// Queues a reply line (if any) after `change`, a change of the client's subscription (its
+    /// `watch` or `unwatch`), holding notifications back meanwhile: the reply goes out before any
+    /// notification the change brings (a `watch`'s replay), none of the old subscription comes
+    /// after it, and a change made once the client has the reply reaches it.
+    func send(reply line: String?, after change: () -> Void) {
+        state.withLock { $0.hold() }
+        change()
+        state.withLock { $0.release(reply: line) }?.ready()
+    }
+
     /// Offers the `version`th notification of `topic` the hub published: it replaces the one
     /// waiting, unless the client does not watch, sends no more, or has a newer one already.
     /// - Returns: the writer to signal, when it was taken in (the hub signals the writers of all

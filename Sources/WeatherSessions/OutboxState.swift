@@ -55,6 +55,9 @@ struct OutboxState<Waiter, Writer> {
     private var newest = PerTopic(0)
     /// The client watches (between `watch` and `unwatch`): notifications are taken in.
     private var watching = false
+    /// Subscriptions changing now (`hold`, not yet `release`d): notifications are taken in but not
+    /// taken out, so that the reply of the request that changed them goes first.
+    private var holds = 0
     /// Overlays changes go out as diffs (`watch` with `diff: true`).
     private var diffOverlays = false
     /// The last overlays collection written to a diff watcher since its `watch`: the base of its next diff.
@@ -124,6 +127,21 @@ struct OutboxState<Waiter, Writer> {
         latest = PerTopic(nil)
     }
 
+    /// A request changes the subscription: until its reply is queued (`release`), notifications
+    /// are held back. Its reply then goes out before them, and any change made after the client
+    /// read that reply reaches it.
+    mutating func hold() {
+        holds += 1
+    }
+
+    /// The reply of a request that changed the subscription is queued (or it has none): the writer
+    /// to signal, unless the client is gone or the subscription of another such request still holds.
+    mutating func release(reply line: String?) -> Writer? {
+        holds -= 1
+        if let line { return send(reply: line) }
+        return holds == 0 && phase != .closed ? writer : nil
+    }
+
     /// No more lines will be queued: the writer to signal (it takes what is queued, then `.finished`).
     mutating func finish() -> Writer? {
         if phase == .open { phase = .finished }
@@ -184,6 +202,7 @@ struct OutboxState<Waiter, Writer> {
             defer { roomWaiters = [:] }
             return (.line(line), Array(roomWaiters.values))
         }
+        guard holds == 0 else { return (.none, []) }
         guard let (topic, entry) = oldestWaiting else {
             return (phase == .open ? .none : .finished, [])
         }

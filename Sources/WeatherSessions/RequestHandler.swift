@@ -28,7 +28,8 @@ public struct RequestHandler: Sendable {
         self.logger = logger
     }
 
-    /// What to do after a reply is queued: watch changes must follow their reply.
+    /// What a request changes in its client's subscription, done before its reply is queued
+    /// (`Outbox.send(reply:after:)`).
     enum Effect: Sendable {
         case watch(Set<Outbox.Topic>, replay: Bool, diff: Bool)
         case unwatch
@@ -65,8 +66,7 @@ public struct RequestHandler: Sendable {
             let request = await start(json, access: access)
             admission?.open()
             let outcome = await finish(request)
-            if let reply = outcome.reply { outbox.send(reply: reply) }
-            if let effect = outcome.effect { apply(effect, to: outbox) }
+            send(outcome.reply, effects: outcome.effect.map { [$0] } ?? [], to: outbox)
             return
         }
         guard !batch.isEmpty else {
@@ -90,8 +90,18 @@ public struct RequestHandler: Sendable {
         }
         let replies = outcomes.compactMap(\.reply)
         // The same text as JSONValue.array(replies).serialized.
-        if !replies.isEmpty { outbox.send(reply: "[" + replies.joined(separator: ",") + "]") }
-        for effect in outcomes.compactMap(\.effect) { apply(effect, to: outbox) }
+        send(replies.isEmpty ? nil : "[" + replies.joined(separator: ",") + "]", effects: outcomes.compactMap(\.effect), to: outbox)
+    }
+
+    /// Queues `reply` (if any) once `effects` are done, in order.
+    private func send(_ reply: String?, effects: [Effect], to outbox: Outbox) {
+        guard !effects.isEmpty else {
+            if let reply { outbox.send(reply: reply) }
+            return
+        }
+        outbox.send(reply: reply) {
+            for effect in effects { apply(effect, to: outbox) }
+        }
     }
 
     /// Answers one message from a client at once, in the caller's thread, when it can be answered so
@@ -105,8 +115,7 @@ public struct RequestHandler: Sendable {
             let atOnce = entry.atOnce, let outcome = atOnce(context, params)
         else { return false }
         let answer = respond(id, .success(outcome))
-        if let reply = answer.reply { outbox.send(reply: reply) }
-        if let effect = answer.effect { apply(effect, to: outbox) }
+        send(answer.reply, effects: answer.effect.map { [$0] } ?? [], to: outbox)
         return true
     }
 

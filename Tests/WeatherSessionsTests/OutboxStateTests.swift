@@ -66,6 +66,47 @@ struct OutboxStateTests {
         #expect(takeAll(&s) == ["s0"])
     }
 
+    @Test("while a watch is held, its replay waits; its reply goes first, then the replay, then later changes")
+    func heldWatch() {
+        var s = State(maxReplies: 3, maxReplyBytes: 1000)
+        _ = s.setWriter("writer")
+        s.hold()
+        s.watch(diff: false)
+        _ = s.offer(.state, .line("replayed"), version: 1)
+        // The writer, signalled meanwhile, takes nothing: the reply is not queued yet.
+        #expect(takeAll(&s) == [])
+        #expect(s.release(reply: "reply") == "writer")
+        _ = s.offer(.overlays, .line("changed"), version: 2)
+        #expect(takeAll(&s) == ["reply", "replayed", "changed"])
+    }
+
+    @Test("an unwatch held until its reply: nothing of the old subscription comes after the reply")
+    func heldUnwatch() {
+        var s = outbox()
+        _ = s.offer(.state, .line("s1"), version: 1)
+        s.hold()
+        s.unwatch()
+        #expect(s.offer(.state, .line("s2"), version: 2) == nil)
+        #expect(s.release(reply: "reply") == "writer")
+        #expect(takeAll(&s) == ["reply"])
+    }
+
+    @Test("two holds: notifications wait for both; a release without a reply signals only the last")
+    func twoHolds() {
+        var s = outbox()
+        s.hold()
+        s.hold()
+        _ = s.offer(.state, .line("s1"), version: 1)
+        #expect(s.release(reply: nil) == nil)
+        #expect(takeAll(&s) == [])
+        #expect(s.release(reply: nil) == "writer")
+        #expect(takeAll(&s) == ["s1"])
+        // A client gone meanwhile: nothing to signal.
+        s.hold()
+        _ = s.close()
+        #expect(s.release(reply: "reply") == nil)
+    }
+
     @Test("after finish: replies still queue, notifications do not; the writer takes them, then the end")
     func finish() {
         var s = outbox()

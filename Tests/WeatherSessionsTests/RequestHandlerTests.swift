@@ -1,3 +1,4 @@
+import Synchronization
 import Testing
 
 @testable import TestSupport
@@ -418,6 +419,49 @@ struct RequestHandlerWatchTests {
         #expect(notifications.map { $0["method"] } == ["overlays", "state"])
         #expect(notifications.first?["params"]?["features"]?.arrayValue?.count == 1)
         #expect(notifications.last?["params"]?["running"] == .bool(false))
+    }
+
+    @Test("a change made as soon as the client has the watch reply reaches it: the subscription holds before the reply is written")
+    func changeRightAfterReply() async throws {
+        let p = try HandlerHarness()
+        let state = await p.engine.engine.currentState
+        let outbox = Outbox()
+        let written = Mutex<[String]>([])
+        // The writer writes replies at once; on the watch reply, the client's other connection
+        // makes a change: the hub publishes it then and there.
+        outbox.write(whenSignalled: { [hub = p.hub] signal in
+            guard case .lines = signal else { return }
+            while let line = outbox.next() {
+                written.withLock { $0.append(line) }
+                if line.contains(#""id":1"#) { hub.publish(state: state) }
+            }
+        })
+        await p.handler.handle(line: Array(request(1, "watch", #"{"replay":false}"#).utf8), outbox: outbox)
+        let lines = written.withLock { $0 } + (try p.drained(outbox).map(\.serialized))
+        #expect(lines.count == 2, "\(lines)")
+        #expect(lines.first?.contains(#""id":1"#) == true)
+        #expect(lines.last?.contains(#""method":"state""#) == true)
+    }
+
+    @Test("after the unwatch reply no notification comes: not one waiting, nor one published as the reply is written")
+    func nothingAfterUnwatchReply() async throws {
+        let p = try HandlerHarness()
+        let state = await p.engine.engine.currentState
+        let outbox = Outbox()
+        _ = try await p.send(request(1, "watch", #"{"replay":false}"#), outbox)
+        let written = Mutex<[String]>([])
+        outbox.write(whenSignalled: { [hub = p.hub] signal in
+            guard case .lines = signal else { return }
+            while let line = outbox.next() {
+                written.withLock { $0.append(line) }
+                if line.contains(#""id":2"#) { hub.publish(state: state) }
+            }
+        })
+        p.hub.publish(state: state)  // it waits: the writer writes when a reply is queued
+        await p.handler.handle(line: Array(request(2, "unwatch").utf8), outbox: outbox)
+        let lines = written.withLock { $0 } + (try p.drained(outbox).map(\.serialized))
+        #expect(lines.count == 1, "\(lines)")
+        #expect(lines.first?.contains(#""id":2"#) == true)
     }
 
     @Test("topics [\"state\"] gets state notifications only")
