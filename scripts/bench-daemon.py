@@ -5,9 +5,10 @@ Starts owm-replay and the release weatherd (from BIN_DIR) and a bare Unix-socket
 (scripts/bench/echo-server.c, compiled here with `cc` into .build/bench/), and measures:
 
   search      a cached `search` reply, p50/p99, one client, requests one after another;
-              floor: the same request line echoed by the C server.
+              floor: the same request line echoed by the C server, one floor sample after each
+              daemon sample (or before: it alternates), so both meet the machine in the same state.
   event       a `search` from one client (cache hit) -> the `overlays` notification at a second,
-              watching client, p99; floor: the same line round trip.
+              watching client, p50/p99; floor: the same line round trip, taken in turn likewise.
   fan-out     one overlays change (a cached `search`) -> the last of 1,000 watchers has read its
               notification, median of 5; floor: the C server writing a line of the same length to
               1,000 clients. The daemon's RSS with the 1,000 watchers connected. Then the same with
@@ -87,15 +88,14 @@ def main():
         warm(sock)   # the watched cities' round, then every searched city cached
 
         rows = []
-        # search
-        ds = round_trips(sock, args.requests, lambda i: request("search", {"city": SEARCHED[i % 2]}, i))
-        fs = round_trips(echo_sock, args.requests, lambda i: request("search", {"city": SEARCHED[i % 2]}, i))
+        # search, and its floor sample by sample
+        ds, fs = search_latency(sock, echo_sock, args.requests)
         d, f = pct(ds), pct(fs)
         rows.append(("cached search reply p50", d[50], f[50]))
         rows.append(("cached search reply p99", d[99], f[99]))
-        # event -> notification
-        es = event_latency(sock, args.events)
-        d = pct(es)
+        # event -> notification, and its floor sample by sample
+        es, efs = event_latency(sock, echo_sock, args.events)
+        d, f = pct(es), pct(efs)
         rows.append(("event -> overlays at a watcher p50", d[50], f[50]))
         rows.append(("event -> overlays at a watcher p99", d[99], f[99]))
         hz = kernel_hz()
@@ -316,38 +316,61 @@ def tick_phase(samples, hz):
     return busiest_fifth(slow), chance
 
 
-def round_trips(path, n, make):
-    """(start, duration) in ns of n request/reply round trips, after 200 to warm up."""
-    c = Line(path)
-    lines = [make(i) for i in range(n + 200)]
-    samples = []
-    for i, line in enumerate(lines):
-        t = time.perf_counter_ns()
-        c.send(line)
-        c.readline()
-        if i >= 200:
-            samples.append((t, time.perf_counter_ns() - t))
-    c.close()
-    return samples
+def timed(client, line):
+    """(start, duration) in ns of one request/reply round trip."""
+    t = time.perf_counter_ns()
+    client.send(line)
+    client.readline()
+    return t, time.perf_counter_ns() - t
 
 
-def event_latency(sock, n):
+def search_latency(sock, echo_sock, n):
+    """n cached `search` round trips to the daemon and n of the same lines to the C server, one of
+    each in turn (which goes first alternates), after 200 of each to warm up: both meet the machine
+    as it is at that moment. Returns (daemon samples, floor samples), each (start ns, duration ns)."""
+    daemon, floor = Line(sock), Line(echo_sock)
+    ds, fs = [], []
+    for i in range(n + 200):
+        line = request("search", {"city": SEARCHED[i % 2]}, i)
+        turns = ((daemon, ds), (floor, fs)) if i % 2 else ((floor, fs), (daemon, ds))
+        for client, samples in turns:
+            sample = timed(client, line)
+            if i >= 200:
+                samples.append(sample)
+    daemon.close(); floor.close()
+    return ds, fs
+
+
+def event_latency(sock, echo_sock, n):
+    """n times a cached `search` from one client until the `overlays` notification reaches a second,
+    watching client, each beside a round trip of the same line to the C server at `echo_sock` (in
+    turn, as in `search_latency`; none when it is None), after 100 of each. Returns (event samples,
+    floor samples)."""
     watcher = Line(sock)
     watcher.send(request("watch", {"replay": False, "topics": ["overlays"]}, 0))
     watcher.readline()
-    client = Line(sock)
-    samples = []
+    client, floor = Line(sock), Line(echo_sock) if echo_sock else None
+    samples, floors = [], []
     for i in range(n + 100):
+        line = request("search", {"city": SEARCHED[i % 2]}, i)
+        if floor and i % 2:
+            f = timed(floor, line)
         t = time.perf_counter_ns()
-        client.send(request("search", {"city": SEARCHED[i % 2]}, i))
-        line = watcher.readline()
+        client.send(line)
+        notification = watcher.readline()
         t1 = time.perf_counter_ns()
-        assert b'"overlays"' in line[:60], line[:80]
+        assert b'"overlays"' in notification[:60], notification[:80]
         client.readline()    # its reply, not timed
+        if floor and not i % 2:
+            f = timed(floor, line)
         if i >= 100:
             samples.append((t, t1 - t))
+            if floor:
+                floors.append(f)
     client.close(); watcher.close()
-    return samples
+    if floor:
+        floor.close()
+    return samples, floors
 
 
 class FanoutReader:

@@ -57,7 +57,7 @@ def main():
         while not os.path.exists(record) and time.monotonic() < deadline:
             time.sleep(0.05)
         time.sleep(0.5)  # perf opens its events after it creates its file
-        samples = bd.event_latency(sock, args.events)
+        samples, _ = bd.event_latency(sock, None, args.events)
         perf.send_signal(2)
         perf.wait()
         script = subprocess.run(["perf", "script", "-i", record, "-F", "comm,tid,cpu,time,event,trace", "--ns"],
