@@ -89,6 +89,7 @@ public final class ClientSession: Sendable {
     public func run<Inputs: AsyncSequence & Sendable>(
         _ inputs: Inputs, writer: some LineWriter, offered: Bool = false
     ) async where Inputs.Element == ClientInput {
+        outbox.route = writer.notificationRoute
         outbox.write(whenSignalled: { [outbox] signal in
             switch signal {
             case .lines: writer.linesReady(in: outbox)
@@ -220,8 +221,13 @@ public protocol LineWriter: Sendable {
     /// every watcher: the writer takes them later, on its own thread, not inside the caller's turn.
     /// By default the same as `linesReady`.
     func notificationsReady(in outbox: Outbox)
+
+    /// What hands the hub's changes to this writer's outbox together with others', on the writer's
+    /// own thread (``NotificationRoute``); nil (the default): the hub hands them to it alone.
+    var notificationRoute: (any NotificationRoute)? { get }
 }
 
 extension LineWriter {
     public func notificationsReady(in outbox: Outbox) { linesReady(in: outbox) }
+    public var notificationRoute: (any NotificationRoute)? { nil }
 }

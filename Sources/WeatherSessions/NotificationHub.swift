@@ -9,7 +9,7 @@ import WeatherCore
 /// Overlays are encoded by the first watcher's writer that takes them out (`OverlaysEdition`).
 /// The decisions are ``HubState``'s; notifications are handed to the outboxes after the lock.
 public final class NotificationHub: ChangePublisher {
-    private let state = Mutex(HubState<Outbox>())
+    private let state = Mutex(HubState<Outbox, any NotificationRoute>())
     /// The texts of the features written lately, for replies and notifications alike.
     let featureTexts = FeatureTexts()
 
@@ -31,7 +31,8 @@ public final class NotificationHub: ChangePublisher {
     public func watch(_ outbox: Outbox, topics: Set<Outbox.Topic>, replay: Bool, diff: Bool = false) {
         guard !outbox.isClosed else { return }  // its client is gone
         outbox.watch(diff: diff)
-        for delivery in state.withLock({ $0.watch(outbox, topics: topics, replay: replay) }) { deliver(delivery) }
+        let route = outbox.route.map { (id: ObjectIdentifier($0), route: $0) }
+        for delivery in state.withLock({ $0.watch(outbox, topics: topics, replay: replay, route: route) }) { deliver(delivery) }
         if outbox.isClosed { unwatch(outbox) }  // it went meanwhile, maybe before its `unwatch`
     }
 
@@ -45,15 +46,51 @@ public final class NotificationHub: ChangePublisher {
     public var watcherCount: Int { state.withLock { $0.watcherCount } }
 
     /// Offers `delivery` to each of its watchers, then signals their writers (`notify`): each writes
-    /// it later on its own thread, never inside the publisher's turn (the Unix socket's writers: one
-    /// job per event loop for all of that loop's watchers).
-    private func deliver(_ delivery: HubState<Outbox>.Delivery?) {
+    /// it later on its own thread, never inside the publisher's turn. A route's watchers (the Unix
+    /// socket's, by event loop) are offered it by one job of that route, which writes each at once:
+    /// the hub's part does not grow with them.
+    private func deliver(_ delivery: HubState<Outbox, any NotificationRoute>.Delivery?) {
         guard let delivery else { return }
+        for (route, outboxes) in delivery.routed {
+            route.deliver(RoutedChange(topic: delivery.topic, notice: delivery.notice, version: delivery.version, outboxes: outboxes))
+        }
         var writers: [Outbox.Writer] = []
         writers.reserveCapacity(delivery.subscribers.count)
         for outbox in delivery.subscribers {
             if let writer = outbox.offer(delivery.topic, delivery.notice, version: delivery.version) { writers.append(writer) }
         }
         for writer in writers { writer.notify() }
+    }
+}
+
+/// What hands a group of watchers their notifications, on its own thread: the Unix socket's event
+/// loops, each for its own connections. The hub gives it each change once for all of them.
+public protocol NotificationRoute: AnyObject, Sendable {
+    /// Hands `change` to its watchers later, on the route's thread, never inside the caller's turn:
+    /// ``RoutedChange/offer(signal:)`` there.
+    func deliver(_ change: RoutedChange)
+}
+
+/// One change for a route's watchers (``NotificationRoute``).
+public struct RoutedChange: Sendable {
+    let topic: Outbox.Topic
+    let notice: Notice
+    let version: Int
+    let outboxes: [Outbox]
+
+    /// Offers the change to each watcher's outbox, as the hub offers it to one; with `signal`, each
+    /// that takes it in has its writer signalled as for a reply (`linesReady`: on the writer's own
+    /// thread it writes at once). Without, call ``signalWriters()`` once every change of a batch is
+    /// offered: each watcher then writes the newest of each topic once.
+    public func offer(signal: Bool) {
+        for outbox in outboxes {
+            let writer = outbox.offer(topic, notice, version: version)
+            if signal { writer?.ready() }
+        }
+    }
+
+    /// Signals the writer of each outbox that has lines waiting (after ``offer(signal:)`` without).
+    public func signalWriters() {
+        for outbox in outboxes { outbox.writerIfWaiting()?.ready() }
     }
 }

@@ -53,7 +53,17 @@ public final class Outbox: Sendable {
     /// The id of the next wait for room (outside the lock: a wait takes it once).
     private let nextWait = Atomic<UInt64>(0)
 
+    /// What hands this client the hub's changes along with others' (its transport's), if anything:
+    /// set by the session before the client can watch.
+    private let routeBox = Mutex<(any NotificationRoute)?>(nil)
+
     public init() {}
+
+    /// The outbox's ``NotificationRoute``, as the transport gave it (`ClientSession.run`).
+    var route: (any NotificationRoute)? {
+        get { routeBox.withLock { $0 } }
+        set { routeBox.withLock { $0 = newValue } }
+    }
 
     /// Makes `ready` the writer's signal: it is called, from any thread, whenever lines wait to be
     /// taken with `take()` or the outbox has finished; at once if there are any now. The writer
@@ -89,6 +99,11 @@ public final class Outbox: Sendable {
     ///   its watchers once it has offered the change to every one).
     func offer(_ topic: Topic, _ notice: Notice, version: Int) -> Writer? {
         state.withLock { $0.offer(topic, notice, version: version) }
+    }
+
+    /// The writer to signal when lines wait to be taken, else nil.
+    func writerIfWaiting() -> Writer? {
+        state.withLock { $0.writerIfWaiting }
     }
 
     /// A new subscription (`watch`): see ``OutboxState/watch(diff:)``.

@@ -1,7 +1,7 @@
 import WeatherCore
 
 /// A notification for a watcher, as the hub publishes it.
-enum Notice {
+enum Notice: Sendable {
     case line(String)
     /// An overlays collection: its line (full, or for a diff watcher a diff from the last
     /// collection written) is made when the writer takes it out.
@@ -79,6 +79,12 @@ struct OutboxState<Waiter, Writer> {
 
     /// How many replies wait to be written.
     var queuedReplies: Int { replies.count }
+
+    /// The writer, when something waits that it would take now.
+    var writerIfWaiting: Writer? {
+        guard phase != .closed, !replies.isEmpty || (holds == 0 && oldestWaiting != nil) else { return nil }
+        return writer
+    }
 
     // MARK: Events
 
@@ -255,6 +261,13 @@ struct PerTopic<Value> {
             switch topic {
             case .state: state = newValue
             case .overlays: overlays = newValue
+            }
+        }
+        // In place: a list of watchers grows without being copied.
+        _modify {
+            switch topic {
+            case .state: yield &state
+            case .overlays: yield &overlays
             }
         }
     }

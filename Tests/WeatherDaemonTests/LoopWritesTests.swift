@@ -34,7 +34,7 @@ struct EncodedLineTests {
 
     @Test("the same line twice is the same bytes, with its newline; another line is a buffer of its own")
     func reuse() {
-        var encoded = EncodedLine()
+        let encoded = EncodedLine()
         let allocator = ByteBufferAllocator()
         let line = String(repeating: "x", count: 100)
         let first = encoded.buffer(for: line, allocator: allocator)
@@ -55,11 +55,14 @@ struct LoopFanoutTests {
         let channel: EmbeddedChannel
         let outbox = Outbox()
 
-        init(loop: EmbeddedEventLoop, writes: LoopWrites) throws {
+        /// `routed`: the hub hands it changes through the loop's `LoopWrites`, as a session over the
+        /// Unix socket has it; else one by one.
+        init(loop: EmbeddedEventLoop, writes: LoopWrites, routed: Bool = false) throws {
             channel = EmbeddedChannel(loop: loop)
             let handler = SocketClientHandler(eventLoop: loop, session: nil)
             try channel.pipeline.syncOperations.addHandler(handler)
             let output = SocketLineOutput(handler, on: loop, writes: writes)
+            if routed { outbox.route = output.notificationRoute }
             outbox.write(whenSignalled: { [outbox] signal in
                 switch signal {
                 case .lines: output.linesReady(in: outbox)
@@ -79,11 +82,13 @@ struct LoopFanoutTests {
         DaemonState(pending: pending, phase: .loading, input: nil, gps: GPSStatus(enabled: false), updatedAt: Date())
     }
 
-    @Test("nothing is written inside publish; the loop's job writes the newest state to every watcher, one buffer for all")
-    func oneJob() throws {
+    @Test(
+        "nothing is written inside publish; the loop's job writes the newest state to every watcher, one buffer for all",
+        arguments: [false, true])
+    func oneJob(routed: Bool) throws {
         let loop = EmbeddedEventLoop()
         let writes = LoopWrites(eventLoop: loop)
-        let watchers = try (0..<5).map { _ in try Watcher(loop: loop, writes: writes) }
+        let watchers = try (0..<5).map { _ in try Watcher(loop: loop, writes: writes, routed: routed) }
         let hub = NotificationHub()
         for watcher in watchers { hub.watch(watcher.outbox, topics: [.state], replay: false) }
 
@@ -110,12 +115,12 @@ struct LoopFanoutTests {
         for watcher in watchers { _ = try watcher.channel.finish() }
     }
 
-    @Test("a watcher gone before the job runs is skipped; the others still get the change")
-    func goneMeanwhile() throws {
+    @Test("a watcher gone before the job runs is skipped; the others still get the change", arguments: [false, true])
+    func goneMeanwhile(routed: Bool) throws {
         let loop = EmbeddedEventLoop()
         let writes = LoopWrites(eventLoop: loop)
-        let gone = try Watcher(loop: loop, writes: writes)
-        let stays = try Watcher(loop: loop, writes: writes)
+        let gone = try Watcher(loop: loop, writes: writes, routed: routed)
+        let stays = try Watcher(loop: loop, writes: writes, routed: routed)
         let hub = NotificationHub()
         hub.watch(gone.outbox, topics: [.state], replay: false)
         hub.watch(stays.outbox, topics: [.state], replay: false)
@@ -125,5 +130,32 @@ struct LoopFanoutTests {
         loop.run()
         #expect(try stays.written().count == 1)
         _ = try stays.channel.finish()
+    }
+
+    @Test("routed: a change the loop's job writes at once; one that comes while the job waits is written with it, the newest only")
+    func routedJobs() throws {
+        let loop = EmbeddedEventLoop()
+        let writes = LoopWrites(eventLoop: loop)
+        let routed = try (0..<3).map { _ in try Watcher(loop: loop, writes: writes, routed: true) }
+        let alone = try Watcher(loop: loop, writes: writes)
+        let hub = NotificationHub()
+        for watcher in routed + [alone] { hub.watch(watcher.outbox, topics: [.state, .overlays], replay: false) }
+
+        hub.publish(state: Self.state(pending: 1))
+        loop.run()
+        for watcher in routed + [alone] { #expect(try watcher.written().count == 1) }
+
+        // A state and an overlays change, then a newer state, before the job runs: one job writes
+        // the overlays and the newest state to each, in the order they came.
+        hub.publish(state: Self.state(pending: 2))
+        hub.publish(overlays: Overlays(seq: 1, focus: nil, features: []))
+        hub.publish(state: Self.state(pending: 3))
+        loop.run()
+        for watcher in routed + [alone] {
+            let lines = try watcher.written().map { try JSONValue.parse(Array(String(buffer: $0).utf8)) }
+            #expect(lines.map { $0["method"]?.stringValue } == ["overlays", "state"])
+            #expect(lines.last?["params"]?["pending"] == .integer(3))
+        }
+        for watcher in routed + [alone] { _ = try watcher.channel.finish() }
     }
 }

@@ -130,13 +130,12 @@ final class SocketClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// Writes what `outbox` holds while the channel takes it. On the event loop only.
     func pump(_ outbox: Outbox) {
-        var encoded = EncodedLine()
-        pump(outbox, encoded: &encoded)
+        pump(outbox, encoded: EncodedLine())
     }
 
     /// The same, making each line's buffer with `encoded`: a job writing one change to many
     /// connections makes it once.
-    func pump(_ outbox: Outbox, encoded: inout EncodedLine) {
+    func pump(_ outbox: Outbox, encoded: EncodedLine) {
         guard let context else { return }
         self.outbox = outbox
         guard pumpState.start() else { return }
@@ -288,7 +287,7 @@ final class SocketLineOutput: LineWriter {
 
     func linesReady(in outbox: Outbox) {
         if eventLoop.inEventLoop {
-            handler.value.pump(outbox)
+            handler.value.pump(outbox, encoded: writes.encodedLine)
         } else {
             notificationsReady(in: outbox)
         }
@@ -298,9 +297,12 @@ final class SocketLineOutput: LineWriter {
         if !queued.exchange(true, ordering: .acquiringAndReleasing) { writes.add(self, outbox) }
     }
 
+    /// The hub hands this connection's changes to its event loop's job, with the loop's other watchers.
+    var notificationRoute: (any NotificationRoute)? { writes }
+
     /// The loop's write job: writes what `outbox` holds. On the event loop.
-    func pumpQueued(_ outbox: Outbox, encoded: inout EncodedLine) {
+    func pumpQueued(_ outbox: Outbox, encoded: EncodedLine) {
         queued.store(false, ordering: .releasing)
-        handler.value.pump(outbox, encoded: &encoded)
+        handler.value.pump(outbox, encoded: encoded)
     }
 }
