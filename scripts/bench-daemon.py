@@ -12,7 +12,9 @@ Starts owm-replay and the release weatherd (from BIN_DIR) and a bare Unix-socket
   fan-out     one overlays change (a cached `search`) -> the last of 1,000 watchers has read its
               notification, median of 5; floor: the C server writing a line of the same length to
               1,000 clients. The daemon's RSS with the 1,000 watchers connected. Then the same with
-              10,000 watchers (--many-watchers) and its floor to as many readers.
+              10,000 watchers (--many-watchers) and its floor to as many readers, with the CPU time
+              each server spends per change (its threads' schedstat, median): the reader needs one
+              CPU of the two as well.
   diff fan-out the same with 1,000 watchers that watch with `diff: true` (each change reaches them as
               an `overlays.diff`, encoded once for all); floor: the full fan-out above (the goal: a
               diff to 1,000 diff watchers costs no more than the full collection).
@@ -102,18 +104,19 @@ def main():
         tails = [(name, tick_phase(samples, hz)) for name, samples in
                  (("event", es), ("floor", fs), ("search", ds))] if hz else []
         # fan-out
-        dm, length, rss, each = fanout_daemon(reader_bin, sock, args.watchers, args.fanout_runs, daemon.pid)
+        dm, length, rss, each, _ = fanout_daemon(reader_bin, sock, args.watchers, args.fanout_runs, daemon.pid)
         fm = fanout_floor(reader_bin, echo_sock, args.watchers, args.fanout_runs, length)
         rows.append((f"overlays change -> last of {args.watchers} watchers (median of {args.fanout_runs}, {length} B)", dm, fm))
         rows.append((f"RSS with {args.watchers} watchers", ("MB", rss), ("MB", rss_mb(echo.pid))))
         rows.append((f"  per watcher: RSS with them less RSS before, / {args.watchers}", each, ("", "")))
-        ddm, dlength, _, _ = fanout_daemon(reader_bin, sock, args.watchers, args.fanout_runs, daemon.pid, diff=True)
+        ddm, dlength, _, _, _ = fanout_daemon(reader_bin, sock, args.watchers, args.fanout_runs, daemon.pid, diff=True)
         rows.append((f"overlays.diff -> last of {args.watchers} diff watchers ({dlength} B); floor: full", ddm, dm))
         if args.many_watchers:
             many = args.many_watchers
-            mm, mlength, mrss, meach = fanout_daemon(reader_bin, sock, many, args.fanout_runs, daemon.pid)
-            mf = fanout_floor(reader_bin, echo_sock, many, args.fanout_runs, mlength)
+            mm, mlength, mrss, meach, mcpu = fanout_daemon(reader_bin, sock, many, args.fanout_runs, daemon.pid)
+            mf, mfcpu = fanout_floor(reader_bin, echo_sock, many, args.fanout_runs, mlength, echo.pid)
             rows.append((f"overlays change -> last of {many:,} watchers (median of {args.fanout_runs}, {mlength} B)", mm, mf))
+            rows.append(("  the server's CPU per change (all its threads, median)", mcpu, mfcpu))
             rows.append((f"RSS with {many:,} watchers", ("MB", mrss), ("MB", rss_mb(echo.pid))))
             rows.append((f"  per watcher: RSS with them less RSS before, / {many:,}", meach, ("", "")))
         # weatherctl
@@ -413,8 +416,9 @@ def fanout_daemon(reader_bin, sock, n, runs, pid, diff=False):
     probe.send(watch)
     probe.readline()
     client = Line(sock)
-    times, length = [], 0
+    times, cpus, length = [], [], 0
     for r in range(runs + 1):   # the first run warms up
+        cpu0 = cpu_ns(pid)
         t0 = now_ns()
         client.send(request("search", {"city": SEARCHED[r % 2]}, r))
         last, length = reader.round()
@@ -422,6 +426,7 @@ def fanout_daemon(reader_bin, sock, n, runs, pid, diff=False):
         seen = probe.readline()
         if r:
             times.append(last - t0)
+            cpus.append(cpu_ns(pid) - cpu0)
         time.sleep(0.2)
     if diff:
         if b'"overlays.diff"' not in seen:
@@ -431,24 +436,33 @@ def fanout_daemon(reader_bin, sock, n, runs, pid, diff=False):
     probe.close()
     reader.close()
     per_watcher = ("KB", (rss - rss_before) * 1024 / n)
-    return ("ms", statistics.median(times) / 1e6), length, rss, per_watcher
+    return ("ms", statistics.median(times) / 1e6), length, rss, per_watcher, ("ms", statistics.median(cpus) / 1e6)
 
 
-def fanout_floor(reader_bin, path, n, runs, length):
+def fanout_floor(reader_bin, path, n, runs, length, pid=None):
+    """The floor's median time; with `pid` (the C server's), also its median CPU per change."""
     reader = FanoutReader(reader_bin, path, n)
     trigger = Line(path)
     time.sleep(0.3)   # every connection accepted
-    times = []
+    times, cpus = [], []
     for r in range(runs + 1):
+        cpu0 = cpu_ns(pid) if pid else 0
         t0 = now_ns()
         trigger.send(f"!{length}\n".encode())
         last, _ = reader.round()
         if r:
             times.append(last - t0)
+            cpus.append(cpu_ns(pid) - cpu0 if pid else 0)
         time.sleep(0.2)
     trigger.close()
     reader.close()
-    return ("ms", statistics.median(times) / 1e6)
+    median = ("ms", statistics.median(times) / 1e6)
+    return (median, ("ms", statistics.median(cpus) / 1e6)) if pid else median
+
+
+def cpu_ns(pid):
+    """The CPU time of all of `pid`'s live threads, in ns (/proc/PID/task/TID/schedstat)."""
+    return sum(cpu for cpu, _ in threads(pid).values())
 
 
 def weatherctl_vs_socat(bin_dir, sock, runs, tmp):
