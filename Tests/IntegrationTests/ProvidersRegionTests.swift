@@ -36,8 +36,11 @@ struct ProvidersRegionTests {
             isSettledState($0) && isRegionState($0, lat: -30, lon: -140)
         }
         #expect(settled.params?["phase"] == "populated", "\(settled.serialized)")
-        let changes = messages.filter(\.isOverlaysNotification)
-        #expect(changes.count == 1, "one overlays change: \(describe(changes))")
+        // The grid lands as one change. (An empty change may come first: the daemon's first round,
+        // with no cities, publishes the empty overlays once more, and a watcher that started just
+        // before it has it after its replay.)
+        let changes = messages.filter { $0.isOverlaysNotification && !($0.params?.features.isEmpty ?? true) }
+        #expect(changes.count == 1, "one overlays change: \(describe(messages.filter(\.isOverlaysNotification)))")
         let overlays = try #require(changes.last?.params)
         #expect(overlays.features.count == 9 && Set(overlays.featureIDs).count == 9, "\(overlays.serialized)")
         #expect(overlays.features.allSatisfy { $0.provider == first.rawValue }, "\(overlays.serialized)")
