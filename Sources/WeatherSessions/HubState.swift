@@ -31,8 +31,8 @@ struct HubState<Subscriber: AnyObject, Route> {
     private var latestState = Latest.none
     /// The latest overlays; its lines are encoded when a watcher's writer first needs them.
     private var latestOverlays: (edition: OverlaysEdition, version: Int)?
-    /// Each watcher: its topics (as bits: a set's storage would stay with each watcher), its route,
-    /// and its place in its route's list of each topic's watchers.
+    /// Each watcher: its route, and its place in its route's list of each topic it watches (nil: it
+    /// does not watch that topic; two fields, as a set's storage would stay with each watcher).
     private var subscribers: [ObjectIdentifier: Entry] = [:]
     /// The watchers without a route, by topic.
     private var unrouted = WatcherLists<Subscriber>()
@@ -42,10 +42,8 @@ struct HubState<Subscriber: AnyObject, Route> {
     private var version = 0
 
     private struct Entry {
-        var subscriber: Subscriber
-        var topics: PerTopic<Bool>
         var route: ObjectIdentifier?
-        var slot: PerTopic<Int>
+        var slot: PerTopic<Int?>
     }
 
     /// Clients watching now.
@@ -79,10 +77,9 @@ struct HubState<Subscriber: AnyObject, Route> {
     ) -> [Delivery] {
         let id = ObjectIdentifier(subscriber)
         remove(id)
-        var entry = Entry(subscriber: subscriber, topics: PerTopic(false), route: route?.id, slot: PerTopic(-1))
+        var entry = Entry(route: route?.id, slot: PerTopic(nil))
         if let route, routes[route.id] == nil { routes[route.id] = (route.route, WatcherLists()) }
         for topic in Outbox.Topic.allCases where topics.contains(topic) {
-            entry.topics[topic] = true
             entry.slot[topic] = modifyLists(of: route?.id) { $0.add(subscriber, topic) }
         }
         subscribers[id] = entry
@@ -104,8 +101,8 @@ struct HubState<Subscriber: AnyObject, Route> {
     /// Takes the subscription of `id` out of the lists (the last of a list moves into its place).
     private mutating func remove(_ id: ObjectIdentifier) {
         guard let entry = subscribers.removeValue(forKey: id) else { return }
-        for topic in Outbox.Topic.allCases where entry.topics[topic] {
-            let slot = entry.slot[topic]
+        for topic in Outbox.Topic.allCases {
+            guard let slot = entry.slot[topic] else { continue }
             if let moved = modifyLists(of: entry.route, { $0.remove(at: slot, topic) }) {
                 subscribers[ObjectIdentifier(moved)]?.slot[topic] = slot
             }
