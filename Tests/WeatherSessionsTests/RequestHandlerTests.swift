@@ -48,6 +48,25 @@ struct HandlerHarness {
     }
 }
 
+/// The lines an outbox's writer wrote, a writer that writes each reply the moment it is queued (as
+/// a connection's event loop does) and leaves notifications until then. As it writes the reply to
+/// `id`, the client's other connection makes a change: the hub publishes `state` then and there.
+private final class WrittenAtOnce: Sendable {
+    private let written = Mutex<[String]>([])
+
+    init(_ outbox: Outbox, hub: NotificationHub, publishing state: DaemonState, asReplyTo id: Int) {
+        outbox.write(whenSignalled: { [self] signal in
+            guard case .lines = signal else { return }
+            while let line = outbox.next() {
+                written.withLock { $0.append(line) }
+                if line.contains(#""id":\#(id)"#) { hub.publish(state: state) }
+            }
+        })
+    }
+
+    var lines: [String] { written.withLock { $0 } }
+}
+
 private func request(_ id: Int, _ method: String, _ params: String = "{}") -> String {
     #"{"jsonrpc":"2.0","id":\#(id),"method":"\#(method)","params":\#(params)}"#
 }
@@ -426,18 +445,9 @@ struct RequestHandlerWatchTests {
         let p = try HandlerHarness()
         let state = await p.engine.engine.currentState
         let outbox = Outbox()
-        let written = Mutex<[String]>([])
-        // The writer writes replies at once; on the watch reply, the client's other connection
-        // makes a change: the hub publishes it then and there.
-        outbox.write(whenSignalled: { [hub = p.hub] signal in
-            guard case .lines = signal else { return }
-            while let line = outbox.next() {
-                written.withLock { $0.append(line) }
-                if line.contains(#""id":1"#) { hub.publish(state: state) }
-            }
-        })
+        let written = WrittenAtOnce(outbox, hub: p.hub, publishing: state, asReplyTo: 1)
         await p.handler.handle(line: Array(request(1, "watch", #"{"replay":false}"#).utf8), outbox: outbox)
-        let lines = written.withLock { $0 } + (try p.drained(outbox).map(\.serialized))
+        let lines = written.lines + (try p.drained(outbox).map(\.serialized))
         #expect(lines.count == 2, "\(lines)")
         #expect(lines.first?.contains(#""id":1"#) == true)
         #expect(lines.last?.contains(#""method":"state""#) == true)
@@ -449,17 +459,10 @@ struct RequestHandlerWatchTests {
         let state = await p.engine.engine.currentState
         let outbox = Outbox()
         _ = try await p.send(request(1, "watch", #"{"replay":false}"#), outbox)
-        let written = Mutex<[String]>([])
-        outbox.write(whenSignalled: { [hub = p.hub] signal in
-            guard case .lines = signal else { return }
-            while let line = outbox.next() {
-                written.withLock { $0.append(line) }
-                if line.contains(#""id":2"#) { hub.publish(state: state) }
-            }
-        })
+        let written = WrittenAtOnce(outbox, hub: p.hub, publishing: state, asReplyTo: 2)
         p.hub.publish(state: state)  // it waits: the writer writes when a reply is queued
         await p.handler.handle(line: Array(request(2, "unwatch").utf8), outbox: outbox)
-        let lines = written.withLock { $0 } + (try p.drained(outbox).map(\.serialized))
+        let lines = written.lines + (try p.drained(outbox).map(\.serialized))
         #expect(lines.count == 1, "\(lines)")
         #expect(lines.first?.contains(#""id":2"#) == true)
     }
