@@ -66,6 +66,7 @@ public struct DaemonState: Sendable, Hashable, JSONRepresentable {
     /// Equal but for the time of the change, the budget's `used` and the providers' request counts
     /// (which change with every request: no news on their own).
     func sameFields(as other: DaemonState) -> Bool {
+        guard !differsInPhase(from: other) else { return false }
         var other = other
         other.updatedAt = updatedAt
         other.budget.used = budget.used
@@ -82,12 +83,19 @@ public struct DaemonState: Sendable, Hashable, JSONRepresentable {
     /// report, a device). Sent at most once every 10 s, or every second while it moves
     /// (``LocationNoticeState``).
     func changesOnlyLocation(from other: DaemonState) -> Bool {
-        guard other.locationSources.count == locationSources.count else { return false }
+        guard other.locationSources.count == locationSources.count, !differsInPhase(from: other) else { return false }
         var other = other
         other.gps.lastFix = gps.lastFix
         other.location = location
         for index in locationSources.indices { other.locationSources[index].lastFixAt = locationSources[index].lastFixAt }
         return sameFields(as: other)
+    }
+
+    /// Whether a field that both comparisons above take as it is differs: the search's count,
+    /// phase, input or error. Most changes are one of these (a search, a lookup done), and this
+    /// answers them without copying the state.
+    private func differsInPhase(from other: DaemonState) -> Bool {
+        pending != other.pending || phase != other.phase || input != other.input || error != other.error
     }
 
     /// Where the state places the daemon, for the notice throttle: the fused location, else gpsd's
