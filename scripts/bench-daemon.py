@@ -5,8 +5,10 @@ Starts owm-replay and the release weatherd (from BIN_DIR) and a bare Unix-socket
 (scripts/bench/echo-server.c, compiled here with `cc` into .build/bench/), and measures:
 
   search      a cached `search` reply, p50/p99, one client, requests one after another;
-              floor: the same request line echoed by the C server, one floor sample after each
-              daemon sample (or before: it alternates), so both meet the machine in the same state.
+              floor: the same request line echoed by the C server, one floor sample beside each
+              daemon sample (which goes first changes), so both meet the machine in the same state;
+              and a second floor taken in the same turns: the C server answering the same request
+              with a line as long as the daemon's reply (the same bytes in and out).
   event       a `search` from one client (cache hit) -> the `overlays` notification at a second,
               watching client, p50/p99; floor: the same line round trip, taken in turn likewise.
   fan-out     one overlays change (a cached `search`) -> the last of 1,000 watchers has read its
@@ -91,10 +93,12 @@ def main():
 
         rows = []
         # search, and its floor sample by sample
-        ds, fs = search_latency(sock, echo_sock, args.requests)
-        d, f = pct(ds), pct(fs)
+        ds, fs, ss, reply_length = search_latency(sock, echo_sock, args.requests)
+        d, f, sz = pct(ds), pct(fs), pct(ss)
         rows.append(("cached search reply p50", d[50], f[50]))
         rows.append(("cached search reply p99", d[99], f[99]))
+        rows.append((f"  p50; floor: a reply line as long as the daemon's ({reply_length} B)", d[50], sz[50]))
+        rows.append((f"  p99; floor: a reply line as long as the daemon's ({reply_length} B)", d[99], sz[99]))
         # event -> notification, and its floor sample by sample
         es, efs = event_latency(sock, echo_sock, args.events)
         d, f = pct(es), pct(efs)
@@ -329,19 +333,31 @@ def timed(client, line):
 
 def search_latency(sock, echo_sock, n):
     """n cached `search` round trips to the daemon and n of the same lines to the C server, one of
-    each in turn (which goes first alternates), after 200 of each to warm up: both meet the machine
-    as it is at that moment. Returns (daemon samples, floor samples), each (start ns, duration ns)."""
-    daemon, floor = Line(sock), Line(echo_sock)
-    ds, fs = [], []
+    each in turn (which goes first changes each time), after 200 of each to warm up: both meet the
+    machine as it is at that moment. The C server is asked twice: echoing the request line, and
+    answering it with a line as long as the daemon's reply (the same bytes each way). Returns
+    (daemon samples, echo floor samples, sized floor samples, reply length), each sample (start ns,
+    duration ns)."""
+    daemon, floor, sized = Line(sock), Line(echo_sock), Line(echo_sock)
+    lines = [request("search", {"city": SEARCHED[i]}, i) for i in range(2)]
+    lengths = []
+    for line in lines:
+        daemon.send(line)
+        lengths.append(len(daemon.readline()) + 1)
+    length = round(sum(lengths) / len(lengths))
+    sized.send(f"={length}\n".encode())
+    sized.readline()
+    ds, fs, ss = [], [], []
     for i in range(n + 200):
         line = request("search", {"city": SEARCHED[i % 2]}, i)
-        turns = ((daemon, ds), (floor, fs)) if i % 2 else ((floor, fs), (daemon, ds))
+        turns = [(daemon, ds), (floor, fs), (sized, ss)]
+        turns = turns[i % 3:] + turns[:i % 3]
         for client, samples in turns:
             sample = timed(client, line)
             if i >= 200:
                 samples.append(sample)
-    daemon.close(); floor.close()
-    return ds, fs
+    daemon.close(); floor.close(); sized.close()
+    return ds, fs, ss, length
 
 
 def event_latency(sock, echo_sock, n):
