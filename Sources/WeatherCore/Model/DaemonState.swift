@@ -66,7 +66,7 @@ public struct DaemonState: Sendable, Hashable, JSONRepresentable {
     /// Equal but for the time of the change, the budget's `used` and the providers' request counts
     /// (which change with every request: no news on their own).
     func sameFields(as other: DaemonState) -> Bool {
-        guard !differsInPhase(from: other) else { return false }
+        guard !searchFieldsDiffer(from: other) else { return false }
         var other = other
         other.updatedAt = updatedAt
         other.budget.used = budget.used
@@ -83,7 +83,7 @@ public struct DaemonState: Sendable, Hashable, JSONRepresentable {
     /// report, a device). Sent at most once every 10 s, or every second while it moves
     /// (``LocationNoticeState``).
     func changesOnlyLocation(from other: DaemonState) -> Bool {
-        guard other.locationSources.count == locationSources.count, !differsInPhase(from: other) else { return false }
+        guard other.locationSources.count == locationSources.count, !searchFieldsDiffer(from: other) else { return false }
         var other = other
         other.gps.lastFix = gps.lastFix
         other.location = location
@@ -91,10 +91,10 @@ public struct DaemonState: Sendable, Hashable, JSONRepresentable {
         return sameFields(as: other)
     }
 
-    /// Whether a field that both comparisons above take as it is differs: the search's count,
-    /// phase, input or error. Most changes are one of these (a search, a lookup done), and this
-    /// answers them without copying the state.
-    private func differsInPhase(from other: DaemonState) -> Bool {
+    /// Whether one of the search's fields differs (its count, phase, input or error), which both
+    /// comparisons above take as they are. Most changes are one of these (a search, a lookup done),
+    /// and this answers them without copying the state.
+    private func searchFieldsDiffer(from other: DaemonState) -> Bool {
         pending != other.pending || phase != other.phase || input != other.input || error != other.error
     }
 
