@@ -109,7 +109,7 @@ def main():
                  (("event", es), ("floor", fs), ("search", ds))] if hz else []
         # fan-out
         dm, length, rss, each, _ = fanout_daemon(reader_bin, sock, args.watchers, args.fanout_runs, daemon.pid)
-        fm = fanout_floor(reader_bin, echo_sock, args.watchers, args.fanout_runs, length)
+        fm, _ = fanout_floor(reader_bin, echo_sock, args.watchers, args.fanout_runs, length, echo.pid)
         rows.append((f"overlays change -> last of {args.watchers} watchers (median of {args.fanout_runs}, {length} B)", dm, fm))
         rows.append((f"RSS with {args.watchers} watchers", ("MB", rss), ("MB", rss_mb(echo.pid))))
         rows.append((f"  per watcher: RSS with them less RSS before, / {args.watchers}", each, ("", "")))
@@ -455,25 +455,24 @@ def fanout_daemon(reader_bin, sock, n, runs, pid, diff=False):
     return ("ms", statistics.median(times) / 1e6), length, rss, per_watcher, ("ms", statistics.median(cpus) / 1e6)
 
 
-def fanout_floor(reader_bin, path, n, runs, length, pid=None):
-    """The floor's median time; with `pid` (the C server's), also its median CPU per change."""
+def fanout_floor(reader_bin, path, n, runs, length, pid):
+    """The floor's median time and the C server's (`pid`) median CPU per change."""
     reader = FanoutReader(reader_bin, path, n)
     trigger = Line(path)
     time.sleep(0.3)   # every connection accepted
     times, cpus = [], []
     for r in range(runs + 1):
-        cpu0 = cpu_ns(pid) if pid else 0
+        cpu0 = cpu_ns(pid)
         t0 = now_ns()
         trigger.send(f"!{length}\n".encode())
         last, _ = reader.round()
         if r:
             times.append(last - t0)
-            cpus.append(cpu_ns(pid) - cpu0 if pid else 0)
+            cpus.append(cpu_ns(pid) - cpu0)
         time.sleep(0.2)
     trigger.close()
     reader.close()
-    median = ("ms", statistics.median(times) / 1e6)
-    return (median, ("ms", statistics.median(cpus) / 1e6)) if pid else median
+    return ("ms", statistics.median(times) / 1e6), ("ms", statistics.median(cpus) / 1e6)
 
 
 def cpu_ns(pid):

@@ -18,6 +18,22 @@ static long reply[MAX];   /* a connection's reply length; 0: echo */
 static int n = 1;
 static char buf[65536], line[1 << 20];
 
+/* Writes all of p[0..len) to fd, unless it fails. */
+static void write_all(int fd, const char *p, ssize_t len) {
+    for (ssize_t off = 0; off < len;) {
+        ssize_t w = write(fd, p + off, len - off);
+        if (w <= 0) break;
+        off += w;
+    }
+}
+
+/* `line` as a line of len bytes, newline included. */
+static const char *fill(long len) {
+    memset(line, 'x', len - 1);
+    line[len - 1] = '\n';
+    return line;
+}
+
 int main(int argc, char **argv) {
     if (argc != 2) return 64;
     int s = socket(AF_UNIX, SOCK_STREAM, 0);
@@ -36,25 +52,20 @@ int main(int argc, char **argv) {
             if (!fds[i].revents) continue;
             ssize_t r = read(fds[i].fd, buf, sizeof buf);
             if (r <= 0) { close(fds[i].fd); --n; reply[i] = reply[n]; fds[i--] = fds[n]; continue; }
-            const char *out = buf;
-            ssize_t len = r;
-            if (buf[0] == '=') {
-                long want = strtol(buf + 1, NULL, 10);
-                reply[i] = want > 0 && want <= (long)sizeof line ? want : 0;
-                out = "=\n"; len = 2;
-            } else if (reply[i] && buf[0] != '!') {
-                memset(line, 'x', reply[i] - 1); line[reply[i] - 1] = '\n';
-                out = line; len = reply[i];
-            }
             if (buf[0] == '!') {
                 long len = strtol(buf + 1, NULL, 10);
                 if (len < 1 || len > (long)sizeof line) len = 1;
-                memset(line, 'x', len - 1); line[len - 1] = '\n';
+                fill(len);
                 for (int j = 1; j < n; j++)
-                    if (j != i) { ssize_t off = 0; while (off < len) { ssize_t w = write(fds[j].fd, line + off, len - off); if (w <= 0) break; off += w; } }
+                    if (j != i) write_all(fds[j].fd, line, len);
+            } else if (buf[0] == '=') {
+                long want = strtol(buf + 1, NULL, 10);
+                reply[i] = want > 0 && want <= (long)sizeof line ? want : 0;
+                write_all(fds[i].fd, "=\n", 2);
+            } else if (reply[i]) {
+                write_all(fds[i].fd, fill(reply[i]), reply[i]);
             } else {
-                ssize_t off = 0;
-                while (off < len) { ssize_t w = write(fds[i].fd, out + off, len - off); if (w <= 0) break; off += w; }
+                write_all(fds[i].fd, buf, r);
             }
         }
     }
