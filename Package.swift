@@ -37,6 +37,12 @@ let staticCXXRuntime: [LinkerSetting] = [
     .unsafeFlags(["-L", "\(Context.packageDirectory)/packaging/link"], .when(configuration: .release))
 ]
 
+// Every file imports the modules whose members it uses: a member of a module that only a dependency
+// imports is not visible. Foundation's `range(of:)` and `contains(_:)` on strings come in with
+// TOMLKit's import, and one call of them links all of Foundation, CoreFoundation and ICU into weatherd,
+// where the standard library's `firstRange(of:)` does the same.
+let ownImports: [SwiftSetting] = [.enableUpcomingFeature("MemberImportVisibility")]
+
 let package = Package(
     name: "weatherd",
     platforms: [.macOS(.v15)],
@@ -58,7 +64,7 @@ let package = Package(
         // The socket protocol's wire format: JSON values (ordered objects, the parser and the
         // encoder), JSON-RPC 2.0 messages and error codes, the protocol's small value types.
         // No dependency: `weatherctl` links it, and with it neither TOMLKit nor the C++ runtime.
-        .target(name: "WeatherRPC"),
+        .target(name: "WeatherRPC", swiftSettings: ownImports),
         // The pure core: search stream, state, lookups, overlays/GeoJSON, config checking, places,
         // providers (and WeatherRPC, re-exported). No NIO, libcurl, libgps or libmosquitto here.
         .target(
@@ -68,7 +74,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
-            ]
+            ],
+            swiftSettings: ownImports
         ),
         // Clients' sessions, between the core and the transports: the JSON-RPC method table, one
         // connection's requests admitted in order, what waits to be written to it (its outbox), and
@@ -78,7 +85,8 @@ let package = Package(
             dependencies: [
                 "WeatherCore",
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            swiftSettings: ownImports
         ),
         // libcurl, from the system (Debian: libcurl4-gnutls-dev, libcurl built on GnuTLS, whose
         // initialisation leaves OpenSSL's untouched; see Sources/CCurl/shim.h).
@@ -128,7 +136,8 @@ let package = Package(
             name: "WeatherWire",
             dependencies: [
                 .product(name: "NIOCore", package: "swift-nio")
-            ]
+            ],
+            swiftSettings: ownImports
         ),
         // Adapters at the edge (socket server, libcurl transport, durable city store, logging)
         // and the assembly of the daemon's services; the MQTT publisher.
@@ -154,14 +163,16 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            swiftSettings: ownImports
         ),
         // The blocking client of the daemon's socket (`DaemonSocket`: no event loop, no thread) and the
         // errors of both clients. No NIO: `weatherctl` links it, and its start-up scans the protocol
         // conformances of every module it links.
         .target(
             name: "WeatherSocket",
-            dependencies: ["WeatherRPC"]
+            dependencies: ["WeatherRPC"],
+            swiftSettings: ownImports
         ),
         // The async client of the daemon's socket on NIO, for the tests; it re-exports WeatherSocket.
         .target(
@@ -172,7 +183,8 @@ let package = Package(
                 "WeatherRPC",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
-            ]
+            ],
+            swiftSettings: ownImports
         ),
         .executableTarget(
             name: "weatherd",
@@ -181,6 +193,7 @@ let package = Package(
                 "WeatherCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
+            swiftSettings: ownImports,
             linkerSettings: releaseLink("weatherd")
         ),
         .executableTarget(
@@ -190,6 +203,7 @@ let package = Package(
                 "WeatherRPC",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
+            swiftSettings: ownImports,
             linkerSettings: releaseLink("weatherctl") + staticCXXRuntime
         ),
         // An offline stand-in for OpenWeatherMap, answering from recorded responses.
@@ -202,8 +216,10 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            swiftSettings: ownImports
         ),
         // What the test targets share: running child processes (the real binaries, gpsd, gpsfake),
         // raw sockets, systemd's notify socket, the recorded fixtures; the core over a scripted

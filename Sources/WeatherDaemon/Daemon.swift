@@ -2,6 +2,7 @@ import Logging
 import NIOPosix
 import Prometheus
 import ServiceLifecycle
+import UnixSignals
 import WeatherCore
 import WeatherSessions
 

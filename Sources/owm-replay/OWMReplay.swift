@@ -1,7 +1,9 @@
 import ArgumentParser
 import Foundation
 import Logging
+import NIOCore
 import ServiceLifecycle
+import UnixSignals
 
 /// `owm-replay`: an offline stand-in for two weather services on one port: OpenWeatherMap's
 /// current-weather, forecast and geocoding APIs (`GET /data/2.5/weather`, `/data/2.5/forecast`,

@@ -1,3 +1,4 @@
+import Foundation
 import WeatherCore
 
 /// The two services the stand-in answers, named as weatherd names its providers: `openweathermap`

@@ -37,7 +37,7 @@ public struct NWSAlertProvider: AlertProvider {
 
     func zoneURL(_ zone: String) -> String {
         if zone.hasPrefix(baseURL + "/") { return zone }
-        guard let range = zone.range(of: "/zones/") else { return baseURL + "/zones/" + zone }
+        guard let range = zone.firstRange(of: "/zones/") else { return baseURL + "/zones/" + zone }
         return baseURL + zone[range.lowerBound...]
     }
 

@@ -91,7 +91,7 @@ extension ConfigValueType where Value == String {
             if text.isEmpty { return nil }
             let lower = text.lowercased()
             guard lower.hasPrefix("http://") || lower.hasPrefix("https://"),
-                ["{z}", "{x}", "{y}"].allSatisfy(text.contains)
+                ["{z}", "{x}", "{y}"].allSatisfy({ text.firstRange(of: $0) != nil })
             else {
                 return
                     "expected an http:// or https:// tile URL template with {z}, {x} and {y} (\"\" = the bundled basemap), found \(ConfigText.quoted(text))"
@@ -117,7 +117,7 @@ extension ConfigValueType where Value == String {
     static func withoutUserInfo(_ text: String) -> String {
         guard let at = text.lastIndex(of: "@") else { return text }
         let host = text[text.index(after: at)...]
-        if let scheme = text.range(of: "://"), scheme.upperBound <= at {
+        if let scheme = text.firstRange(of: "://"), scheme.upperBound <= at {
             return text[..<scheme.upperBound] + "…@" + host
         }
         return "…@" + host

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// What a connection's event loop answers at once, in its own thread: a search whose answer is
 /// cached, and the reads of the stream. No actor, no task: the stream's lock for one turn.
 extension SearchEngine {

@@ -1,3 +1,5 @@
+import Logging
+
 /// The watched cities: their list and their rounds, as inputs of the stream.
 extension SearchEngine {
     /// Adds a watched city: looked up first (unknown: not_found; no provider answering: added anyway,

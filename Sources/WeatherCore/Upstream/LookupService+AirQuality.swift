@@ -1,3 +1,6 @@
+import Logging
+import Synchronization
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
