@@ -127,6 +127,9 @@ let package = Package(
             name: "COnDemand",
             dependencies: ["CMosquitto", "CSodium"]
         ),
+        // weatherd's link reads FoundationEssentials before Foundation, so that Foundation, which
+        // TOMLKit's import names, brings nothing in (Sources/CLinkOrder/link_order.c).
+        .target(name: "CLinkOrder"),
         // Linux calls the Glibc module does not bring (timerfd, eventfd): a header-only shim.
         .systemLibrary(
             name: "CLinux"
@@ -191,6 +194,7 @@ let package = Package(
             dependencies: [
                 "WeatherDaemon",
                 "WeatherCore",
+                "CLinkOrder",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: ownImports,

@@ -353,6 +353,13 @@ class SysTest:
         self.check("binaries run in a root without Swift (runtime linked statically)",
                    not swift.stdout.strip() and version.returncode == 0 and version.stdout.strip() == self.version.split("-")[0],
                    f"weatherd --version: {version.output!r}; Swift found: {swift.stdout.strip()!r}")
+        # Foundation's module name as Swift mangles it (in the binary's type and field names, which
+        # stripping keeps) and the name of ICU's data: neither is there when only FoundationEssentials
+        # is linked (Sources/CLinkOrder/link_order.c); both are when TOMLKit's import brings Foundation in.
+        image = self.c.file("/usr/bin/weatherd").read_bytes()
+        foundation = [name for name in ("10Foundation", "icudt") if name.encode() in image]
+        self.check("the packaged weatherd carries FoundationEssentials only: no Foundation, CoreFoundation or ICU",
+                   not foundation, f"found {foundation} in /usr/bin/weatherd")
         enabled = self.systemctl("is-enabled", "weatherd.socket").stdout.strip()
         active = self.systemctl("is-active", "weatherd.socket").stdout.strip()
         service = self.systemctl("is-active", "weatherd.service").stdout.strip()
