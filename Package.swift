@@ -39,8 +39,9 @@ let staticCXXRuntime: [LinkerSetting] = [
 
 // Every file imports the modules whose members it uses: a member of a module that only a dependency
 // imports is not visible. Foundation's `range(of:)` and `contains(_:)` on strings come in with
-// TOMLKit's import, and one call of them links all of Foundation, CoreFoundation and ICU into weatherd,
-// where the standard library's `firstRange(of:)` does the same.
+// TOMLKit's import, and one call of them links all of Foundation, CoreFoundation and ICU into
+// weatherd. With this setting such a call does not compile, `contains(_:)` is the standard
+// library's, and its `firstRange(of:)` stands in for `range(of:)`.
 let ownImports: [SwiftSetting] = [.enableUpcomingFeature("MemberImportVisibility")]
 
 let package = Package(

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import TestSupport
@@ -201,5 +202,18 @@ struct ConfigProblemTests {
         #expect(lines.contains("test.toml:1:1: openweathermap.api_key: expected a non-empty string, found an empty one"))
         let other = configProblemLines("openweathermap.api_key = \"sekrit-key\"\nrefresh = 1")
         #expect(!other.joined().contains("sekrit-key"))
+    }
+
+    @Test("a tile URL template needs {z}, {x} and {y}, in any order and case of scheme")
+    func tileURLTemplate() throws {
+        for missing in ["{z}", "{x}", "{y}"] {
+            let template = "https://tile.example/{z}/{x}/{y}.png".replacingOccurrences(of: missing, with: "0")
+            #expect(
+                configProblemLines("[web]\ntile_url = \"\(template)\"") == [
+                    "test.toml:2:1: web.tile_url: expected an http:// or https:// tile URL template with {z}, {x} and {y}"
+                        + " (\"\" = the bundled basemap), found \"\(template)\""
+                ])
+        }
+        #expect(try parseConfig("[web]\ntile_url = \"HTTP://tile.example/{y}/{x}/{z}\"").web.tileURL == "HTTP://tile.example/{y}/{x}/{z}")
     }
 }

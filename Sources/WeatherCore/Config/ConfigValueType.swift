@@ -91,7 +91,7 @@ extension ConfigValueType where Value == String {
             if text.isEmpty { return nil }
             let lower = text.lowercased()
             guard lower.hasPrefix("http://") || lower.hasPrefix("https://"),
-                ["{z}", "{x}", "{y}"].allSatisfy({ text.firstRange(of: $0) != nil })
+                ["{z}", "{x}", "{y}"].allSatisfy(text.contains)
             else {
                 return
                     "expected an http:// or https:// tile URL template with {z}, {x} and {y} (\"\" = the bundled basemap), found \(ConfigText.quoted(text))"
