@@ -13,7 +13,7 @@ Starts owm-replay and the release weatherd (from BIN_DIR) and a bare Unix-socket
               watching client, p50/p99; floor: the same line round trip, taken in turn likewise.
   fan-out     one overlays change (a cached `search`) -> the last of 1,000 watchers has read its
               notification, median of 5; floor: the C server writing a line of the same length to
-              1,000 clients. The daemon's RSS with the 1,000 watchers connected. Then the same with
+              1,000 clients, its rounds taken in turn with the daemon's. The daemon's RSS with the 1,000 watchers connected. Then the same with
               10,000 watchers (--many-watchers) and its floor to as many readers, with the CPU time
               each server spends per change (its threads' schedstat, median): the reader needs one
               CPU of the two as well.
@@ -108,17 +108,15 @@ def main():
         tails = [(name, tick_phase(samples, hz)) for name, samples in
                  (("event", es), ("floor", fs), ("search", ds))] if hz else []
         # fan-out
-        dm, length, rss, each, _ = fanout_daemon(reader_bin, sock, args.watchers, args.fanout_runs, daemon.pid)
-        fm, _ = fanout_floor(reader_bin, echo_sock, args.watchers, args.fanout_runs, length, echo.pid)
+        (dm, length, rss, each, _), (fm, _) = fanout(reader_bin, sock, echo_sock, args.watchers, args.fanout_runs, daemon.pid, echo.pid)
         rows.append((f"overlays change -> last of {args.watchers} watchers (median of {args.fanout_runs}, {length} B)", dm, fm))
         rows.append((f"RSS with {args.watchers} watchers", ("MB", rss), ("MB", rss_mb(echo.pid))))
         rows.append((f"  per watcher: RSS with them less RSS before, / {args.watchers}", each, ("", "")))
-        ddm, dlength, _, _, _ = fanout_daemon(reader_bin, sock, args.watchers, args.fanout_runs, daemon.pid, diff=True)
+        (ddm, dlength, _, _, _), _ = fanout(reader_bin, sock, None, args.watchers, args.fanout_runs, daemon.pid, None, diff=True)
         rows.append((f"overlays.diff -> last of {args.watchers} diff watchers ({dlength} B); floor: full", ddm, dm))
         if args.many_watchers:
             many = args.many_watchers
-            mm, mlength, mrss, meach, mcpu = fanout_daemon(reader_bin, sock, many, args.fanout_runs, daemon.pid)
-            mf, mfcpu = fanout_floor(reader_bin, echo_sock, many, args.fanout_runs, mlength, echo.pid)
+            (mm, mlength, mrss, meach, mcpu), (mf, mfcpu) = fanout(reader_bin, sock, echo_sock, many, args.fanout_runs, daemon.pid, echo.pid)
             rows.append((f"overlays change -> last of {many:,} watchers (median of {args.fanout_runs}, {mlength} B)", mm, mf))
             rows.append(("  the server's CPU per change (all its threads, median)", mcpu, mfcpu))
             rows.append((f"RSS with {many:,} watchers", ("MB", mrss), ("MB", rss_mb(echo.pid))))
@@ -422,9 +420,17 @@ def now_ns():
     return time.clock_gettime_ns(time.CLOCK_MONOTONIC)
 
 
-def fanout_daemon(reader_bin, sock, n, runs, pid, diff=False):
-    """With `diff`, the watchers watch with diff: true: the first change (the warm-up run) reaches them
-    in full, the later ones as diffs; the length returned is then that of the last diff."""
+def fanout(reader_bin, sock, echo_sock, n, runs, pid, echo_pid, diff=False):
+    """One change to `n` watchers of the daemon (`pid`), median of `runs`, and with `echo_sock` its floor:
+    the C server (`echo_pid`) writing a line as long to `n` readers. The floor's rounds are taken in
+    turn with the daemon's (which goes first changes from round to round), as the search and event
+    samples are, so that both meet the machine in the same state. Without `echo_sock`, the daemon's
+    rounds alone (floor None). With `diff`, the watchers watch with diff: true: the first change
+    (the warm-up round) reaches them in full, the later ones as diffs; the length returned is then
+    that of the last diff.
+
+    Returns ((median ms, line length, RSS MB, RSS per watcher, median CPU ms per change), floor),
+    the floor being (median ms, the C server's median CPU ms per change)."""
     watch = request("watch", {"replay": False, "topics": ["overlays"], "diff": diff}, 1)
     rss_before = rss_mb(pid)
     reader = FanoutReader(reader_bin, sock, n, watch)
@@ -432,47 +438,52 @@ def fanout_daemon(reader_bin, sock, n, runs, pid, diff=False):
     probe.send(watch)
     probe.readline()
     client = Line(sock)
-    times, cpus, length = [], [], 0
-    for r in range(runs + 1):   # the first run warms up
-        cpu0 = cpu_ns(pid)
-        t0 = now_ns()
+    floor = None
+
+    def daemon_round(r):
+        cpu0, t0 = cpu_ns(pid), now_ns()
         client.send(request("search", {"city": SEARCHED[r % 2]}, r))
         last, length = reader.round()
         client.readline()
         seen = probe.readline()
-        if r:
-            times.append(last - t0)
-            cpus.append(cpu_ns(pid) - cpu0)
-        time.sleep(0.2)
-    if diff:
-        if b'"overlays.diff"' not in seen:
-            sys.exit("bench-daemon: a diff watcher got no overlays.diff: " + seen[:200].decode())
-    rss = rss_mb(pid)
-    client.close()
-    probe.close()
-    reader.close()
+        return last - t0, cpu_ns(pid) - cpu0, length, seen
+
+    def floor_round(length):
+        cpu0, t0 = cpu_ns(echo_pid), now_ns()
+        floor[1].send(f"!{length}\n".encode())
+        last, _ = floor[0].round()
+        return last - t0, cpu_ns(echo_pid) - cpu0
+
+    times, cpus, ftimes, fcpus = [], [], [], []
+    try:
+        _, _, length, seen = daemon_round(0)   # warms up, and tells the floor's line length
+        if echo_sock:
+            floor = (FanoutReader(reader_bin, echo_sock, n), Line(echo_sock))
+            time.sleep(0.3)   # every connection accepted
+            floor_round(length)   # warms up
+        for r in range(1, runs + 1):
+            time.sleep(0.2)
+            if floor and r % 2:
+                t, c = floor_round(length); ftimes.append(t); fcpus.append(c)
+                time.sleep(0.2)
+            t, c, length, seen = daemon_round(r); times.append(t); cpus.append(c)
+            if floor and not r % 2:
+                time.sleep(0.2)
+                t, c = floor_round(length); ftimes.append(t); fcpus.append(c)
+        rss = rss_mb(pid)
+    finally:
+        if floor:
+            floor[1].close()
+            floor[0].close()
+        client.close()
+        probe.close()
+        reader.close()
+    if diff and b'"overlays.diff"' not in seen:
+        sys.exit("bench-daemon: a diff watcher got no overlays.diff: " + seen[:200].decode())
     per_watcher = ("KB", (rss - rss_before) * 1024 / n)
-    return ("ms", statistics.median(times) / 1e6), length, rss, per_watcher, ("ms", statistics.median(cpus) / 1e6)
-
-
-def fanout_floor(reader_bin, path, n, runs, length, pid):
-    """The floor's median time and the C server's (`pid`) median CPU per change."""
-    reader = FanoutReader(reader_bin, path, n)
-    trigger = Line(path)
-    time.sleep(0.3)   # every connection accepted
-    times, cpus = [], []
-    for r in range(runs + 1):
-        cpu0 = cpu_ns(pid)
-        t0 = now_ns()
-        trigger.send(f"!{length}\n".encode())
-        last, _ = reader.round()
-        if r:
-            times.append(last - t0)
-            cpus.append(cpu_ns(pid) - cpu0)
-        time.sleep(0.2)
-    trigger.close()
-    reader.close()
-    return ("ms", statistics.median(times) / 1e6), ("ms", statistics.median(cpus) / 1e6)
+    ms = lambda values: ("ms", statistics.median(values) / 1e6)
+    daemon = (ms(times), length, rss, per_watcher, ms(cpus))
+    return daemon, ((ms(ftimes), ms(fcpus)) if floor else None)
 
 
 def cpu_ns(pid):
