@@ -13,8 +13,8 @@ Starts owm-replay and the release weatherd (from BIN_DIR) and a bare Unix-socket
               watching client, p50/p99; floor: the same line round trip, taken in turn likewise.
   fan-out     one overlays change (a cached `search`) -> the last of 1,000 watchers has read its
               notification, median of 5; floor: the C server writing a line of the same length to
-              1,000 clients, its rounds taken in turn with the daemon's. The daemon's RSS with the 1,000 watchers connected. Then the same with
-              10,000 watchers (--many-watchers) and its floor to as many readers, with the CPU time
+              1,000 clients, its rounds taken in turn with the daemon's. The daemon's RSS with the
+              1,000 watchers connected. Then the same with 10,000 watchers (--many-watchers) and its floor to as many readers, with the CPU time
               each server spends per change (its threads' schedstat, median): the reader needs one
               CPU of the two as well.
   diff fan-out the same with 1,000 watchers that watch with `diff: true` (each change reaches them as
@@ -438,7 +438,7 @@ def fanout(reader_bin, sock, echo_sock, n, runs, pid, echo_pid, diff=False):
     probe.send(watch)
     probe.readline()
     client = Line(sock)
-    floor = None
+    floor_reader = trigger = None   # the floor's readers and the line that makes the C server write to them
 
     def daemon_round(r):
         cpu0, t0 = cpu_ns(pid), now_ns()
@@ -450,31 +450,31 @@ def fanout(reader_bin, sock, echo_sock, n, runs, pid, echo_pid, diff=False):
 
     def floor_round(length):
         cpu0, t0 = cpu_ns(echo_pid), now_ns()
-        floor[1].send(f"!{length}\n".encode())
-        last, _ = floor[0].round()
+        trigger.send(f"!{length}\n".encode())
+        last, _ = floor_reader.round()
         return last - t0, cpu_ns(echo_pid) - cpu0
 
     times, cpus, ftimes, fcpus = [], [], [], []
     try:
         _, _, length, seen = daemon_round(0)   # warms up, and tells the floor's line length
         if echo_sock:
-            floor = (FanoutReader(reader_bin, echo_sock, n), Line(echo_sock))
+            floor_reader, trigger = FanoutReader(reader_bin, echo_sock, n), Line(echo_sock)
             time.sleep(0.3)   # every connection accepted
             floor_round(length)   # warms up
         for r in range(1, runs + 1):
             time.sleep(0.2)
-            if floor and r % 2:
+            if trigger and r % 2:
                 t, c = floor_round(length); ftimes.append(t); fcpus.append(c)
                 time.sleep(0.2)
             t, c, length, seen = daemon_round(r); times.append(t); cpus.append(c)
-            if floor and not r % 2:
+            if trigger and not r % 2:
                 time.sleep(0.2)
                 t, c = floor_round(length); ftimes.append(t); fcpus.append(c)
         rss = rss_mb(pid)
     finally:
-        if floor:
-            floor[1].close()
-            floor[0].close()
+        if trigger:
+            trigger.close()
+            floor_reader.close()
         client.close()
         probe.close()
         reader.close()
@@ -483,7 +483,7 @@ def fanout(reader_bin, sock, echo_sock, n, runs, pid, echo_pid, diff=False):
     per_watcher = ("KB", (rss - rss_before) * 1024 / n)
     ms = lambda values: ("ms", statistics.median(values) / 1e6)
     daemon = (ms(times), length, rss, per_watcher, ms(cpus))
-    return daemon, ((ms(ftimes), ms(fcpus)) if floor else None)
+    return daemon, ((ms(ftimes), ms(fcpus)) if trigger else None)
 
 
 def cpu_ns(pid):

@@ -55,9 +55,9 @@ int main(int argc, char **argv) {
             if (buf[0] == '!') {
                 long len = strtol(buf + 1, NULL, 10);
                 if (len < 1 || len > (long)sizeof line) len = 1;
-                fill(len);
+                const char *out = fill(len);
                 for (int j = 1; j < n; j++)
-                    if (j != i) write_all(fds[j].fd, line, len);
+                    if (j != i) write_all(fds[j].fd, out, len);
             } else if (buf[0] == '=') {
                 long want = strtol(buf + 1, NULL, 10);
                 reply[i] = want > 0 && want <= (long)sizeof line ? want : 0;
