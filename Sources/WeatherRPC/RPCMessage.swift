@@ -11,7 +11,9 @@ public enum RPCMessage {
 
     /// The text of `result(id:_:)` for a result whose JSON text is `text`.
     public static func result(id: JSONValue, text: String) -> String {
-        var line = #"{"jsonrpc":"2.0","id":"#
+        var line = ""
+        line.reserveCapacity(text.utf8.count + 64)  // the envelope and an id of a few digits: one allocation
+        line += #"{"jsonrpc":"2.0","id":"#
         id.write(to: &line)
         line += #","result":"#
         line += text

@@ -179,7 +179,13 @@ public struct WeatherObservation: Sendable, Hashable {
     /// answered), with `alternatives` other places of the same name.
     public func named(after place: Place, alternatives: Int) -> WeatherObservation {
         var named = self
-        named.fields.modify { named in
+        named.name(after: place, alternatives: alternatives)
+        return named
+    }
+
+    /// Names this observation after `place`, as ``named(after:alternatives:)`` does, in place.
+    public mutating func name(after place: Place, alternatives: Int) {
+        fields.modify { named in
             named.name = place.name
             named.state = place.state
             named.country = place.country
@@ -187,6 +193,5 @@ public struct WeatherObservation: Sendable, Hashable {
             // Open-Meteo names no place: its answer is known by the GeoNames id of the place searched.
             if named.cityID == nil, named.provider == WeatherProviderName.openMeteo.rawValue { named.geonamesID = place.geonamesID }
         }
-        return named
     }
 }

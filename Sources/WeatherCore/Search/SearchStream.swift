@@ -399,13 +399,12 @@ struct SearchStream: Sendable {
     /// Takes in a new state (with `pending` as counted now) and publishes it if it is news: not for
     /// the budget's or providers' request counts alone, and for the location alone as
     /// ``LocationNoticeState`` says (a later one waits, the latest wins).
-    private mutating func commit(_ next: DaemonState, at now: Now) {
-        var next = next
+    private mutating func commit(_ next: consuming DaemonState, at now: Now) {
         next.pending = pending.total
         guard !next.sameFields(as: state) else { return }
         let locationOnly = next.changesOnlyLocation(from: state)
+        next.updatedAt = now.wall
         state = next
-        state.updatedAt = now.wall
         switch locationNotices.changed(locationOnly: locationOnly, location: state.noticeLocation, now: now.instant) {
         case .send: effects.append(.publishState(state))
         case .hold(let until): effects.append(.armNoticeTimer(until: until))

@@ -32,9 +32,11 @@ extension LookupService {
     static func answer(
         _ observation: WeatherObservation, at coordinate: Coordinate, place: Place?, alternatives: Int, airQuality: AirQuality?
     ) -> WeatherObservation {
-        var here = observation.at(coordinate)
+        var here = observation
+        here.coordinate = coordinate  // the cache's block copied once; the rest changed in place
         here.airQuality = airQuality
-        return place.map { here.named(after: $0, alternatives: alternatives) } ?? here
+        if let place { here.name(after: place, alternatives: alternatives) }
+        return here
     }
 }
 
