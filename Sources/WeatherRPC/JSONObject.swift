@@ -19,9 +19,13 @@ public struct JSONObject: Sendable, Hashable, ExpressibleByDictionaryLiteral {
 
     public init() {}
 
+    /// The members of a literal in its order. Its keys are distinct, as a `Dictionary` literal's
+    /// must be (checked in debug builds): they are not looked up one by one, and no table of
+    /// positions is made, since the daemon's own literals (a feature's properties, the state) are
+    /// only written out. A member set later (``subscript(_:)``) makes the table if there are many.
     public init(dictionaryLiteral elements: (String, JSONValue)...) {
-        ordered.reserveCapacity(elements.count)
-        for (key, value) in elements { self[key] = value }
+        ordered = elements.map { Member(key: $0.0, value: $0.1) }
+        assert(Set(ordered.map(\.key)).count == ordered.count, "a JSONObject literal with a key twice")
     }
 
     /// Members in insertion order.

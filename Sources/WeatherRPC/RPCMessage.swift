@@ -11,10 +11,12 @@ public enum RPCMessage {
 
     /// The text of `result(id:_:)` for a result whose JSON text is `text`.
     public static func result(id: JSONValue, text: String) -> String {
+        // Appended to a string, not written as bytes: the result's text is most of the line, and a
+        // string takes another whole, where bytes made into a string are validated again.
         var line = ""
         line.reserveCapacity(text.utf8.count + 64)  // the envelope and an id of a few digits: one allocation
         line += #"{"jsonrpc":"2.0","id":"#
-        id.write(to: &line)
+        if case .integer(let number) = id { line += String(number) } else { line += id.serialized }
         line += #","result":"#
         line += text
         line += "}"
