@@ -31,6 +31,8 @@ struct HubState<Subscriber: AnyObject, Route> {
     private var latestState = Latest.none
     /// The latest overlays; its lines are encoded when a watcher's writer first needs them.
     private var latestOverlays: (edition: OverlaysEdition, version: Int)?
+    /// The collection published last.
+    var latestEdition: OverlaysEdition? { latestOverlays?.edition }
     /// Each watcher: its route, and its place in its route's list of each topic it watches (nil: it
     /// does not watch that topic; two fields, as a set's storage would stay with each watcher).
     private var subscribers: [ObjectIdentifier: Entry] = [:]

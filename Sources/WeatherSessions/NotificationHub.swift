@@ -25,6 +25,14 @@ public final class NotificationHub: ChangePublisher {
         deliver(state.withLock { $0.publish(overlays: overlays, texts: featureTexts) })
     }
 
+    /// The JSON text of `overlays` (an `overlays` request's result): the latest published
+    /// collection's, made once for all who ask, when it is that one; otherwise made now from the
+    /// features' kept texts.
+    func text(of overlays: Overlays) -> String {
+        if let latest = state.withLock({ $0.latestEdition }), latest.overlays == overlays { return latest.collectionText }
+        return OverlaysEdition(overlays, texts: featureTexts).collectionText
+    }
+
     /// Subscribes `outbox` to `topics`, replacing an earlier subscription. With `replay`, the
     /// current state and overlays are queued at once; nothing published in between is lost. With
     /// `diff`, overlays changes after the first full collection go out as `overlays.diff`.

@@ -13,6 +13,8 @@ public final class OverlaysEdition: Sendable {
     private struct Encoded {
         /// The JSON text of each feature, in the order of `overlays.features`.
         var features: [String]?
+        /// The collection's JSON text (a `FeatureCollection`), and the notification line that carries it.
+        var collection: String?
         var full: String?
         /// The line for a watcher whose last collection had this `seq`: a diff, or the full line
         /// when that is not longer.
@@ -55,6 +57,12 @@ public final class OverlaysEdition: Sendable {
         encoded.withLock { Self.full(of: overlays, &$0, texts: texts) }
     }
 
+    /// The collection's JSON text, as `overlays.json.serialized` writes it: the `result` of an
+    /// `overlays` request, made once and with the features' kept texts.
+    public var collectionText: String {
+        encoded.withLock { Self.collection(of: overlays, &$0, texts: texts) }
+    }
+
     /// What a diff watcher whose last collection was `base` gets: the `overlays.diff` notification
     /// from `base` to this collection, or the full `overlays` notification when there is no base
     /// (the first after `watch`) or when the diff would not be shorter.
@@ -72,6 +80,16 @@ public final class OverlaysEdition: Sendable {
 
     private static func full(of overlays: Overlays, _ encoded: inout Encoded, texts kept: FeatureTexts?) -> String {
         if let full = encoded.full { return full }
+        // The same text as RPCMessage.notification(method: "overlays", params: overlays.json).
+        var line = #"{"jsonrpc":"2.0","method":"overlays","params":"#
+        line += collection(of: overlays, &encoded, texts: kept)
+        line += "}"
+        encoded.full = line
+        return line
+    }
+
+    private static func collection(of overlays: Overlays, _ encoded: inout Encoded, texts kept: FeatureTexts?) -> String {
+        if let collection = encoded.collection { return collection }
         let earlier = encoded.earlier
         let texts =
             encoded.features
@@ -81,20 +99,18 @@ public final class OverlaysEdition: Sendable {
             }
         encoded.features = texts
         encoded.earlier = nil
-        // The same text as RPCMessage.notification(method: "overlays", params: overlays.json).
-        var line = #"{"jsonrpc":"2.0","method":"overlays","params":{"type":"FeatureCollection","seq":"#
-        line += String(overlays.seq)
-        line += #","focus":"#
-        line += focusText(overlays.focus)
-        line += #","features":["#
-        line += (texts + overlays.areas.map(\.json.serialized)).joined(separator: ",")
-        line += "]}}"
-        encoded.full = line
-        return line
+        // The same text as overlays.json.serialized.
+        var collection = #"{"type":"FeatureCollection","seq":"#
+        collection += String(overlays.seq)
+        collection += #","focus":"#
+        collection += focusText(overlays.focus)
+        collection += #","features":["#
+        collection += (texts + overlays.areas.map(\.json.serialized)).joined(separator: ",")
+        collection += "]}"
+        encoded.collection = collection
+        return collection
     }
 
-    /// The `overlays.diff` line from `base` to `target`: features whose `id` is new, features whose
-    /// content changed (whole), and the ids that left.
     private static func diff(from base: Overlays, to target: Overlays, texts: [String]) -> String {
         var old: [String: WeatherFeature] = [:]
         old.reserveCapacity(base.features.count)

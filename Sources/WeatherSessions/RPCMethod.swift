@@ -148,8 +148,8 @@ struct RPCMethod: Sendable {
             let alerts = try await c.alerts?.alerts(at: point)
             return .done(.object(["alerts": alerts.map { .array($0.map(\.json)) } ?? .null]))
         },
-        RPCMethod("overlays", .reading, NoParams.self, atOnce: { c, _ in Outcome(c.engine.overlaysNow.json) }) { c, _ in
-            .done(await c.engine.currentOverlays.json)
+        RPCMethod("overlays", .reading, NoParams.self, atOnce: { c, _ in Outcome(.overlays(c.engine.overlaysNow)) }) { c, _ in
+            .done(Outcome(.overlays(await c.engine.currentOverlays)))
         },
         RPCMethod("state", .reading, NoParams.self, atOnce: { c, _ in c.engine.stateNow.map { Outcome($0.json) } }) { c, _ in
             .done(await c.engine.freshState.json)

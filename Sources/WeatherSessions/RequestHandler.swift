@@ -41,6 +41,8 @@ public struct RequestHandler: Sendable {
     enum Answer: Sendable {
         case value(JSONValue)
         case feature(WeatherFeature)
+        /// A collection: its text is the hub's (``NotificationHub/text(of:)``).
+        case overlays(Overlays)
     }
 
     private struct Outcome: Sendable {
@@ -236,6 +238,8 @@ public struct RequestHandler: Sendable {
             case .value(let value): return Outcome(reply: RPCMessage.result(id: id, value).serialized, effect: outcome.effect)
             case .feature(let feature):
                 return Outcome(reply: RPCMessage.result(id: id, text: hub.featureTexts.text(of: feature)), effect: outcome.effect)
+            case .overlays(let overlays):
+                return Outcome(reply: RPCMessage.result(id: id, text: hub.text(of: overlays)), effect: outcome.effect)
             }
         case .failure(let error): return Outcome(reply: Self.errorText(id: id, error))
         }

@@ -278,6 +278,27 @@ struct OverlaysDiffTests {
         #expect(OverlaysEdition(overlays, texts: texts).fullLine == OverlaysEdition(overlays).fullLine)
         #expect(OverlaysEdition(overlays, texts: texts).fullLine == RPCMessage.notification(method: "overlays", params: overlays.json))
         #expect(texts.text(of: changed) == changed.json.serialized)
+        #expect(OverlaysEdition(overlays, texts: texts).collectionText == overlays.json.serialized)
+    }
+
+    @Test(
+        "an overlays request's result is the latest published collection's text when it asks for that one, and the collection's own text otherwise"
+    )
+    func overlaysRequestText() throws {
+        let hub = NotificationHub()
+        let features = (1...5).map { WeatherFeature(observation: sampleObservation("P\($0)", id: $0), source: .around) }
+        let published = Overlays(seq: 4, focus: features[2].coordinate, features: features)
+        hub.publish(overlays: published)
+        let text = hub.text(of: published)
+        #expect(text == published.json.serialized)
+        // Made once: the same storage for the next request.
+        let again = hub.text(of: published)
+        #expect(
+            again.utf8.withContiguousStorageIfAvailable { $0.baseAddress } == text.utf8.withContiguousStorageIfAvailable { $0.baseAddress })
+        var other = published
+        other.features.removeLast()
+        #expect(hub.text(of: other) == other.json.serialized)
+        #expect(hub.text(of: Overlays(seq: 0, focus: nil, features: [])) == Overlays(seq: 0, focus: nil, features: []).json.serialized)
     }
 
     @Test("kept feature texts stay right when more features than they keep are written")
