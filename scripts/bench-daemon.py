@@ -9,6 +9,8 @@ Starts owm-replay and the release weatherd (from BIN_DIR) and a bare Unix-socket
               daemon sample (which goes first changes), so both meet the machine in the same state;
               and a second floor taken in the same turns: the C server answering the same request
               with a line as long as the daemon's reply (the same bytes in and out).
+  state, overlays  a `state` and an `overlays` request the same way, each against the C server
+              answering with a line as long as the daemon's reply (the overlays are 2-3 KB).
   event       a `search` from one client (cache hit) -> the `overlays` notification at a second,
               watching client, p50/p99; floor: the same line round trip, taken in turn likewise.
   fan-out     one overlays change (a cached `search`) -> the last of 1,000 watchers has read its
@@ -99,6 +101,12 @@ def main():
         rows.append(("cached search reply p99", d[99], f[99]))
         rows.append((f"  p50; floor: a reply line as long as the daemon's ({reply_length} B)", d[50], sz[50]))
         rows.append((f"  p99; floor: a reply line as long as the daemon's ({reply_length} B)", d[99], sz[99]))
+        # the other requests answered on the connection's loop: `state` and `overlays`
+        for method in ("state", "overlays"):
+            ms, mfs, mss, mlength = reply_latency(sock, echo_sock, args.requests, lambda i, m=method: request(m, {}, i))
+            d, sz = pct(ms), pct(mss)
+            rows.append((f"{method} reply p50; floor: a reply line as long ({mlength} B)", d[50], sz[50]))
+            rows.append((f"{method} reply p99; floor: a reply line as long", d[99], sz[99]))
         # event -> notification, and its floor sample by sample
         es, efs = event_latency(sock, echo_sock, args.events)
         d, f = pct(es), pct(efs)
@@ -336,18 +344,23 @@ def search_latency(sock, echo_sock, n):
     answering it with a line as long as the daemon's reply (the same bytes each way). Returns
     (daemon samples, echo floor samples, sized floor samples, reply length), each sample (start ns,
     duration ns)."""
+    return reply_latency(sock, echo_sock, n, lambda i: request("search", {"city": SEARCHED[i % 2]}, i))
+
+
+def reply_latency(sock, echo_sock, n, line_for):
+    """As `search_latency`, for the request lines `line_for(i)` (i from 0), alternated as they
+    come (the replies' length is averaged over the first two)."""
     daemon, floor, sized = Line(sock), Line(echo_sock), Line(echo_sock)
-    lines = [request("search", {"city": SEARCHED[i]}, i) for i in range(2)]
     lengths = []
-    for line in lines:
-        daemon.send(line)
+    for i in range(2):
+        daemon.send(line_for(i))
         lengths.append(len(daemon.readline()) + 1)
     length = round(sum(lengths) / len(lengths))
     sized.send(f"={length}\n".encode())
     sized.readline()
     ds, fs, ss = [], [], []
     for i in range(n + 200):
-        line = request("search", {"city": SEARCHED[i % 2]}, i)
+        line = line_for(i)
         turns = [(daemon, ds), (floor, fs), (sized, ss)]
         turns = turns[i % 3:] + turns[:i % 3]
         for client, samples in turns:
