@@ -47,8 +47,9 @@ web-test:
 browser-test:
 	scripts/browser-test.sh
 
-## bench: on release binaries, the daemon figures beside their floors (scripts/bench-daemon.py: search and
-##        notification latency, fan-out, idle footprint, weatherctl vs socat), the region-drag benchmark
+## bench: on release binaries, the daemon figures beside their floors (scripts/bench-daemon.py: the
+##        search, state and overlays replies, notification latency, fan-out, idle footprint, weatherctl
+##        vs socat), the region-drag benchmark
 ##        (scripts/bench-region.py), the fleet behind its nginx proxy (scripts/bench-fleet.py: upstream
 ##        requests against devices, docs/fleet.md), 1,000 OwnTracks devices through Mosquitto
 ##        (scripts/bench-owntracks.py: the daemon's CPU and upstream requests against the budget,
