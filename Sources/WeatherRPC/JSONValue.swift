@@ -206,12 +206,11 @@ extension JSONValue {
         out.append(UInt8(ascii: "\""))
         // Most strings need no escape: appended whole. 0xE2 begins U+2028 and U+2029 (and other
         // characters, which the loop below writes plainly), so any string with it takes the loop.
-        // The check looks at every byte without stopping early, which the compiler vectorises.
+        // Checked and copied over the string's contiguous bytes, not through its UTF-8 view's iterator.
         let plain: Bool? = s.utf8.withContiguousStorageIfAvailable { bytes in
-            var escaped = false
-            for byte in bytes { escaped = escaped || byte < 0x20 || byte == 0x22 || byte == 0x5C || byte == 0xE2 }
-            if !escaped { out.append(contentsOf: bytes) }
-            return !escaped
+            guard !bytes.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0xE2 }) else { return false }
+            out.append(contentsOf: bytes)
+            return true
         }
         if plain ?? s.utf8.allSatisfy({ $0 >= 0x20 && $0 != 0x22 && $0 != 0x5C && $0 != 0xE2 }) {
             if plain == nil { out.appendUTF8(s) }

@@ -111,6 +111,8 @@ public final class OverlaysEdition: Sendable {
         return collection
     }
 
+    /// The `overlays.diff` line from `base` to `target`: features whose `id` is new, features whose
+    /// content changed (whole), and the ids that left.
     private static func diff(from base: Overlays, to target: Overlays, texts: [String]) -> String {
         var old: [String: WeatherFeature] = [:]
         old.reserveCapacity(base.features.count)
