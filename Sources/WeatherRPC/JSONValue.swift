@@ -207,13 +207,13 @@ extension JSONValue {
         // Most strings need no escape: appended whole. 0xE2 begins U+2028 and U+2029 (and other
         // characters, which the loop below writes plainly), so any string with it takes the loop.
         // Checked and copied over the string's contiguous bytes, not through its UTF-8 view's iterator.
-        let plain: Bool? = s.utf8.withContiguousStorageIfAvailable { bytes in
+        var text = s
+        let plain = text.withUTF8 { bytes in
             guard !bytes.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0xE2 }) else { return false }
             out.append(contentsOf: bytes)
             return true
         }
-        if plain ?? s.utf8.allSatisfy({ $0 >= 0x20 && $0 != 0x22 && $0 != 0x5C && $0 != 0xE2 }) {
-            if plain == nil { out.appendUTF8(s) }
+        if plain {
             out.append(UInt8(ascii: "\""))
             return
         }
@@ -240,7 +240,7 @@ extension [UInt8] {
     /// Appends the UTF-8 of `text` in one copy: `append(contentsOf: text.utf8)` takes the bytes one
     /// by one through the view's iterator.
     mutating func appendUTF8(_ text: String) {
-        let copied: Void? = text.utf8.withContiguousStorageIfAvailable { append(contentsOf: $0) }
-        if copied == nil { append(contentsOf: text.utf8) }
+        var text = text
+        text.withUTF8 { append(contentsOf: $0) }
     }
 }

@@ -32,8 +32,7 @@ extension LookupService {
     static func answer(
         _ observation: WeatherObservation, at coordinate: Coordinate, place: Place?, alternatives: Int, airQuality: AirQuality?
     ) -> WeatherObservation {
-        var here = observation
-        here.coordinate = coordinate  // the cache's block copied once; the rest changed in place
+        var here = observation.at(coordinate)  // the cache's block copied once; the rest changed in place
         here.airQuality = airQuality
         if let place { here.name(after: place, alternatives: alternatives) }
         return here
