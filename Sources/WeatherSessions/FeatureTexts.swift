@@ -13,7 +13,14 @@ final class FeatureTexts: Sendable {
 
     /// `feature.json.serialized`, kept.
     func text(of feature: WeatherFeature) -> String {
-        if let kept = texts.withLock({ $0[feature.id] }), kept.feature == feature { return kept.text }
+        if let kept = texts.withLock({ $0[feature.id] }), kept.feature == feature {
+            // An equal feature made apart: keep this one, whose observation the next ones of the
+            // same cached answer share (see `isSame(as:)`), so they are not compared field by field.
+            if !kept.feature.observation.isSame(as: feature.observation) {
+                texts.withLock { $0[feature.id] = (feature, kept.text) }
+            }
+            return kept.text
+        }
         let text = feature.json.serialized
         texts.withLock { texts in
             if texts.count >= Self.capacity { texts.removeAll(keepingCapacity: true) }
@@ -22,3 +29,4 @@ final class FeatureTexts: Sendable {
         return text
     }
 }
+

@@ -36,6 +36,16 @@ struct SearchCachedTests {
         atOnce.checkInvariants()
     }
 
+    @Test("a cached answer asked again is the very same value: its fields are not copied again")
+    func sameValue() async throws {
+        let h = try await Self.warmed()
+        let first = try #require(h.engine.searchCached(city: "London"))
+        let again = try #require(h.engine.searchCached(city: " london "))
+        #expect(again.observation.isSame(as: first.observation))
+        let zocca = try #require(h.engine.searchCached(city: "Zocca"))
+        #expect(!zocca.observation.isSame(as: first.observation))
+    }
+
     @Test("a place as given: the same as search(place:)")
     func place() async throws {
         let through = try await Self.warmed()

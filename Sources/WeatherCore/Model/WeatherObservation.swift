@@ -166,6 +166,10 @@ public struct WeatherObservation: Sendable, Hashable {
         return "pt:" + NumberText.fixed(coordinate.lat, decimals: 4) + "," + NumberText.fixed(coordinate.lon, decimals: 4)
     }
 
+    /// Whether `other` is this very value: a copy of it that was not changed since (its fields
+    /// are not compared). Equal values need not be the same.
+    public func isSame(as other: WeatherObservation) -> Bool { fields.isSame(as: other.fields) }
+
     /// This observation at `coordinate`: the point that was asked, which keeps its own position and
     /// `pt:` id whichever point of its 0.01° cell the provider was asked for (the cell's answer is
     /// shared by all of them).

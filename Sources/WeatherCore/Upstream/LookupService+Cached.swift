@@ -1,3 +1,5 @@
+import Synchronization
+
 extension LookupService {
     /// The answer ``lookup(_:)`` would give for `query` now, when every part of it is cached: the
     /// places of a name, the weather at the point's cell and, with air quality on, the air quality
@@ -24,7 +26,7 @@ extension LookupService {
         }
         if case .city = query { UpstreamMetrics.lookup(.cache) }  // the places of the name
         UpstreamMetrics.lookup(.cache)
-        return Self.answer(observation, at: coordinate, place: place, alternatives: alternatives, airQuality: airQuality)
+        return cachedAnswers.answer(observation, at: coordinate, place: place, alternatives: alternatives, airQuality: airQuality)
     }
 
     /// A lookup's answer from its parts: `observation` of the cell, at `coordinate`, named after
@@ -45,5 +47,77 @@ extension AirQuality {
         var shown = self
         shown.scale = scale
         return shown
+    }
+}
+
+/// The answers ``LookupService/cached(_:)`` made last, one a cell: the same cached observation asked
+/// the same way again gives the very same value, its fields' block shared, so whatever compares it
+/// later (a reply's kept text, the overlays' membership) finds it equal at once, without comparing
+/// its fields.
+final class MadeAnswers: Sendable {
+    /// An answer and what it was made from (a class: it is read where it is kept, not copied out).
+    private final class Made: Sendable {
+        let source: WeatherObservation
+        let coordinate: Coordinate
+        let place: Place?
+        let alternatives: Int
+        let airQuality: AirQuality?
+        let answer: WeatherObservation
+
+        init(
+            source: WeatherObservation, coordinate: Coordinate, place: Place?, alternatives: Int, airQuality: AirQuality?,
+            answer: WeatherObservation
+        ) {
+            (self.source, self.coordinate, self.place, self.alternatives) = (source, coordinate, place, alternatives)
+            (self.airQuality, self.answer) = (airQuality, answer)
+        }
+
+        func answers(
+            _ source: WeatherObservation, at coordinate: Coordinate, place: Place?, alternatives: Int, airQuality: AirQuality?
+        ) -> Bool {
+            self.source.isSame(as: source) && self.coordinate == coordinate && self.alternatives == alternatives
+                && Self.same(self.place, place) && Self.same(self.airQuality, airQuality)
+        }
+
+        /// `a == b`, without copying either (as the `Optional` operator does).
+        private static func same<T: Equatable>(_ a: T?, _ b: T?) -> Bool {
+            switch a {
+            case .none:
+                if case .none = b { true } else { false }
+            case .some(let a):
+                switch b {
+                case .none: false
+                case .some(let b): a == b
+                }
+            }
+        }
+    }
+
+    private let made = Mutex<[LookupKey: Made]>([:])
+
+    /// ``LookupService/answer(_:at:place:alternatives:airQuality:)``, the one made last for the
+    /// same parts when there is one.
+    func answer(
+        _ source: WeatherObservation, at coordinate: Coordinate, place: Place?, alternatives: Int, airQuality: AirQuality?
+    ) -> WeatherObservation {
+        let key = coordinate.lookupKey
+        if let kept = made.withLock({ $0[key] }),
+            kept.answers(source, at: coordinate, place: place, alternatives: alternatives, airQuality: airQuality)
+        {
+            return kept.answer
+        }
+        let answer = LookupService.answer(source, at: coordinate, place: place, alternatives: alternatives, airQuality: airQuality)
+        let made = Made(
+            source: source, coordinate: coordinate, place: place, alternatives: alternatives, airQuality: airQuality, answer: answer)
+        self.made.withLock { kept in
+            if kept.count >= LookupService.maxCacheEntries { kept.removeAll(keepingCapacity: true) }
+            kept[key] = made
+        }
+        return answer
+    }
+
+    /// Forgets every answer made.
+    func removeAll() {
+        made.withLock { $0.removeAll() }
     }
 }

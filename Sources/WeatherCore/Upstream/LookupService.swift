@@ -134,6 +134,8 @@ public actor LookupService {
     /// The caches of the weather, the places and the air quality, read outside the actor too.
     let weatherCache = CachedAnswers<WeatherObservation>(), placesCache = CachedAnswers<[Place]>()
     let airQualityCache = CachedAnswers<AirQuality>()
+    /// The answers ``cached(_:)`` made from them last.
+    let cachedAnswers = MadeAnswers()
     private let weather: Table<WeatherObservation>
     private let forecasts = Table<WeatherForecast>()
     /// The places of each name (by ``LookupKey/normalize(city:)``); an unknown name's empty list too.
@@ -246,6 +248,7 @@ public actor LookupService {
     public func clearCache() {
         weather.cache.removeAll()
         forecasts.cache.removeAll()
+        cachedAnswers.removeAll()
     }
 
     // MARK: Budgets and health
