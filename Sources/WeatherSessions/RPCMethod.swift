@@ -66,7 +66,9 @@ struct RPCMethod: Sendable {
     let start: @Sendable (Context, JSONObject) async throws -> Started
     /// Its outcome at once, in the caller's thread, with the same effects as `start` (a cached
     /// search, a read of the stream); nil when it cannot be had so (its params are invalid, the
-    /// answer is not cached): `start` it then. Nil for the methods never answered so.
+    /// answer is not cached): `start` it then. Nil for the methods never answered so. The changes
+    /// it made are published to the watchers by its caller, after the reply is written
+    /// (``SearchEngine/deliverChanges()``).
     let atOnce: (@Sendable (Context, JSONObject) -> Outcome?)?
 
     init<P: MethodParams>(
@@ -102,8 +104,8 @@ struct RPCMethod: Sendable {
             "search", .changing, SearchParams.self,
             atOnce: { c, p in
                 switch p.target {
-                case .city(let city): c.engine.searchCached(city: city).map { Outcome(.feature($0)) }
-                case .place(let place): c.engine.searchCached(place: place).map { Outcome(.feature($0)) }
+                case .city(let city): c.engine.searchCached(city: city, deliver: false).map { Outcome(.feature($0)) }
+                case .place(let place): c.engine.searchCached(place: place, deliver: false).map { Outcome(.feature($0)) }
                 }
             }
         ) { c, p in

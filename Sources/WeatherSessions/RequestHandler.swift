@@ -114,8 +114,11 @@ public struct RequestHandler: Sendable {
     /// caller must have nothing of the client's in flight, so that replies stay in request order.
     public func answerAtOnce(line: [UInt8], outbox: Outbox, access: ClientAccess = .full) -> Bool {
         guard let json = try? JSONValue.parse(line), case .call(let id, _, let entry, let params) = check(json, access: access),
-            let atOnce = entry.atOnce, let outcome = atOnce(context, params)
+            let atOnce = entry.atOnce
         else { return false }
+        // A cached search changed the stream before its reply; the watchers are told after it.
+        defer { engine.deliverChanges() }
+        guard let outcome = atOnce(context, params) else { return false }
         let answer = respond(id, .success(outcome))
         send(answer.reply, effects: answer.effect.map { [$0] } ?? [], to: outbox)
         return true

@@ -36,6 +36,20 @@ struct SearchCachedTests {
         atOnce.checkInvariants()
     }
 
+    @Test("deliver: false: the stream changes at once, its changes are published by deliverChanges(), the same and in order")
+    func deliverLater() async throws {
+        let through = try await Self.warmed()
+        let atOnce = try await Self.warmed()
+        _ = try await through.engine.search(city: "London")
+        #expect(atOnce.engine.searchCached(city: "London", deliver: false) != nil)
+        #expect(atOnce.publisher.events.isEmpty, "posted, not yet published")
+        #expect(await atOnce.engine.currentOverlays == through.engine.currentOverlays)
+        atOnce.engine.deliverChanges()
+        #expect(atOnce.publisher.events == through.publisher.events)
+        atOnce.engine.deliverChanges()
+        #expect(atOnce.publisher.events == through.publisher.events, "each change once")
+    }
+
     @Test("a cached answer asked again is the very same value: its fields are not copied again")
     func sameValue() async throws {
         let h = try await Self.warmed()

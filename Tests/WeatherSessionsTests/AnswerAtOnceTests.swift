@@ -1,3 +1,4 @@
+import Synchronization
 import Testing
 
 @testable import TestSupport
@@ -69,6 +70,23 @@ struct AnswerAtOnceTests {
         #expect(try warmed.p.drained(outbox).isEmpty)
         #expect(try warmed.p.drained(warmed.watcher).isEmpty)
         #expect(await warmed.p.engine.engine.currentGeneration == generation)
+    }
+
+    @Test("a cached search's reply is handed to its writer before any watcher is offered its changes")
+    func replyBeforeItsChanges() async throws {
+        let warmed = try await Warmed()
+        let signals = Mutex<[String]>([])
+        let outbox = Outbox()
+        outbox.write(whenSignalled: { signal in signals.withLock { $0.append("reply: \(signal)") } })
+        let other = Outbox()
+        warmed.p.hub.watch(other, topics: [.state, .overlays], replay: false)
+        other.write(whenSignalled: { signal in signals.withLock { $0.append("watcher: \(signal)") } })
+        signals.withLock { $0.removeAll() }
+        #expect(warmed.p.handler.answerAtOnce(line: Array(request(7, "search", #"{"city":"London"}"#).utf8), outbox: outbox))
+        #expect(signals.withLock { $0 }.first == "reply: lines")
+        #expect(signals.withLock { $0 }.contains("watcher: notifications"))
+        #expect(try warmed.p.drained(outbox).first?["id"]?.intValue == 7)
+        #expect(Set(try warmed.p.drained(other).map { $0["method"]?.stringValue }) == ["state", "overlays"])
     }
 
     @Test("a client's connection that only reads: a search is not answered at once")

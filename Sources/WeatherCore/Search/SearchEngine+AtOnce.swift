@@ -7,19 +7,24 @@ extension SearchEngine {
     /// (``LookupService/cached(_:)``), wholly in the caller's thread: the search enters the stream
     /// and settles in one turn, with the same state and overlays changes, published after it in the
     /// same order. Nil, with nothing changed, when the answer is not cached: search it then.
-    public nonisolated func searchCached(city: String) -> WeatherFeature? {
-        searchCached(.city(city), input: .text(city: city))
+    ///
+    /// With `deliver` false, the changes are posted but not yet published: a caller that answers
+    /// first publishes them after its answer with ``deliverChanges()`` (the stream has changed
+    /// before the answer, so whoever reads it after the answer sees the search; only the
+    /// watchers' copies follow it). Another turn meanwhile publishes them with its own, in order.
+    public nonisolated func searchCached(city: String, deliver: Bool = true) -> WeatherFeature? {
+        searchCached(.city(city), input: .text(city: city), deliver: deliver)
     }
 
-    /// Searches `place` as ``search(place:)`` does, when its answer is cached; nil otherwise (see ``searchCached(city:)``).
-    public nonisolated func searchCached(place: Place) -> WeatherFeature? {
-        searchCached(.place(place), input: .text(city: place.label))
+    /// Searches `place` as ``search(place:)`` does, when its answer is cached; nil otherwise (see ``searchCached(city:deliver:)``).
+    public nonisolated func searchCached(place: Place, deliver: Bool = true) -> WeatherFeature? {
+        searchCached(.place(place), input: .text(city: place.label), deliver: deliver)
     }
 
-    private nonisolated func searchCached(_ query: LookupQuery, input: SearchInput) -> WeatherFeature? {
+    private nonisolated func searchCached(_ query: LookupQuery, input: SearchInput, deliver: Bool) -> WeatherFeature? {
         guard let observation = lookups.cached(query) else { return nil }
         let feature = WeatherFeature(observation: observation, source: .text, fix: nil)
-        step { core, now in
+        step(deliver: deliver) { core, now in
             let (ticket, began) = core.stream.begin(input, lookups: 1, at: now)
             let (_, settled) = core.stream.settle(ticket, features: [feature], focus: feature.coordinate, failure: nil, at: now)
             return ((), began + settled)

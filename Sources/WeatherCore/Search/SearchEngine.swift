@@ -15,7 +15,7 @@ import Synchronization
 /// changes the stream under the engine's lock, synchronously in the caller's thread (a turn never
 /// waits); the changes it made are published after it, outside the lock (``ChangeDelivery``), so no
 /// watcher's connection is written from inside a turn. A search whose answer is cached runs whole
-/// in its caller's thread (``searchCached(_:)``): a connection's event loop answers it at once.
+/// in its caller's thread (``searchCached(city:deliver:)``): a connection's event loop answers it at once.
 public actor SearchEngine {
     private let changes: ChangeDelivery
     let watched: WatchedCities, lookups: LookupService, logger: Logger
@@ -235,8 +235,9 @@ public actor SearchEngine {
 
     /// One turn: `body` feeds an event to the stream under the lock, in the caller's thread; its
     /// changes are queued in order there, and published after it, outside the lock, as are its
-    /// other effects (a wake-up).
-    nonisolated func step<T: Sendable>(_ body: Event<T>) -> T {
+    /// other effects (a wake-up). With `deliver` false its changes wait for the next delivery
+    /// (``deliverChanges()``, or another turn's).
+    nonisolated func step<T: Sendable>(deliver: Bool = true, _ body: Event<T>) -> T {
         let (value, superseded, wakeNotices, follow) = core.withLock { core in
             let (value, effects) = body(&core, SearchStream.Now(wall: wallClock(), instant: clock.now))
             changes.post(effects.compactMap(\.change))
@@ -256,8 +257,13 @@ public actor SearchEngine {
         if let follow { followSearches.continuation.yield(follow) }
         if wakeNotices { heldNotices.wake() }
         for wakeup in superseded { wakeup.wake() }
-        changes.deliver()
+        if deliver { changes.deliver() }
         return value
+    }
+
+    /// Publishes the changes posted by turns that did not publish them (``searchCached(city:deliver:)``).
+    public nonisolated func deliverChanges() {
+        changes.deliver()
     }
 
     nonisolated func turn(_ body: (inout Core, SearchStream.Now) -> [SearchStream.Effect]) {
