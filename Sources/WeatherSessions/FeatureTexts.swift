@@ -30,3 +30,21 @@ final class FeatureTexts: Sendable {
     }
 }
 
+/// The JSON text of the value written last: made again only when another value is written (a
+/// client that polls `state` gets the same state most times).
+final class LatestText<Value: Sendable & Equatable>: Sendable {
+    private let kept = Mutex<(value: Value, text: String)?>(nil)
+    private let encode: @Sendable (Value) -> String
+
+    init(_ encode: @escaping @Sendable (Value) -> String) {
+        self.encode = encode
+    }
+
+    /// `encode(value)`, or the text kept when `value` is the one it was made of.
+    func text(of value: Value) -> String {
+        if let kept = kept.withLock({ $0 }), kept.value == value { return kept.text }
+        let text = encode(value)
+        kept.withLock { $0 = (value, text) }
+        return text
+    }
+}

@@ -12,6 +12,8 @@ public final class NotificationHub: ChangePublisher {
     private let state = Mutex(HubState<Outbox, any NotificationRoute>())
     /// The texts of the features written lately, for replies and notifications alike.
     let featureTexts = FeatureTexts()
+    /// The text of the state a `state` request was answered with last.
+    let stateTexts = LatestText<DaemonState> { $0.json.serialized }
 
     public init() {}
 

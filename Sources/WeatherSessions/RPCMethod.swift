@@ -153,8 +153,8 @@ struct RPCMethod: Sendable {
         RPCMethod("overlays", .reading, NoParams.self, atOnce: { c, _ in Outcome(.overlays(c.engine.overlaysNow)) }) { c, _ in
             .done(Outcome(.overlays(await c.engine.currentOverlays)))
         },
-        RPCMethod("state", .reading, NoParams.self, atOnce: { c, _ in c.engine.stateNow.map { Outcome($0.json) } }) { c, _ in
-            .done(await c.engine.freshState.json)
+        RPCMethod("state", .reading, NoParams.self, atOnce: { c, _ in c.engine.stateNow.map { Outcome(.state($0)) } }) { c, _ in
+            .done(Outcome(.state(await c.engine.freshState)))
         },
         RPCMethod(
             "watch", .subscription, WatchParams.self,

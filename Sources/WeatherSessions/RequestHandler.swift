@@ -43,6 +43,8 @@ public struct RequestHandler: Sendable {
         case feature(WeatherFeature)
         /// A collection: its text is the hub's (``NotificationHub/text(of:)``).
         case overlays(Overlays)
+        /// The state: its text is made again only when it changed (``NotificationHub/stateTexts``).
+        case state(DaemonState)
     }
 
     private struct Outcome: Sendable {
@@ -243,6 +245,8 @@ public struct RequestHandler: Sendable {
                 return Outcome(reply: RPCMessage.result(id: id, text: hub.featureTexts.text(of: feature)), effect: outcome.effect)
             case .overlays(let overlays):
                 return Outcome(reply: RPCMessage.result(id: id, text: hub.text(of: overlays)), effect: outcome.effect)
+            case .state(let state):
+                return Outcome(reply: RPCMessage.result(id: id, text: hub.stateTexts.text(of: state)), effect: outcome.effect)
             }
         case .failure(let error): return Outcome(reply: Self.errorText(id: id, error))
         }

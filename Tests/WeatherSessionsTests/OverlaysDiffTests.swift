@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 @testable import TestSupport
@@ -279,6 +280,24 @@ struct OverlaysDiffTests {
         #expect(OverlaysEdition(overlays, texts: texts).fullLine == RPCMessage.notification(method: "overlays", params: overlays.json))
         #expect(texts.text(of: changed) == changed.json.serialized)
         #expect(OverlaysEdition(overlays, texts: texts).collectionText == overlays.json.serialized)
+    }
+
+    @Test("the text of the latest value: made once while the value stays equal, made again when it changes")
+    func latestText() throws {
+        let made = Mutex(0)
+        let texts = LatestText<DaemonState> { state in
+            made.withLock { $0 += 1 }
+            return state.json.serialized
+        }
+        var state = DaemonState(
+            pending: 1, phase: .loading, input: .text(city: "Seoul"), gps: GPSStatus(enabled: true),
+            updatedAt: Date(timeIntervalSince1970: 1_795_000_000))
+        #expect(texts.text(of: state) == state.json.serialized)
+        #expect(texts.text(of: state) == state.json.serialized)
+        #expect(made.withLock { $0 } == 1)
+        state.budget = BudgetStatus(requestsPerMinute: 60, used: 12)
+        #expect(texts.text(of: state) == state.json.serialized)
+        #expect(made.withLock { $0 } == 2)
     }
 
     @Test(
