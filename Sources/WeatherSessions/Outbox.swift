@@ -177,17 +177,27 @@ public final class Outbox: Sendable {
     /// An overlays line is made here, outside the lock, from the last collection this client got.
     /// Only the writer calls it, from one thread at a time.
     public func take() -> Next {
-        let (taken, resume) = state.withLock { $0.take() }
+        takeWithMore().next
+    }
+
+    /// ``take()``, and whether another `take()` now would give more than `.none`: when not, a
+    /// writer that took a line need not ask again to learn that nothing is left (whatever is
+    /// queued later signals it, as after `.none`).
+    public func takeWithMore() -> (next: Next, more: Bool) {
+        let (taken, resume, more) = state.withLock { state in
+            let (taken, resume) = state.take()
+            return (taken, resume, state.hasMore)
+        }
         for waiter in resume { waiter.resume(returning: true) }
         switch taken {
-        case .none: return .none
-        case .finished: return .finished
-        case .line(let line): return .line(line)
+        case .none: return (.none, more)
+        case .finished: return (.finished, more)
+        case .line(let line): return (.line(line), more)
         case .overlays(let edition, let diff, let base, let subscription):
-            guard diff else { return .line(edition.fullLine) }
+            guard diff else { return (.line(edition.fullLine), more) }
             let line = edition.line(after: base?.overlays)
             state.withLock { $0.delivered(edition, subscription: subscription) }
-            return .line(line)
+            return (.line(line), more)
         }
     }
 }

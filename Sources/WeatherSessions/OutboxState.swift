@@ -80,6 +80,11 @@ struct OutboxState<Waiter, Writer> {
     /// How many replies wait to be written.
     var queuedReplies: Int { replies.count }
 
+    /// Whether a ``take()`` now would give more than `.none`: a reply, a notification that may be
+    /// taken out, or (no longer open) the end. When not, the writer need not ask: whatever is
+    /// queued later signals it.
+    var hasMore: Bool { phase != .open || !replies.isEmpty || (holds == 0 && oldestWaiting != nil) }
+
     /// The writer, when something waits that it would take now.
     var writerIfWaiting: Writer? {
         guard phase != .closed, !replies.isEmpty || (holds == 0 && oldestWaiting != nil) else { return nil }

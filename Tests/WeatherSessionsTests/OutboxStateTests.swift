@@ -38,6 +38,31 @@ struct OutboxStateTests {
         if case .none = s.take().taken {} else { Issue.record("an open outbox with nothing queued gives none") }
     }
 
+    @Test(
+        "hasMore says whether a take would give more than none: after the last line taken, false; while a hold keeps notifications back, false; once finished, true until the end is taken"
+    )
+    func hasMore() {
+        var s = outbox(maxReplies: 10)
+        #expect(!s.hasMore)
+        _ = s.send(reply: "r1")
+        _ = s.offer(.state, .line("s1"), version: 1)
+        #expect(s.hasMore)
+        _ = s.take()
+        #expect(s.hasMore, "the notification waits")
+        _ = s.take()
+        #expect(!s.hasMore)
+        if case .none = s.take().taken {} else { Issue.record("nothing left: none") }
+        s.hold()
+        _ = s.offer(.state, .line("s2"), version: 2)
+        #expect(!s.hasMore, "held back until the reply of the request that holds it")
+        _ = s.release(reply: "r2")
+        #expect(s.hasMore)
+        #expect(takeAll(&s) == ["r2", "s2"])
+        _ = s.finish()
+        #expect(s.hasMore, "the end is still to take")
+        if case .finished = s.take().taken {} else { Issue.record("then the end") }
+    }
+
     @Test("an older notification offered after a newer one (a publish and a replay crossing) is no news")
     func crossing() {
         var s = outbox()

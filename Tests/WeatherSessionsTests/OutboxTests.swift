@@ -31,6 +31,20 @@ struct OutboxTests {
         #expect(lines[1]["params"]?["pending"] == .integer(1000))
     }
 
+    @Test("takeWithMore: each line with whether another take would give more; the overlays line made as take makes it")
+    func takeWithMore() throws {
+        let hub = NotificationHub()
+        let outbox = Outbox.watching()
+        hub.watch(outbox, topics: [.overlays, .state], replay: false)
+        outbox.send(reply: "r1")
+        hub.publish(overlays: overlays(3))
+        var taken: [(String, Bool)] = []
+        while case (.line(let line), let more) = outbox.takeWithMore() { taken.append((line, more)) }
+        #expect(taken.map(\.0) == ["r1", RPCMessage.notification(method: "overlays", params: overlays(3).json)])
+        #expect(taken.map(\.1) == [true, false])
+        if case (.none, false) = outbox.takeWithMore() {} else { Issue.record("nothing left: none, and no more") }
+    }
+
     @Test("replies are sent before notifications, in order, and are never dropped")
     func repliesFirst() {
         let outbox = Outbox.watching()

@@ -143,10 +143,12 @@ final class SocketClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
         repeat {
             var wrote = false
             taking: while writable {
-                switch outbox.take() {
+                let (next, more) = outbox.takeWithMore()
+                switch next {
                 case .line(let line):
                     context.write(wrapOutboundOut(encoded.buffer(for: line, allocator: allocator)), promise: nil)
                     wrote = true
+                    if !more { break taking }  // nothing left: no take only to hear it
                 case .none:
                     break taking
                 case .finished:
