@@ -31,6 +31,12 @@ public enum RPCMessage {
         JSONValue.object(["jsonrpc": "2.0", "method": .string(method), "params": params]).serialized
     }
 
+    /// The text of `notification(method:params:)` for params whose JSON text is `text` (a
+    /// collection or a diff written once for every watcher).
+    public static func notification(method: String, text: String) -> String {
+        #"{"jsonrpc":"2.0","method":"# + JSONValue.string(method).serialized + #","params":"# + text + "}"
+    }
+
     public static func request(id: Int, method: String, params: JSONObject = [:]) -> String {
         JSONValue.object(["jsonrpc": "2.0", "id": .integer(Int64(id)), "method": .string(method), "params": .object(params)]).serialized
     }

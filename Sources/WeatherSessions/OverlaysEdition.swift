@@ -80,10 +80,7 @@ public final class OverlaysEdition: Sendable {
 
     private static func full(of overlays: Overlays, _ encoded: inout Encoded, texts kept: FeatureTexts?) -> String {
         if let full = encoded.full { return full }
-        // The same text as RPCMessage.notification(method: "overlays", params: overlays.json).
-        var line = #"{"jsonrpc":"2.0","method":"overlays","params":"#
-        line += collection(of: overlays, &encoded, texts: kept)
-        line += "}"
+        let line = RPCMessage.notification(method: "overlays", text: collection(of: overlays, &encoded, texts: kept))
         encoded.full = line
         return line
     }
@@ -143,20 +140,20 @@ public final class OverlaysEdition: Sendable {
         for id in base.features.map(\.id) + base.areas.map(\.id) where !present.contains(id) && seen.insert(id).inserted {
             removed.append(JSONValue.string(id).serialized)
         }
-        var line = #"{"jsonrpc":"2.0","method":"overlays.diff","params":{"seq":"#
-        line += String(target.seq)
-        line += #","base":"#
-        line += String(base.seq)
-        line += #","focus":"#
-        line += focusText(target.focus)
-        line += #","added":["#
-        line += added.joined(separator: ",")
-        line += #"],"changed":["#
-        line += changed.joined(separator: ",")
-        line += #"],"removed":["#
-        line += removed.joined(separator: ",")
-        line += "]}}"
-        return line
+        var params = #"{"seq":"#
+        params += String(target.seq)
+        params += #","base":"#
+        params += String(base.seq)
+        params += #","focus":"#
+        params += focusText(target.focus)
+        params += #","added":["#
+        params += added.joined(separator: ",")
+        params += #"],"changed":["#
+        params += changed.joined(separator: ",")
+        params += #"],"removed":["#
+        params += removed.joined(separator: ",")
+        params += "]}"
+        return RPCMessage.notification(method: "overlays.diff", text: params)
     }
 
     private static func focusText(_ focus: Coordinate?) -> String {

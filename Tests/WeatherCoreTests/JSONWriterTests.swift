@@ -110,4 +110,16 @@ struct JSONWriterTests {
         let parsed = try JSONValue.parse(Array(#"{"a":1,"b":2,"a":3}"#.utf8))
         #expect(parsed.serialized == #"{"a":3,"b":2}"#)
     }
+
+    @Test("a reply or notification made from its result's or params' text is the same line as one made from the value")
+    func envelopeTexts() {
+        let params: JSONValue = .object(["seq": .integer(4), "focus": .null, "name": "a \"quoted\" ünï"])
+        for method in ["overlays", "overlays.diff", #"odd "name""#] {
+            #expect(
+                RPCMessage.notification(method: method, text: params.serialized) == RPCMessage.notification(method: method, params: params))
+        }
+        for id: JSONValue in [.integer(7), "req-7", .null] {
+            #expect(RPCMessage.result(id: id, text: params.serialized) == RPCMessage.result(id: id, params).serialized)
+        }
+    }
 }
