@@ -19,8 +19,7 @@ struct RegionTests {
         // No watched cities: nothing but the grid goes upstream. The defaults: 250 ms, around 1.
         let daemon = try await DaemonProcess.start(DaemonSetup(directory: directory, replay: replay, cities: []))
         let watcher = try await Watcher.start(socketPath: daemon.socketPath)
-        try await watcher.next("the replayed state", where: isSettledState)
-        try await watcher.next("the replayed overlays") { $0.isOverlaysNotification }
+        try await watcher.awaitStartUpRound()
         let before = try await replay.stats()
         #expect(before.requests == 0, "\(before)")
 
@@ -353,8 +352,7 @@ struct RegionTests {
         setup.regionLines = ["concurrency = 4"]
         let daemon = try await DaemonProcess.start(setup)
         let watcher = try await Watcher.start(socketPath: daemon.socketPath)
-        try await watcher.next("the replayed state", where: isSettledState)
-        try await watcher.next("the replayed overlays") { $0.isOverlaysNotification }
+        try await watcher.awaitStartUpRound()
 
         _ = try await daemon.call("region", region(-50, -90, span: (2, 2)))
         try await watcher.next("the older grid to run") {

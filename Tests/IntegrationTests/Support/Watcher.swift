@@ -126,6 +126,17 @@ enum Fixtures {
 }
 
 /// Whether a state notification is settled: nothing running and the phase decided.
+extension Watcher {
+    /// Awaits the daemon's start-up round as this watcher sees it: the replayed state, then the
+    /// overlays of that round (`seq` 1 or later: the round publishes them once even with no
+    /// cities). A watcher that connected before the round ran gets those overlays after its
+    /// replay, and a test that counts overlays changes would count them as its own.
+    func awaitStartUpRound() async throws {
+        try await next("the replayed state", where: isSettledState)
+        try await next("the start-up round's overlays") { $0.isOverlaysNotification && ($0.params?["seq"]?.intValue ?? 0) >= 1 }
+    }
+}
+
 func isSettledState(_ message: JSONValue) -> Bool {
     message.isStateNotification && message.params?["running"]?.boolValue == false && message.params?["phase"] != "loading"
 }
